@@ -1,0 +1,15 @@
+// Subcommands of the `gconv` tool. Each register_* adds one subcommand (with
+// its --help) to the app; main.cpp calls them in the order they are listed.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace gconv::cli {
+
+void register_problem_command(CLI::App& app);    // gconv problem
+void register_summary_command(CLI::App& app);    // gconv summary
+void register_reference_command(CLI::App& app);  // gconv reference
+void register_kernels_command(CLI::App& app);    // gconv kernels
+void register_build_command(CLI::App& app);      // gconv build
+
+}  // namespace gconv::cli

@@ -1,0 +1,63 @@
+// KernelTraits: the configuration of one kernel instance, as data.
+//
+// A pool is a list of KernelTraits expanded from configs/pools/*.json under the
+// rules of configs/arch/<arch>.json (src/pool). The name of an instance is
+// computed by kernel_name() and parsed back by parse_kernel_name(); names key
+// the registry, the JIT cache, sweep CSVs and the selector's training rows.
+//
+// Name grammar (one function builds it, its inverse parses it):
+//   igemm_<dir>_<dtype>_<nd>d_m<TM>n<TN>k<TK>_w<WM>x<WN>_s<stages>_sk<S>[p|s]_v<vec>_g<gpb>
+//     e.g. igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1
+//     sk1 = no split-K; sk8p = 8-way parallel split-K (fp32 workspace + reduce);
+//     sk8s = 8-way serial split-K (fp32 atomics into a workspace, then convert).
+//   direct_<dir>_<dtype>_<nd>d_t<BH>x<BW>_r<R>_v<vec>[_det]
+//     e.g. direct_fwd_bf16_2d_t8x16_r4_v8: a block computes an 8x16 output
+//     tile, each thread R outputs along W for vec channels; _det marks the
+//     deterministic (workspace) reduction of bwd_weight.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "gconv/problem.hpp"
+#include "gconv/status.hpp"
+
+namespace gconv {
+
+enum class Family { igemm, direct };
+enum class SplitKMode { none, parallel, serial };
+
+const char* to_string(Family f);
+
+struct KernelTraits {
+  Family family = Family::igemm;
+  Direction direction = Direction::fwd;
+  DType dtype = DType::bf16;
+  int ndim = 2;
+
+  // igemm: CTA tile, warp grid, cp.async pipeline depth, split-K, vector
+  // width of global accesses (elements), groups per thread block.
+  int tile_m = 128, tile_n = 128, tile_k = 32;
+  int warps_m = 2, warps_n = 2;
+  int stages = 3;
+  SplitKMode split_mode = SplitKMode::none;
+  int split_k = 1;
+  int vec = 8;
+  int groups_per_block = 1;
+
+  // direct: output tile per block (block_h x block_w), outputs per thread
+  // along W (per_thread), channels per thread (vec above), deterministic
+  // bwd_weight reduction.
+  int block_h = 8, block_w = 16;
+  int per_thread = 1;
+  bool deterministic = false;
+
+  int threads() const;  // threads per block
+  bool operator==(const KernelTraits&) const = default;
+};
+
+// The one function that names a kernel, and its inverse.
+std::string kernel_name(const KernelTraits& t);
+Result<KernelTraits> parse_kernel_name(std::string_view name);
+
+}  // namespace gconv
