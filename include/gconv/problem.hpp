@@ -97,7 +97,7 @@ struct Problem {
   TensorDesc w_desc() const;
   TensorDesc y_desc() const;
 
-  // Compact one-line spec, e.g. "fwd_bf16_n32c256k256g32_h56w56_y3x3_s1_p1_l1"
+  // Compact one-line spec, e.g. "fwd_bf16_n32c256k256g32_h56w56_y3x3_s1_p1_dil1"
   // (grammar in src/problem/spec.cpp and README). parse_spec(to_spec(p)) == p.
   std::string to_spec() const;
   static Result<Problem> parse_spec(std::string_view spec);

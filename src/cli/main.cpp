@@ -11,6 +11,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", GCONV_VERSION_STRING);
   // Each command registers itself here (one line each).
   gconv::cli::register_problem_command(app);
+  gconv::cli::register_summary_command(app);
+  gconv::cli::register_reference_command(app);
+  gconv::cli::register_kernels_command(app);
+  gconv::cli::register_build_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,55 @@
+#include "bench/timer.hpp"
+
+#include <algorithm>
+
+#include "core/cuda_check.hpp"
+
+namespace gconv::bench {
+
+Result<std::unique_ptr<Timer>> Timer::create(cudaStream_t stream) {
+  int dev = 0;
+  GCONV_CUDA_RETURN_IF_ERROR(cudaGetDevice(&dev));
+  int l2 = 0;
+  GCONV_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+  std::unique_ptr<Timer> t(new Timer());
+  t->stream_ = stream;
+  t->flush_bytes_ = std::max<size_t>(size_t(2) * size_t(l2), size_t(64) << 20);
+  Status s = cuda_status(cudaMalloc(&t->flush_, t->flush_bytes_), "cudaMalloc(l2 flush)");
+  if (!s.ok()) return s;
+  return t;
+}
+
+Timer::~Timer() {
+  for (cudaEvent_t e : events_) cudaEventDestroy(e);
+  if (flush_) cudaFree(flush_);
+}
+
+Result<Timing> Timer::time(const std::function<Status(cudaStream_t)>& launch, const TimingOptions& o) {
+  const int reps = std::max(1, o.repeats);
+  while (events_.size() < size_t(2 * reps)) {
+    cudaEvent_t e;
+    GCONV_CUDA_RETURN_IF_ERROR(cudaEventCreate(&e));
+    events_.push_back(e);
+  }
+  for (int i = 0; i < o.warmup; ++i) GCONV_RETURN_IF_ERROR(launch(stream_));
+  for (int i = 0; i < reps; ++i) {
+    if (o.flush_l2) GCONV_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(flush_, i & 0xff, flush_bytes_, stream_));
+    GCONV_CUDA_RETURN_IF_ERROR(cudaEventRecord(events_[2 * i], stream_));
+    GCONV_RETURN_IF_ERROR(launch(stream_));
+    GCONV_CUDA_RETURN_IF_ERROR(cudaEventRecord(events_[2 * i + 1], stream_));
+  }
+  GCONV_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+  Timing t;
+  for (int i = 0; i < reps; ++i) {
+    float ms = 0;
+    GCONV_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, events_[2 * i], events_[2 * i + 1]));
+    t.samples_ms.push_back(ms);
+  }
+  std::vector<float> s = t.samples_ms;
+  std::sort(s.begin(), s.end());
+  t.min_ms = s.front();
+  t.median_ms = s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]);
+  return t;
+}
+
+}  // namespace gconv::bench

@@ -1,0 +1,53 @@
+// A CUBIN loaded through the CUDA runtime's library API (cudaLibraryLoadData,
+// CUDA 12+), so gconv never links libcuda. Entry points are cudaKernel_t
+// handles; the runtime accepts one wherever it takes a `const void* func`
+// (cudaLaunchKernel, cudaFuncSetAttribute, cudaFuncGetAttributes): a pointer
+// that is not a registered __global__ symbol "is assumed to be a cudaKernel_t
+// and used as is" (cuda_runtime_api.h).
+//
+// Without a GPU or driver, load() returns no_device (see core/cuda_check.hpp).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gconv/status.hpp"
+#include "kernels/family.hpp"
+
+namespace gconv::jit {
+
+class LoadedModule {
+ public:
+  // Loads `cubin` and resolves every name in `entries` (extern "C" names).
+  // not_found when an entry is missing from the image.
+  static Result<std::shared_ptr<LoadedModule>> load(const std::vector<char>& cubin,
+                                                    const std::vector<std::string>& entries);
+  // cudaLibraryUnload. Kernels of this module must not be running or queued.
+  ~LoadedModule();
+  LoadedModule(const LoadedModule&) = delete;
+  LoadedModule& operator=(const LoadedModule&) = delete;
+
+  // In the order of `entries` given to load().
+  const LoadedKernel& kernels() const { return kernels_; }
+  cudaKernel_t kernel(size_t i) const { return kernels_.entries.at(i); }
+  Result<cudaKernel_t> kernel(std::string_view name) const;
+  const std::vector<std::string>& entry_names() const { return names_; }
+
+ private:
+  LoadedModule() = default;
+  cudaLibrary_t library_ = nullptr;
+  std::vector<std::string> names_;
+  LoadedKernel kernels_;
+};
+
+// Launches `k` with dynamic shared memory `smem`. Above the 48 KB default the
+// kernel's cudaFuncAttributeMaxDynamicSharedMemorySize is raised first (once
+// per kernel and device, to the largest size asked so far). Checks the launch
+// with cudaGetLastError; never synchronizes.
+Status launch(cudaKernel_t k, dim3 grid, dim3 block, size_t smem, cudaStream_t stream, void** args);
+
+}  // namespace gconv::jit

@@ -1,0 +1,192 @@
+// Reading problem files, compressed or not. Problem sets are small (a few MB
+// at most), so a file is read whole into memory.
+#include "problem/read_text.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#ifdef GCONV_HAVE_ZLIB
+#include <zlib.h>
+#endif
+#ifdef GCONV_HAVE_ZSTD
+#include <zstd.h>
+#endif
+
+extern char** environ;
+
+namespace gconv::problem_io {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Result<std::string> read_plain(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return io_error(path + ": cannot open (" + std::strerror(errno) + ")");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) return io_error(path + ": read failed");
+  return ss.str();
+}
+
+// Drains a file descriptor to EOF.
+std::string drain(int fd) {
+  std::string out;
+  char buf[1 << 16];
+  while (true) {
+    ssize_t r = ::read(fd, buf, sizeof buf);
+    if (r > 0) out.append(buf, size_t(r));
+    else if (r < 0 && errno == EINTR) continue;
+    else break;
+  }
+  return out;
+}
+
+// Runs `tool -dc path` and returns its stdout. No shell is involved, so any
+// path is safe to pass. The tool's stderr is captured for the error message.
+[[maybe_unused]] Result<std::string> decompress_with_tool(const char* tool, const std::string& path) {
+  // Check readability first so a missing file is an io_error naming the path,
+  // not a tool message.
+  {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return io_error(path + ": cannot open (" + std::strerror(errno) + ")");
+  }
+  int out_pipe[2], err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return io_error(path + ": pipe failed");
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    return io_error(path + ": pipe failed");
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
+  std::string tool_s = tool, flag = "-dc";
+  std::vector<char*> argv{tool_s.data(), flag.data(), const_cast<char*>(path.c_str()), nullptr};
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, tool, &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  if (rc != 0) {
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+    return io_error(path + ": cannot run '" + tool + "' to decompress (" + std::strerror(rc) + ")");
+  }
+  // The tools write little to stderr (well under a pipe buffer), so reading
+  // stdout to EOF first cannot deadlock.
+  std::string data = drain(out_pipe[0]);
+  std::string err = drain(err_pipe[0]);
+  ::close(out_pipe[0]);
+  ::close(err_pipe[0]);
+  int wstatus = 0;
+  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
+    // One-line messages: the tools' lines joined with "; ".
+    std::string line;
+    for (char ch : err) {
+      if (ch == '\n' || ch == '\r') {
+        if (!line.empty() && line.back() != ' ') line += "; ";
+      } else {
+        line += ch;
+      }
+    }
+    while (!line.empty() && (line.back() == ' ' || line.back() == ';')) line.pop_back();
+    err = line;
+    return io_error(path + ": '" + tool + " -dc' failed" + (err.empty() ? "" : ": " + err));
+  }
+  return data;
+}
+
+#ifdef GCONV_HAVE_ZLIB
+Result<std::string> gunzip(const std::string& path) {
+  // gzread passes data without a gzip header through unchanged; a .gz file
+  // that is not gzip is an error here, as it is for `gzip -dc`.
+  {
+    std::ifstream probe(path, std::ios::binary);
+    if (!probe) return io_error(path + ": cannot open (" + std::strerror(errno) + ")");
+    unsigned char magic[2] = {0, 0};
+    probe.read(reinterpret_cast<char*>(magic), 2);
+    if (probe.gcount() != 2 || magic[0] != 0x1f || magic[1] != 0x8b)
+      return io_error(path + ": gzip decompression failed: not in gzip format");
+  }
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) return io_error(path + ": cannot open (" + std::strerror(errno) + ")");
+  std::string out;
+  char buf[1 << 16];
+  int r = 0;
+  while ((r = gzread(f, buf, sizeof buf)) > 0) out.append(buf, size_t(r));
+  // A truncated file ends with r == 0 and Z_BUF_ERROR, not with r < 0.
+  int errnum = Z_OK;
+  const std::string msg = gzerror(f, &errnum);
+  gzclose(f);
+  if (r < 0 || errnum != Z_OK) return io_error(path + ": gzip decompression failed: " + msg);
+  return out;
+}
+#endif
+
+#ifdef GCONV_HAVE_ZSTD
+Result<std::string> unzstd(const std::string& path) {
+  auto raw = read_plain(path);
+  if (!raw.ok()) return raw.status();
+  ZSTD_DCtx* ctx = ZSTD_createDCtx();
+  if (!ctx) return io_error(path + ": zstd context allocation failed");
+  std::string out;
+  std::vector<char> buf(ZSTD_DStreamOutSize());
+  ZSTD_inBuffer in{raw->data(), raw->size(), 0};
+  size_t last = 0;
+  while (in.pos < in.size) {
+    ZSTD_outBuffer o{buf.data(), buf.size(), 0};
+    last = ZSTD_decompressStream(ctx, &o, &in);
+    if (ZSTD_isError(last)) {
+      std::string msg = ZSTD_getErrorName(last);
+      ZSTD_freeDCtx(ctx);
+      return io_error(path + ": zstd decompression failed: " + msg);
+    }
+    out.append(buf.data(), o.pos);
+  }
+  ZSTD_freeDCtx(ctx);
+  // A non-zero hint after all input means the last frame was cut short.
+  if (last != 0) return io_error(path + ": zstd decompression failed: truncated input");
+  return out;
+}
+#endif
+
+}  // namespace
+
+std::string strip_compression_suffix(const std::string& path) {
+  if (ends_with(path, ".gz")) return path.substr(0, path.size() - 3);
+  if (ends_with(path, ".zst")) return path.substr(0, path.size() - 4);
+  return path;
+}
+
+Result<std::string> read_text_file(const std::string& path) {
+  if (ends_with(path, ".gz")) {
+#ifdef GCONV_HAVE_ZLIB
+    return gunzip(path);
+#else
+    return decompress_with_tool("gzip", path);
+#endif
+  }
+  if (ends_with(path, ".zst")) {
+#ifdef GCONV_HAVE_ZSTD
+    return unzstd(path);
+#else
+    return decompress_with_tool("zstd", path);
+#endif
+  }
+  return read_plain(path);
+}
+
+}  // namespace gconv::problem_io

@@ -1,0 +1,149 @@
+// Every kernel of the bf16 pools, and samples of the fp16 and fp32 pools, on
+// odd shapes, against the naive GPU kernel (itself checked against the CPU
+// reference on each shape), with fresh random inputs per run and poisoned
+// outputs. One test per (direction, ndim) so that a kernel that faults (and
+// poisons the CUDA context) only takes its own test down: ctest runs each
+// test in its own process.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <random>
+
+#include "gpu_harness.hpp"
+#include "pool/arch_rules.hpp"
+#include "pool/pool.hpp"
+
+namespace gconv::gputest {
+namespace {
+
+// Shapes that let a kernel no odd shape fits (a wide vector, many groups per
+// block) be checked at least once: channel counts divisible by 8.
+std::vector<Problem> covering_problems(Direction d, DType t) {
+  std::vector<Problem> out;
+  for (const char* s : {"n2c64k64_h9w9_y3x3_p1", "n2c64k64g8_h9w9_y3x3_p1", "n2c64k64g16_h9w9_y3x3_p1",
+                        "n2c64k64g32_h9w9_y3x3_p1", "n2c64k64g64_h9w9_y3x3_p1", "n2c64k64_d4h6w6_z3y3x3_p1",
+                        "n2c64k64g64_d4h6w6_z3y3x3_p1", "n2c64k64g16_d4h6w6_z3y3x3_p1", "n2c64k64_w40_x3_p1",
+                        "n2c64k64g64_w40_x3_p1", "n2c64k64g16_w40_x3_p1", "n2c64k64g32_w40_x3_p1"}) {
+    Problem p = *Problem::parse_spec(s);
+    p.direction = d;
+    p.dtype = t;
+    out.push_back(p);
+  }
+  return out;
+}
+
+struct Tally {
+  int kernels = 0, runs = 0, failures = 0, uncovered = 0, build_failures = 0;
+};
+
+Tally check_pool(Direction d, DType t, int ndim, int sample) {
+  Tally tally;
+  auto rules = load_default_arch_rules();
+  EXPECT_TRUE(rules.ok()) << rules.status().to_string();
+  if (!rules.ok()) return tally;
+  auto pool = load_pool(*rules, d, t);
+  EXPECT_TRUE(pool.ok()) << pool.status().to_string();
+  if (!pool.ok()) return tally;
+  std::vector<KernelTraits> kernels;
+  for (const KernelTraits& k : *pool)
+    if (k.ndim == ndim) kernels.push_back(k);
+  if (sample > 0 && int(kernels.size()) > sample) {
+    std::mt19937_64 rng(std::random_device{}());
+    std::shuffle(kernels.begin(), kernels.end(), rng);
+    kernels.resize(sample);
+  }
+  tally.kernels = int(kernels.size());
+  EXPECT_GT(tally.kernels, 0);
+
+  // Compile everything first, in parallel (through the disk cache).
+  std::vector<Status> built = prebuild(kernels, compile_jobs());
+  std::vector<Problem> problems, cover;
+  for (const Problem& p : odd_problems(d, t))
+    if (p.ndim == ndim) problems.push_back(p);
+  for (const Problem& p : covering_problems(d, t))
+    if (p.ndim == ndim) cover.push_back(p);
+
+  Checker checker;
+  std::random_device rd;
+  uint64_t seed = (uint64_t(rd()) << 32) ^ rd();
+  for (const Problem& p : problems) {
+    RunCheck rc = checker.naive_matches_cpu(p, ++seed);
+    EXPECT_TRUE(rc.ok()) << "naive kernel vs CPU reference on " << p.to_spec() << ": " << rc.describe();
+  }
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const std::string name = kernel_name(kernels[i]);
+    if (!built[i].ok()) {
+      ++tally.build_failures;
+      ADD_FAILURE() << name << ": build failed: " << built[i].to_string();
+      continue;
+    }
+    auto inst = load_instance(kernels[i]);
+    if (!inst.ok()) {
+      ++tally.build_failures;
+      ADD_FAILURE() << name << ": load failed: " << inst.status().to_string();
+      continue;
+    }
+    int checked = 0;
+    auto try_problem = [&](const Problem& p) {
+      if (!(*inst)->family->can_implement(kernels[i], p, nullptr)) return;
+      ++checked;
+      ++tally.runs;
+      RunCheck rc = checker.run(**inst, p, ++seed);
+      if (!rc.ok()) {
+        ++tally.failures;
+        ADD_FAILURE() << name << " on " << p.to_spec() << ": " << rc.describe();
+      }
+    };
+    for (const Problem& p : problems) try_problem(p);
+    if (checked == 0)
+      for (const Problem& p : cover) try_problem(p);
+    if (checked == 0) {
+      ++tally.uncovered;
+      ADD_FAILURE() << name << ": no test problem fits this kernel, so it was not checked";
+    }
+  }
+  std::printf("TALLY %s %s %dd: kernels=%d runs=%d failures=%d build_failures=%d uncovered=%d\n", to_string(d),
+              to_string(t), ndim, tally.kernels, tally.runs, tally.failures, tally.build_failures, tally.uncovered);
+  return tally;
+}
+
+struct PoolCase {
+  Direction d;
+  DType t;
+  int ndim;
+  int sample;  // 0 = every kernel
+};
+
+class PoolCorrectness : public ::testing::TestWithParam<PoolCase> {};
+
+TEST_P(PoolCorrectness, EveryKernelMatchesReference) {
+  const PoolCase& c = GetParam();
+  int sample = c.sample;
+  if (sample_limit() > 0) sample = sample ? std::min(sample, sample_limit()) : sample_limit();
+  Tally t = check_pool(c.d, c.t, c.ndim, sample);
+  EXPECT_EQ(t.failures, 0);
+  EXPECT_EQ(t.build_failures, 0);
+  EXPECT_EQ(t.uncovered, 0);
+}
+
+std::vector<PoolCase> cases() {
+  std::vector<PoolCase> out;
+  for (Direction d : {Direction::fwd, Direction::bwd_data, Direction::bwd_weight})
+    for (int nd : {1, 2, 3}) {
+      out.push_back({d, DType::bf16, nd, 0});
+      out.push_back({d, DType::fp16, nd, 12});
+      out.push_back({d, DType::fp32, nd, 12});
+    }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Pools, PoolCorrectness, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<PoolCase>& i) {
+                           return std::string(to_string(i.param.d)) + "_" + to_string(i.param.t) + "_" +
+                                  std::to_string(i.param.ndim) + "d";
+                         });
+
+}  // namespace
+}  // namespace gconv::gputest
