@@ -11,5 +11,6 @@ void register_summary_command(CLI::App& app);    // gconv summary
 void register_reference_command(CLI::App& app);  // gconv reference
 void register_kernels_command(CLI::App& app);    // gconv kernels
 void register_build_command(CLI::App& app);      // gconv build
+void register_bench_command(CLI::App& app);      // gconv bench
 
 }  // namespace gconv::cli

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   gconv::cli::register_reference_command(app);
   gconv::cli::register_kernels_command(app);
   gconv::cli::register_build_command(app);
+  gconv::cli::register_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,208 @@
+// Planning of direct-family launches (contract in direct_plan.hpp). Every size
+// here mirrors an index computation of the device code in src/kernels/direct
+// (named beside each), so a change there needs the same change here.
+#include "kernels/direct/direct_plan.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace gconv {
+namespace {
+
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_down(int64_t a, int64_t m) { return a / m * m; }
+int64_t round_up(int64_t a, int64_t m) { return cdiv(a, m) * m; }
+int64_t align16(int64_t bytes) { return round_up(bytes, 16); }
+
+// common.cuh source_span: [lo, hi) read by destination channels [o_lo, o_hi).
+void source_span(int64_t o_lo, int64_t o_hi, int64_t og, int64_t sg, int64_t src_total, int vec, int64_t* lo,
+                 int64_t* hi) {
+  *lo = round_down(o_lo / og * sg, vec);
+  *hi = std::min(src_total, round_up(((o_hi - 1) / og + 1) * sg, vec));
+}
+
+// The span of slab i repeats (shifted by a multiple of vec) every `period`
+// slabs, and a truncated last slab is never wider than a full one, so the
+// first min(slabs, period) slabs give the exact maximum.
+int64_t slab_period(int64_t slab, int64_t unit) { return unit / std::gcd(slab, unit); }
+
+Status unsupported(const std::string& why) { return not_supported("direct: " + why); }
+
+// Staged rows (or columns) of a source tile for `tile` destination
+// positions: gather.cuh / wgrad.cuh tile origins.
+int64_t fwd_tile_extent(int64_t tile, int64_t stride, int64_t filter, int64_t dil) {
+  return (tile - 1) * stride + (filter - 1) * dil + 1;
+}
+int64_t bwd_tile_extent(int64_t tile, int64_t stride, int64_t filter, int64_t dil) {
+  return ((tile - 1) + (filter - 1) * dil) / stride + 1;
+}
+
+}  // namespace
+
+int direct_max_span(int64_t dst_total, int64_t src_total, int slab, int og, int sg, int vec) {
+  const int64_t slabs = cdiv(dst_total, slab);
+  const int64_t n = std::min(slabs, slab_period(slab, int64_t{og} * vec));
+  int64_t widest = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t lo, hi;
+    source_span(i * slab, std::min(i * slab + slab, dst_total), og, sg, src_total, vec, &lo, &hi);
+    widest = std::max(widest, hi - lo);
+  }
+  return static_cast<int>(widest);
+}
+
+Result<DirectPlan> plan_direct(const KernelTraits& t, const Problem& p) {
+  if (t.family != Family::direct) return unsupported("traits are not of the direct family");
+  if (t.direction != p.direction)
+    return unsupported(fmt::format("traits are for {}, the problem is {}", to_string(t.direction), to_string(p.direction)));
+  if (t.dtype != p.dtype)
+    return unsupported(fmt::format("traits are for {}, the problem is {}", to_string(t.dtype), to_string(p.dtype)));
+  if (t.ndim != p.ndim) return unsupported(fmt::format("traits are {}D, the problem is {}D", t.ndim, p.ndim));
+  GCONV_RETURN_IF_ERROR(p.validate());
+
+  const int64_t cg = p.c_per_group(), kg = p.k_per_group();
+  if (cg > kMaxGroupChannels || kg > kMaxGroupChannels)
+    return unsupported(fmt::format("C/G ({}) and K/G ({}) must be at most {} (depthwise and near-depthwise only)", cg,
+                                   kg, kMaxGroupChannels));
+  const int esize = dtype_bytes(p.dtype);
+  const int vec = t.vec;
+  if ((vec != 1 && vec != 2 && vec != 4 && vec != 8) || vec * esize > 16)
+    return unsupported(fmt::format("vec ({}) must be 1, 2, 4 or 8 with at most 16 bytes of {}", vec, to_string(p.dtype)));
+  if (p.c % vec != 0 || p.k % vec != 0)
+    return unsupported(fmt::format("C ({}) and K ({}) must be divisible by vec ({})", p.c, p.k, vec));
+  if (t.block_h < 1 || t.block_w < 1 || t.per_thread < 1 || t.block_w % t.per_thread != 0)
+    return unsupported(fmt::format("tile {}x{} with per_thread {}: block_w must be a positive multiple of per_thread",
+                                   t.block_h, t.block_w, t.per_thread));
+  const int bh = p.ndim == 1 ? 1 : t.block_h;  // 1D tiles have one row
+  const int bw = t.block_w, per_thread = t.per_thread;
+  const int pix = bh * (bw / per_thread);
+  const int threads = t.threads();
+  if (threads < 1 || threads > 1024 || threads % pix != 0)
+    return unsupported(fmt::format("threads ({}) must be in [1, 1024] and a multiple of the {} pixel threads", threads, pix));
+  const int slab = threads / pix * vec;
+
+  // Tile origins are computed in 32-bit ints (o*s - pad + f*dil and the like).
+  for (int i = 0; i < 3; ++i) {
+    const int64_t extent = p.in[i] + p.pad_lo[i] + p.pad_hi[i] + (std::max(bh, bw) + 1) * p.stride[i] +
+                           p.dilation[i] * p.filter[i] + p.out(i);
+    if (extent > (int64_t{1} << 30))
+      return unsupported("spatial sizes, pads, strides or dilations too large for 32-bit tile arithmetic");
+  }
+
+  DirectPlan plan;
+  plan.threads = threads;
+  direct::DirectParams& q = plan.params;
+  q.n = static_cast<int>(p.n);
+  q.c = static_cast<int>(p.c);
+  q.k = static_cast<int>(p.k);
+  q.g = static_cast<int>(p.g);
+  q.cg = static_cast<int>(cg);
+  q.kg = static_cast<int>(kg);
+  for (int i = 0; i < 3; ++i) {
+    q.in[i] = static_cast<int>(p.in[i]);
+    q.out_size[i] = static_cast<int>(p.out(i));
+    q.filt[i] = static_cast<int>(p.filter[i]);
+    q.stride[i] = static_cast<int>(p.stride[i]);
+    q.pad[i] = static_cast<int>(p.pad_lo[i]);
+    q.dil[i] = static_cast<int>(p.dilation[i]);
+    const int64_t step = p.stride[i] / std::gcd(p.stride[i], p.dilation[i]);
+    q.tap_step[i] = static_cast<int>(step);
+    q.tap_delta[i] = static_cast<int>(p.dilation[i] * step / p.stride[i]);
+  }
+  q.depthwise = cg == 1 && kg == 1;
+  const int64_t f_yx = p.filter[1] * p.filter[2];
+
+  if (p.direction != Direction::bwd_weight) {
+    // gather.cuh: fwd writes y (K, output dims) from x; bwd_data writes dx (C,
+    // input dims) from dy.
+    const bool bwd = p.direction == Direction::bwd_data;
+    const int64_t dst_total = bwd ? p.c : p.k, src_total = bwd ? p.k : p.c;
+    const int64_t og = bwd ? cg : kg, sg = bwd ? kg : cg;
+    int64_t dsz[3];
+    for (int i = 0; i < 3; ++i) dsz[i] = bwd ? p.in[i] : p.out(i);
+    const int64_t slabs = cdiv(dst_total, slab);
+    q.slabs = static_cast<int>(slabs);
+    q.tiles[0] = static_cast<int>(dsz[0]);
+    q.tiles[1] = static_cast<int>(cdiv(dsz[1], bh));
+    q.tiles[2] = static_cast<int>(cdiv(dsz[2], bw));
+    auto extent = bwd ? bwd_tile_extent : fwd_tile_extent;
+    const int64_t rows = extent(bh, p.stride[1], p.filter[1], p.dilation[1]);
+    const int64_t cols = extent(bw, p.stride[2], p.filter[2], p.dilation[2]);
+    q.tile_rows = static_cast<int>(rows);
+    q.tile_cols = static_cast<int>(cols);
+    q.src_cstride = direct_max_span(dst_total, src_total, slab, static_cast<int>(og), static_cast<int>(sg), vec);
+    const int64_t smem = align16(rows * cols * q.src_cstride * esize) + f_yx * slab * sg * 4;
+    if (smem > static_cast<int64_t>(kMaxSmemBytes))
+      return unsupported(fmt::format("needs {} bytes of shared memory (source tile {}x{}x{} + weights), over {}", smem,
+                                     rows, cols, q.src_cstride, kMaxSmemBytes));
+    plan.smem = static_cast<size_t>(smem);
+    plan.blocks = slabs * q.tiles[1] * q.tiles[2] * dsz[0] * p.n;
+  } else {
+    // wgrad.cuh: slabs of (k, c) pairs; passes of taps; splits of items.
+    const int64_t pairs = p.k * cg;
+    const int64_t slabs = cdiv(pairs, slab);
+    const int64_t taps_per_pass = std::min<int64_t>(f_yx, int64_t{pix} * per_thread);
+    const int64_t tap_slots = cdiv(taps_per_pass, per_thread);
+    const int64_t pos_groups = pix / tap_slots;
+    const int64_t chunks = cdiv(f_yx, taps_per_pass);
+    const int64_t passes = p.filter[0] * chunks;
+    q.slabs = static_cast<int>(slabs);
+    q.taps_per_pass = static_cast<int>(taps_per_pass);
+    q.tap_slots = static_cast<int>(tap_slots);
+    q.pos_groups = static_cast<int>(pos_groups);
+    q.chunks = static_cast<int>(chunks);
+    q.passes = static_cast<int>(passes);
+    q.tiles[0] = static_cast<int>(p.out(0));
+    q.tiles[1] = static_cast<int>(cdiv(p.out(1), bh));
+    q.tiles[2] = static_cast<int>(cdiv(p.out(2), bw));
+    const int64_t items = p.n * p.out(0) * q.tiles[1] * q.tiles[2];
+    q.items = static_cast<int>(items);
+    const int64_t rows = fwd_tile_extent(bh, p.stride[1], p.filter[1], p.dilation[1]);
+    const int64_t cols = fwd_tile_extent(bw, p.stride[2], p.filter[2], p.dilation[2]);
+    q.tile_rows = static_cast<int>(rows);
+    q.tile_cols = static_cast<int>(cols);
+    // dy channels: pair e reads channel e / Cg. x channels: (k / Kg) * Cg + c,
+    // which repeats every Cg*Kg*vec pairs.
+    q.dy_cstride = direct_max_span(pairs, p.k, slab, static_cast<int>(cg), 1, vec);
+    int64_t x_span = 0;
+    const int64_t n_x = std::min(slabs, slab_period(slab, cg * kg * vec));
+    for (int64_t i = 0; i < n_x; ++i) {
+      const int64_t e_end = std::min(i * slab + slab, pairs);
+      int64_t lo, hi;
+      source_span(i * slab / cg, (e_end - 1) / cg + 1, kg, cg, p.c, vec, &lo, &hi);
+      x_span = std::max(x_span, hi - lo);
+    }
+    q.src_cstride = static_cast<int>(x_span);
+    const int64_t tiles_bytes = align16(rows * cols * x_span * esize) + int64_t{bh} * bw * q.dy_cstride * esize;
+    const int64_t red_bytes = pos_groups * tap_slots * per_thread * slab * 4;
+    const int64_t smem = std::max(tiles_bytes, red_bytes);
+    if (smem > static_cast<int64_t>(kMaxSmemBytes))
+      return unsupported(fmt::format("needs {} bytes of shared memory (x tile {}x{}x{} + dy tile + reduction), over {}",
+                                     smem, rows, cols, x_span, kMaxSmemBytes));
+    plan.smem = static_cast<size_t>(smem);
+
+    const int64_t dw = p.k * p.filter_volume() * cg;
+    q.dw_elements = static_cast<int>(dw);
+    int64_t splits = std::clamp<int64_t>(cdiv(kWgradTargetBlocks, slabs * passes), 1, items);
+    if (t.deterministic) {
+      splits = std::max<int64_t>(1, std::min(splits, kWgradMaxPartialBytes / (dw * 4)));
+      plan.accum = WgradAccum::partials;
+      plan.workspace = static_cast<size_t>(splits * dw * 4);
+      q.acc_splits = static_cast<int>(splits);
+    } else {
+      plan.accum = p.dtype == DType::fp32 ? WgradAccum::atomic_out : WgradAccum::atomic_workspace;
+      plan.workspace = p.dtype == DType::fp32 ? 0 : static_cast<size_t>(dw * 4);
+      q.acc_splits = 1;
+    }
+    q.splits = static_cast<int>(splits);
+    plan.blocks = slabs * passes * splits;
+    plan.finish_blocks = plan.accum == WgradAccum::atomic_out ? 0 : std::min<int64_t>(cdiv(dw, 256), 8192);
+  }
+  if (plan.blocks > INT32_MAX) return unsupported(fmt::format("grid of {} blocks exceeds gridDim.x", plan.blocks));
+  return plan;
+}
+
+}  // namespace gconv

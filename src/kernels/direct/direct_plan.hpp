@@ -1,0 +1,69 @@
+// Host planning of one direct-family launch: the one place that decides
+// whether a (traits, problem) pair is implementable, and if so the kernel
+// parameters, grid, shared memory and workspace. can_implement,
+// workspace_bytes and launch all call plan_direct, so they cannot disagree.
+//
+// Rules (not_supported names the first one that fails):
+//   - traits.family is direct and direction / dtype / ndim equal the problem's;
+//     the problem validates;
+//   - C/G and K/G are at most kMaxGroupChannels (depthwise and near-depthwise);
+//   - vec is 1, 2, 4 or 8 and vec * dtype bytes <= 16; C and K divisible by vec;
+//   - block_w divisible by per_thread; threads() a multiple of the pixel threads
+//     (block_h * block_w / per_thread, block_h taken as 1 for 1D), <= 1024;
+//   - the dynamic shared memory (source tile + fp32 weights, or for
+//     bwd_weight the x and dy tiles and the reduction buffer) <= kMaxSmemBytes;
+//   - coordinates fit 32-bit arithmetic with margin, and the grid fits gridDim.x.
+// traits.deterministic matters for bwd_weight only (fwd and bwd_data are
+// deterministic anyway); it is accepted and ignored for the other directions.
+//
+// Workspace (bwd_weight only, fp32): deterministic -> splits * dw elements;
+// atomics with bf16/fp16 -> dw elements; atomics with fp32 -> none (dw itself
+// accumulates). launch() zeroes what the atomics need; partials need no zeroing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gconv/problem.hpp"
+#include "gconv/status.hpp"
+#include "kernels/direct/params.cuh"
+#include "kernels/traits.hpp"
+
+namespace gconv {
+
+inline constexpr int kMaxGroupChannels = 8;
+// Hopper's largest dynamic shared memory per block (227 KB).
+inline constexpr size_t kMaxSmemBytes = 232448;
+// bwd_weight: splits of the reduction aim at about this many blocks (a fixed
+// number, not the device's, so that the workspace and the deterministic
+// summation order depend on the problem only) ...
+inline constexpr int64_t kWgradTargetBlocks = 1024;
+// ... and the deterministic partials stay below this size.
+inline constexpr int64_t kWgradMaxPartialBytes = int64_t{256} << 20;
+
+// How bwd_weight accumulates (fwd and bwd_data: none).
+enum class WgradAccum {
+  none,
+  atomic_out,        // fp32: atomicAdd straight into dw (zeroed first); no finish kernel
+  atomic_workspace,  // bf16/fp16: atomicAdd into a zeroed fp32 workspace, then finish converts
+  partials,          // deterministic: per-split partials, finish sums them in split order
+};
+
+struct DirectPlan {
+  direct::DirectParams params{};  // operand pointers are left null
+  int threads = 0;
+  int64_t blocks = 0;  // gridDim.x of gconv_main
+  size_t smem = 0;     // dynamic shared memory of gconv_main, bytes
+  size_t workspace = 0;
+  WgradAccum accum = WgradAccum::none;
+  int64_t finish_blocks = 0;  // gconv_finish grid (256 threads), 0 = not launched
+};
+
+Result<DirectPlan> plan_direct(const KernelTraits& t, const Problem& p);
+
+// Widest contiguous source-channel span (multiple of vec) that one slab of
+// `slab` destination channels reads, when destination channel o reads the sg
+// source channels of group o / og (exact maximum over all slabs).
+int direct_max_span(int64_t dst_total, int64_t src_total, int slab, int og, int sg, int vec);
+
+}  // namespace gconv

@@ -1,0 +1,51 @@
+// DirectParams: the one kernel argument of every direct-family entry point.
+//
+// Plain data, compiled both by the host (src/kernels/direct/direct_plan.cpp
+// fills it from a Problem) and by NVRTC, so it holds only ints and pointers
+// and no device code. Spatial arrays use the Problem's 3 right-aligned slots
+// (0 = D, 1 = H, 2 = W); unused slots are size 1, stride 1, dilation 1, pad 0,
+// so the kernels always compute as 3D.
+//
+// Channel "slabs": a block owns kSlab = lanes * vec consecutive channels of
+// what it writes (fwd: K of y, bwd_data: C of dx, bwd_weight: (k, c) pairs of
+// dw). The source channels a slab reads form a contiguous span that the host
+// bounds by *_cstride (shared-memory channel stride, elements).
+#pragma once
+
+namespace gconv::direct {
+
+struct DirectParams {
+  // Operands in ConvArgs order: fwd (x, w, y), bwd_data (dy, w, dx),
+  // bwd_weight (x, dy, dw). `acc` is the fp32 accumulator of bwd_weight: the
+  // workspace, or `out` itself for fp32 with atomics.
+  const void* a;
+  const void* b;
+  void* out;
+  float* acc;
+
+  int n, c, k, g, cg, kg;
+  int in[3], out_size[3], filt[3], stride[3], pad[3], dil[3];
+  int depthwise;  // cg == 1 && kg == 1: the vectorized fast path
+
+  // Grid decomposition (flattened into gridDim.x).
+  int slabs;     // channel slabs
+  int tiles[3];  // tiles of the spatial tensor a block writes (depth: 1 per slice)
+
+  // Staged source tile: rows x cols pixels, channel stride in elements.
+  int tile_rows, tile_cols, src_cstride;
+
+  // bwd_data: per slot, taps valid for one position repeat every tap_step
+  // taps, and the dy position then moves by -tap_delta.
+  int tap_step[3], tap_delta[3];
+
+  // bwd_weight: dy tile channel stride; taps per pass (of the Y*X plane),
+  // tap slots and position groups per block, passes (= Z * chunks), chunks
+  // per z-slice, splits of the (n, od, tile) items, items, and the splits
+  // held in `acc` (1 with atomics, `splits` when deterministic).
+  int dy_cstride;
+  int taps_per_pass, tap_slots, pos_groups;
+  int passes, chunks, splits, items, acc_splits;
+  int dw_elements;  // K * filter volume * Cg
+};
+
+}  // namespace gconv::direct

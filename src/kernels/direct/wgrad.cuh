@@ -1,0 +1,197 @@
+// bwd_weight of the direct family:
+//   dw[k, f, c] = sum_{n, o} dy[n, o, k] * x[n, o*s - pad + f*dil, g*Cg + c]   (k = g*Kg + kq)
+//
+// Work split. dw's channel index is the pair e = k*Cg + c (E = K*Cg pairs, c
+// fastest, as stored); a block owns a slab of kSlab pairs, one pass of taps
+// and one split of the (n, od, tile) items, all flattened into blockIdx.x.
+// A pass is one z tap and up to taps_per_pass (y, x) taps. Inside a block,
+// pixel thread `slot` = q * tap_slots + ts takes taps ts + r*tap_slots
+// (r < per_thread) and the tile positions q, q + pos_groups, ...; so small
+// filters still use every thread (3x3 on 32 slots: 3 taps each, 10 groups).
+//
+// Per item the block stages the dy tile and the x halo tile, each thread
+// accumulates in registers (fp32); at the end the pos_groups partial sums are
+// added in a fixed order through shared memory and the block's result goes to
+//   - atomicAdd into the fp32 accumulator (zeroed first), or
+//   - (deterministic) its own split's slice of the workspace, which
+//     wgrad_finish adds up in split order.
+// wgrad_finish also converts to the output dtype (not needed for fp32 with
+// atomics, where the accumulator is dw itself).
+#pragma once
+
+#include "direct/common.cuh"
+
+namespace gconv::direct {
+
+template <class Cfg, bool kDW>
+__device__ __forceinline__ void wgrad(const DirectParams& p, unsigned char* smem) {
+  using T = typename Cfg::T;
+  constexpr int DT = Cfg::kDT, NDIM = Cfg::kNDim, VEC = Cfg::kVec, R = Cfg::kR;
+  constexpr int BH = Cfg::kBH, BW = Cfg::kBW, SLAB = Cfg::kSlab;
+
+  const int lane = threadIdx.x % Cfg::kLanes;
+  const int slot = threadIdx.x / Cfg::kLanes;
+  const int FZ = filt_extent<NDIM>(p, 0), FY = filt_extent<NDIM>(p, 1), FX = p.filt[2];
+  const int FYX = FY * FX;
+  const int E = p.k * p.cg;
+
+  int b = blockIdx.x;
+  const int slab = b % p.slabs;
+  b /= p.slabs;
+  const int pass = b % p.passes;
+  const int split = b / p.passes;
+  const int fz = pass / p.chunks;
+  const int chunk = pass % p.chunks;
+
+  // Channel spans: dy channels k of my pairs, x channels g*Cg + c.
+  const int eb0 = slab * SLAB;
+  const int e_end = imin(eb0 + SLAB, E);
+  int dy_lo, dy_hi, x_lo, x_hi;
+  source_span<VEC>(eb0, e_end, p.cg, 1, p.k, &dy_lo, &dy_hi);
+  {
+    const int k_first = eb0 / p.cg, k_last = (e_end - 1) / p.cg;
+    source_span<VEC>(k_first, k_last + 1, p.kg, p.cg, p.c, &x_lo, &x_hi);
+  }
+  const int e0 = eb0 + lane * VEC;
+  const bool active = e0 < E;
+  int dyl[VEC], xl[VEC];
+#pragma unroll
+  for (int j = 0; j < VEC; ++j) {
+    if constexpr (kDW) {
+      dyl[j] = xl[j] = lane * VEC + j;
+    } else {
+      const int e = active ? e0 + j : eb0;
+      const int kk = e / p.cg, c = e - kk * p.cg;
+      dyl[j] = kk - dy_lo;
+      xl[j] = kk / p.kg * p.cg + c - x_lo;
+    }
+  }
+
+  // My taps and positions.
+  const int TPP = p.taps_per_pass, TS = p.tap_slots, Q = p.pos_groups;
+  const int q = slot / TS, ts = slot % TS;
+  const bool slot_active = q < Q;
+  const int TC = p.tile_cols, XCS = p.src_cstride, DYCS = p.dy_cstride;
+  bool tap_ok[R];
+  int xoff[R];  // staged-pixel offset of my tap r from output (0, 0)
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int t = ts + r * TS;
+    const int fyx = chunk * TPP + t;
+    tap_ok[r] = t < TPP && fyx < FYX;
+    const int fy = tap_ok[r] ? fyx / FX : 0, fx = tap_ok[r] ? fyx % FX : 0;
+    xoff[r] = fy * p.dil[1] * TC + fx * p.dil[2];
+  }
+
+  T* xs = reinterpret_cast<T*>(smem);
+  const int xs_bytes = (p.tile_rows * TC * XCS * static_cast<int>(sizeof(T)) + 15) / 16 * 16;
+  T* dys = reinterpret_cast<T*>(smem + xs_bytes);  // [BH*BW][DYCS]
+
+  float acc[R][VEC];
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) acc[r][j] = 0.f;
+
+  const T* __restrict__ x = static_cast<const T*>(p.a);
+  const T* __restrict__ dy = static_cast<const T*>(p.b);
+  const int it_begin = static_cast<int>(static_cast<long long>(split) * p.items / p.splits);
+  const int it_end = static_cast<int>(static_cast<long long>(split + 1) * p.items / p.splits);
+
+  for (int it = it_begin; it < it_end; ++it) {
+    int rest = it;
+    const int tw = rest % p.tiles[2];
+    rest /= p.tiles[2];
+    const int th = rest % p.tiles[1];
+    rest /= p.tiles[1];
+    const int od = rest % p.out_size[0];
+    const int n = rest / p.out_size[0];
+    const int id = od * p.stride[0] - p.pad[0] + fz * p.dil[0];
+    if (id < 0 || id >= p.in[0]) continue;  // this z tap reads padding only; uniform
+    const int oh0 = th * BH, ow0 = tw * BW;
+
+    __syncthreads();  // the previous item is consumed
+    stage_pixels<Cfg>(dys, dy, n, od, oh0, ow0, BH, BW, p.out_size, p.k, dy_lo, dy_hi - dy_lo, DYCS);
+    stage_pixels<Cfg>(xs, x, n, id, oh0 * p.stride[1] - p.pad[1], ow0 * p.stride[2] - p.pad[2], p.tile_rows, TC,
+                      p.in, p.c, x_lo, x_hi - x_lo, XCS);
+    __syncthreads();
+
+    if (!active || !slot_active) continue;
+    const int nh = imin(BH, p.out_size[1] - oh0), nw = imin(BW, p.out_size[2] - ow0);
+    for (int pos = q; pos < BH * BW; pos += Q) {
+      const int oy = pos / BW, ox = pos % BW;
+      if (oy >= nh || ox >= nw) continue;  // outside dy: not part of the sum
+      const T* dyp = dys + pos * DYCS;
+      const int xbase = oy * p.stride[1] * TC + ox * p.stride[2];
+      if constexpr (kDW) {
+        float dv[VEC];
+        load_vec<DT, VEC>(dyp + lane * VEC, dv);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          if (!tap_ok[r]) continue;
+          float xv[VEC];
+          load_vec<DT, VEC>(xs + (xbase + xoff[r]) * XCS + lane * VEC, xv);
+#pragma unroll
+          for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(dv[j], xv[j], acc[r][j]);
+        }
+      } else {
+        float dv[VEC];
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) dv[j] = to_f32<DT>(dyp[dyl[j]]);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          if (!tap_ok[r]) continue;
+          const T* xp = xs + (xbase + xoff[r]) * XCS;
+#pragma unroll
+          for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(dv[j], to_f32<DT>(xp[xl[j]]), acc[r][j]);
+        }
+      }
+    }
+  }
+
+  // Block reduction over position groups, in q order: red[q][ts][r][SLAB].
+  __syncthreads();  // the tiles are no longer read; reuse their memory
+  float* red = reinterpret_cast<float*>(smem);
+  if (slot_active) {
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) red[((q * TS + ts) * R + r) * SLAB + lane * VEC + j] = acc[r][j];
+  }
+  __syncthreads();
+  const int fvol = FZ * FYX;
+  const int outs = TS * R * SLAB;
+  for (int o = threadIdx.x; o < outs; o += Cfg::kThreads) {
+    const int el = o % SLAB;
+    const int tr = o / SLAB;  // = ts' * R + r'
+    const int t = tr / R + (tr % R) * TS;
+    const int fyx = chunk * TPP + t;
+    const int e = eb0 + el;
+    if (t >= TPP || fyx >= FYX || e >= E) continue;
+    float sum = 0.f;
+    for (int qq = 0; qq < Q; ++qq) sum += red[(qq * TS * R + tr) * SLAB + el];
+    const int kk = e / p.cg, c = e - kk * p.cg;
+    const int idx = (kk * fvol + fz * FYX + fyx) * p.cg + c;
+    if constexpr (Cfg::kDet) {
+      p.acc[static_cast<long long>(split) * p.dw_elements + idx] = sum;
+    } else {
+      atomicAdd(p.acc + idx, sum);
+    }
+  }
+}
+
+// dw[i] = sum over the acc_splits slices of the accumulator, in slice order,
+// rounded once to the output dtype.
+template <class Cfg>
+__device__ __forceinline__ void wgrad_finish(const DirectParams& p) {
+  using T = typename Cfg::T;
+  T* __restrict__ dw = static_cast<T*>(p.out);
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < p.dw_elements; i += stride) {
+    float s = 0.f;
+    for (int sp = 0; sp < p.acc_splits; ++sp) s += p.acc[sp * static_cast<long long>(p.dw_elements) + i];
+    dw[i] = from_f32<Cfg::kDT>(s);
+  }
+}
+
+}  // namespace gconv::direct

@@ -1,0 +1,296 @@
+// Host tests of the direct family's planning: what can_implement accepts, the
+// exact workspace sizes, and the channel-span bound the kernels rely on.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "kernels/direct/direct_plan.hpp"
+#include "kernels/family.hpp"
+
+namespace gconv {
+namespace {
+
+// A 2D depthwise 3x3 problem, stride 1, pad 1.
+Problem depthwise(Direction dir, DType dt, int64_t c = 64, int64_t n = 2, int64_t h = 16, int64_t w = 16) {
+  Problem p;
+  p.ndim = 2;
+  p.direction = dir;
+  p.dtype = dt;
+  p.n = n;
+  p.c = p.k = p.g = c;
+  p.in = {1, h, w};
+  p.filter = {1, 3, 3};
+  p.pad_lo = p.pad_hi = {0, 1, 1};
+  return p;
+}
+
+KernelTraits traits(const Problem& p, int bh = 8, int bw = 16, int r = 4, int vec = 8, bool det = false) {
+  KernelTraits t;
+  t.family = Family::direct;
+  t.direction = p.direction;
+  t.dtype = p.dtype;
+  t.ndim = p.ndim;
+  t.block_h = bh;
+  t.block_w = bw;
+  t.per_thread = r;
+  t.vec = vec;
+  t.deterministic = det;
+  return t;
+}
+
+std::string why_not(const KernelTraits& t, const Problem& p) {
+  std::string why;
+  EXPECT_FALSE(direct_family().can_implement(t, p, &why));
+  return why;
+}
+
+TEST(DirectPlan, AcceptsDepthwiseInEveryDirectionAndDtype) {
+  for (Direction d : {Direction::fwd, Direction::bwd_data, Direction::bwd_weight})
+    for (DType dt : {DType::bf16, DType::fp16, DType::fp32}) {
+      Problem p = depthwise(d, dt);
+      std::string why;
+      EXPECT_TRUE(direct_family().can_implement(traits(p, 8, 16, 4, dt == DType::fp32 ? 4 : 8), p, &why)) << why;
+    }
+}
+
+TEST(DirectPlan, VecMustDivideChannelCountsAndFit16Bytes) {
+  Problem p = depthwise(Direction::fwd, DType::bf16, 12);
+  EXPECT_NE(why_not(traits(p, 8, 16, 4, 8), p).find("divisible by vec"), std::string::npos);
+  EXPECT_TRUE(direct_family().can_implement(traits(p, 8, 16, 4, 4), p, nullptr));
+  // K alone not divisible: C = 16, K = 20 with G = 4 (Cg = 4, Kg = 5).
+  Problem q = depthwise(Direction::fwd, DType::bf16, 16);
+  q.k = 20;
+  q.g = 4;
+  EXPECT_NE(why_not(traits(q, 8, 16, 4, 8), q).find("K (20)"), std::string::npos);
+  EXPECT_TRUE(direct_family().can_implement(traits(q, 8, 16, 4, 4), q, nullptr));
+  // fp32 vec 8 would be 32 bytes.
+  Problem f = depthwise(Direction::fwd, DType::fp32);
+  EXPECT_NE(why_not(traits(f, 8, 16, 4, 8), f).find("16 bytes"), std::string::npos);
+  EXPECT_FALSE(direct_family().can_implement(traits(p, 8, 16, 4, 3), p, nullptr));
+}
+
+TEST(DirectPlan, GroupChannelsAtMostEight) {
+  Problem p = depthwise(Direction::bwd_data, DType::fp16, 64);
+  p.g = 8;  // Cg = Kg = 8: the largest near-depthwise group
+  EXPECT_TRUE(direct_family().can_implement(traits(p), p, nullptr));
+  p.c = 72;  // Cg = 9
+  p.k = 64;
+  EXPECT_NE(why_not(traits(p), p).find("C/G (9)"), std::string::npos);
+  p.c = 64;
+  p.k = 72;  // Kg = 9
+  EXPECT_NE(why_not(traits(p), p).find("K/G (9)"), std::string::npos);
+}
+
+TEST(DirectPlan, TraitsMustMatchTheProblem) {
+  Problem p = depthwise(Direction::fwd, DType::bf16);
+  KernelTraits t = traits(p);
+  t.direction = Direction::bwd_data;
+  EXPECT_NE(why_not(t, p).find("bwd_data"), std::string::npos);
+  t = traits(p);
+  t.dtype = DType::fp16;
+  EXPECT_FALSE(direct_family().can_implement(t, p, nullptr));
+  t = traits(p);
+  t.ndim = 3;
+  EXPECT_FALSE(direct_family().can_implement(t, p, nullptr));
+  t = traits(p);
+  t.family = Family::igemm;
+  EXPECT_FALSE(direct_family().can_implement(t, p, nullptr));
+  Problem bad = p;
+  bad.c = 63;  // not divisible by G: invalid
+  EXPECT_FALSE(direct_family().can_implement(traits(bad), bad, nullptr));
+}
+
+TEST(DirectPlan, BlockWidthMustBeAMultipleOfPerThread) {
+  Problem p = depthwise(Direction::fwd, DType::bf16);
+  EXPECT_NE(why_not(traits(p, 8, 16, 3), p).find("per_thread"), std::string::npos);
+  EXPECT_FALSE(direct_family().can_implement(traits(p, 8, 16, 0), p, nullptr));
+  // 32 x 32 / 1 pixel threads x 8 lanes = 8192 threads.
+  EXPECT_NE(why_not(traits(p, 32, 32, 1), p).find("threads"), std::string::npos);
+}
+
+TEST(DirectPlan, OneDimensionalTilesIgnoreBlockH) {
+  Problem p = depthwise(Direction::fwd, DType::bf16);
+  p.ndim = 1;
+  p.in = {1, 1, 100};
+  p.filter = {1, 1, 5};
+  p.pad_lo = p.pad_hi = {0, 0, 2};
+  KernelTraits t = traits(p, 4, 32, 4);  // 4 x 8 x 8 = 256 threads: 32 lanes for one row
+  Result<DirectPlan> plan = plan_direct(t, p);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  EXPECT_EQ(plan->params.tile_rows, 1);
+  EXPECT_EQ(plan->params.tiles[1], 1);
+  EXPECT_EQ(plan->params.slabs, 1);  // 32 lanes x vec 8 = 256 >= 64 channels
+  EXPECT_NE(direct_family().instance_source(t).find("Config<0, 1, 1, 32, 4, 8, 256, false>"), std::string::npos);
+}
+
+TEST(DirectPlan, SharedMemoryLimit) {
+  Problem p = depthwise(Direction::fwd, DType::fp32, 64, 1, 200, 200);
+  p.filter = {1, 11, 11};
+  p.dilation = {1, 8, 8};
+  p.pad_lo = p.pad_hi = {0, 40, 40};
+  // Tile (7 + 80 + 1) x (15 + 80 + 1) pixels x 32 channels x 4 bytes > 227 KB.
+  EXPECT_NE(why_not(traits(p, 8, 16, 4, 4), p).find("shared memory"), std::string::npos);
+  p.dilation = {1, 1, 1};
+  p.pad_lo = p.pad_hi = {0, 5, 5};
+  EXPECT_TRUE(direct_family().can_implement(traits(p, 8, 16, 4, 4), p, nullptr));
+}
+
+TEST(DirectPlan, GatherGridAndTiles) {
+  Problem p = depthwise(Direction::fwd, DType::bf16, 96, 3, 19, 21);
+  p.stride = {1, 2, 2};
+  Result<DirectPlan> plan = plan_direct(traits(p), p);
+  ASSERT_TRUE(plan.ok());
+  // Output 10 x 11; slab = 8 lanes x 8 = 64 channels -> 2 slabs.
+  EXPECT_EQ(plan->params.slabs, 2);
+  EXPECT_EQ(plan->params.tiles[1], 2);
+  EXPECT_EQ(plan->params.tiles[2], 1);
+  EXPECT_EQ(plan->blocks, 2 * 2 * 1 * 3);
+  EXPECT_EQ(plan->threads, 256);
+  EXPECT_EQ(plan->params.tile_rows, 7 * 2 + 2 + 1);
+  EXPECT_EQ(plan->params.tile_cols, 15 * 2 + 2 + 1);
+  EXPECT_EQ(plan->params.src_cstride, 64);
+  EXPECT_EQ(plan->smem, size_t(17 * 33 * 64 * 2 + 9 * 64 * 4));
+  // bwd_data tiles the input and stages dy rows ((8-1) + 2) / 2 + 1.
+  p.direction = Direction::bwd_data;
+  plan = plan_direct(traits(p), p);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->params.tiles[1], 3);
+  EXPECT_EQ(plan->params.tile_rows, 5);
+  EXPECT_EQ(plan->params.tap_step[1], 2);
+  EXPECT_EQ(plan->params.tap_delta[1], 1);
+}
+
+TEST(DirectPlan, WorkspaceBytesAreExact) {
+  // N=2, 64 channels, 16x16, 3x3: one slab, one pass, items = 2 images x 2 x 1
+  // tiles = 4 -> 4 splits; dw = 64 * 9 elements.
+  const int64_t dw = 64 * 9;
+  Problem p = depthwise(Direction::bwd_weight, DType::bf16);
+  EXPECT_EQ(direct_family().workspace_bytes(traits(p), p), size_t(dw * 4));
+  EXPECT_EQ(direct_family().workspace_bytes(traits(p, 8, 16, 4, 8, true), p), size_t(4 * dw * 4));
+  Result<DirectPlan> plan = plan_direct(traits(p, 8, 16, 4, 8, true), p);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->params.splits, 4);
+  EXPECT_EQ(plan->params.acc_splits, 4);
+  EXPECT_EQ(plan->accum, WgradAccum::partials);
+  EXPECT_EQ(plan->blocks, 4);
+  Problem f = depthwise(Direction::bwd_weight, DType::fp32);
+  EXPECT_EQ(direct_family().workspace_bytes(traits(f, 8, 16, 4, 4), f), 0u);  // atomics into dw
+  EXPECT_EQ(plan_direct(traits(f, 8, 16, 4, 4), f)->accum, WgradAccum::atomic_out);
+  EXPECT_EQ(plan_direct(traits(f, 8, 16, 4, 4), f)->finish_blocks, 0);
+  EXPECT_EQ(direct_family().workspace_bytes(traits(f, 8, 16, 4, 4, true), f), size_t(4 * dw * 4));
+  for (Direction d : {Direction::fwd, Direction::bwd_data}) {
+    Problem q = depthwise(d, DType::bf16);
+    EXPECT_EQ(direct_family().workspace_bytes(traits(q), q), 0u);
+  }
+  // Unsupported: 0.
+  Problem big = depthwise(Direction::bwd_weight, DType::bf16, 72);
+  big.g = 8;
+  EXPECT_EQ(direct_family().workspace_bytes(traits(big), big), 0u);
+}
+
+TEST(DirectPlan, WgradSplitsTapsAcrossSlotsAndPositions) {
+  Problem p = depthwise(Direction::bwd_weight, DType::bf16, 64, 32, 56, 56);
+  // 32 pixel threads, per_thread 4: 3x3 = 9 taps on 3 slots, 10 position groups.
+  Result<DirectPlan> plan = plan_direct(traits(p), p);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->params.taps_per_pass, 9);
+  EXPECT_EQ(plan->params.tap_slots, 3);
+  EXPECT_EQ(plan->params.pos_groups, 10);
+  EXPECT_EQ(plan->params.passes, 1);
+  EXPECT_EQ(plan->params.splits, 896);  // 1024 blocks wanted, but only 32 x 7 x 4 items
+  // 3D 7x7x7: 49 taps per z-slice fit 128 tap places -> 7 passes.
+  Problem q = p;
+  q.ndim = 3;
+  q.in = {8, 12, 12};
+  q.filter = {7, 7, 7};
+  q.pad_lo = q.pad_hi = {3, 3, 3};
+  plan = plan_direct(traits(q), q);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  EXPECT_EQ(plan->params.taps_per_pass, 49);
+  EXPECT_EQ(plan->params.tap_slots, 13);
+  EXPECT_EQ(plan->params.pos_groups, 2);
+  EXPECT_EQ(plan->params.chunks, 1);
+  EXPECT_EQ(plan->params.passes, 7);
+  // 2D 15x15 = 225 taps > 128: two chunks.
+  Problem r = p;
+  r.filter = {1, 15, 15};
+  r.pad_lo = r.pad_hi = {0, 7, 7};
+  plan = plan_direct(traits(r), r);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->params.taps_per_pass, 128);
+  EXPECT_EQ(plan->params.chunks, 2);
+  EXPECT_EQ(plan->params.passes, 2);
+}
+
+// The exact maximum equals a brute force over every slab.
+TEST(DirectPlan, MaxSpanMatchesBruteForce) {
+  auto brute = [](int64_t dst, int64_t src, int slab, int og, int sg, int vec) {
+    int64_t widest = 0;
+    for (int64_t lo = 0; lo < dst; lo += slab) {
+      const int64_t hi = std::min(lo + slab, dst);
+      const int64_t s_lo = lo / og * sg / vec * vec;
+      const int64_t s_hi = std::min(src, (((hi - 1) / og + 1) * sg + vec - 1) / vec * vec);
+      widest = std::max(widest, s_hi - s_lo);
+    }
+    return widest;
+  };
+  for (int og = 1; og <= 8; ++og)
+    for (int sg = 1; sg <= 8; ++sg)
+      for (int vec : {1, 2, 4, 8})
+        for (int lanes : {1, 3, 8}) {
+          const int64_t groups = 37;
+          const int64_t dst = groups * og, src = groups * sg;
+          if (dst % vec != 0 || src % vec != 0) continue;
+          const int slab = lanes * vec;
+          EXPECT_EQ(direct_max_span(dst, src, slab, og, sg, vec), brute(dst, src, slab, og, sg, vec))
+              << "og " << og << " sg " << sg << " vec " << vec << " slab " << slab;
+        }
+  // Depthwise: a slab reads exactly its own channels.
+  EXPECT_EQ(direct_max_span(96, 96, 64, 1, 1, 8), 64);
+  // Cg = 3, Kg = 5, slab 8: 8 output channels touch at most 3 groups.
+  EXPECT_EQ(direct_max_span(25, 15, 8, 5, 3, 1), 9);
+}
+
+TEST(DirectFamily, InstanceSourceAndEntryPoints) {
+  Problem p = depthwise(Direction::bwd_weight, DType::fp16);
+  KernelTraits t = traits(p, 4, 8, 2, 4, true);
+  const std::string src = direct_family().instance_source(t);
+  EXPECT_NE(src.find("#include \"direct/direct.cuh\""), std::string::npos);
+  EXPECT_NE(src.find("Config<1, 2, 4, 8, 2, 4, 128, true>"), std::string::npos);
+  EXPECT_NE(src.find("__launch_bounds__(128, 1) gconv_main"), std::string::npos);
+  EXPECT_NE(src.find("run_main<Cfg, 2, false>"), std::string::npos);
+  EXPECT_NE(src.find("__launch_bounds__(128) gconv_dw"), std::string::npos);
+  EXPECT_NE(src.find("run_main<Cfg, 2, true>"), std::string::npos);
+  EXPECT_NE(src.find("gconv_finish"), std::string::npos);
+  EXPECT_EQ(direct_family().entry_points(t), (std::vector<std::string>{"gconv_main", "gconv_dw", "gconv_finish"}));
+  t.direction = Direction::bwd_data;  // tuned bounds: ~768 threads per SM
+  EXPECT_NE(direct_family().instance_source(t).find("__launch_bounds__(128, 6) gconv_dw"), std::string::npos);
+  t.direction = Direction::fwd;
+  EXPECT_EQ(direct_family().instance_source(t).find("gconv_finish"), std::string::npos);
+  EXPECT_EQ(direct_family().entry_points(t), (std::vector<std::string>{"gconv_main", "gconv_dw"}));
+  EXPECT_EQ(direct_family().family(), Family::direct);
+}
+
+TEST(DirectFamily, LaunchRejectsMissingKernelsAndWorkspace) {
+  Problem p = depthwise(Direction::bwd_weight, DType::bf16);
+  KernelTraits t = traits(p);
+  float dummy[64];
+  ConvArgs args{dummy, dummy, dummy, nullptr, 0};
+  LoadedKernel none;
+  Status s = direct_family().launch(t, none, p, args, nullptr);
+  EXPECT_EQ(s.code(), StatusCode::internal);
+  LoadedKernel fake;
+  fake.entries = {reinterpret_cast<CUkern_st*>(0x10), reinterpret_cast<CUkern_st*>(0x20),
+                  reinterpret_cast<CUkern_st*>(0x30)};
+  s = direct_family().launch(t, fake, p, args, nullptr);  // needs dw * 4 bytes of workspace
+  EXPECT_EQ(s.code(), StatusCode::invalid_argument);
+  EXPECT_NE(s.message().find("workspace"), std::string::npos);
+  Problem bad = p;
+  bad.g = 8;
+  bad.c = 72;
+  EXPECT_EQ(direct_family().launch(t, fake, bad, args, nullptr).code(), StatusCode::not_supported);
+}
+
+}  // namespace
+}  // namespace gconv
