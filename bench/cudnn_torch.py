@@ -46,7 +46,7 @@ def time_one(rec, direction, dtype):
         mask = [direction == "bwd_data", direction == "bwd_weight", False]
         fn = lambda: torch.ops.aten.convolution_backward(
             dy, x, w, None, kw["stride"], kw["padding"], kw["dilation"], False, [0] * nd, kw["groups"], mask)
-    return do_bench(fn, warmup=25, rep=100, return_mode="median")
+    return do_bench(fn, warmup=10, rep=40, return_mode="median")
 
 
 def main():

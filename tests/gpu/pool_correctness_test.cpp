@@ -25,7 +25,11 @@ std::vector<Problem> covering_problems(Direction d, DType t) {
   for (const char* s : {"n2c64k64_h9w9_y3x3_p1", "n2c64k64g8_h9w9_y3x3_p1", "n2c64k64g16_h9w9_y3x3_p1",
                         "n2c64k64g32_h9w9_y3x3_p1", "n2c64k64g64_h9w9_y3x3_p1", "n2c64k64_d4h6w6_z3y3x3_p1",
                         "n2c64k64g64_d4h6w6_z3y3x3_p1", "n2c64k64g16_d4h6w6_z3y3x3_p1", "n2c64k64_w40_x3_p1",
-                        "n2c64k64g64_w40_x3_p1", "n2c64k64g16_w40_x3_p1", "n2c64k64g32_w40_x3_p1"}) {
+                        "n2c64k64g64_w40_x3_p1", "n2c64k64g16_w40_x3_p1", "n2c64k64g32_w40_x3_p1",
+                        // pointwise grouped: bwd_weight kernels with several groups per block
+                        "n2c64k64g8_h9w9", "n2c64k64g4_h9w9", "n2c64k64g16_h9w9", "n2c64k64g8_d3h5w5_z1",
+                        "n2c64k64g4_d3h5w5_z1", "n2c64k64g16_d3h5w5_z1", "n2c64k64g8_w30", "n2c64k64g4_w30",
+                        "n2c64k64g16_w30"}) {
     Problem p = *Problem::parse_spec(s);
     p.direction = d;
     p.dtype = t;

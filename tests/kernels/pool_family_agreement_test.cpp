@@ -1,0 +1,78 @@
+// The pool's arch rules and the kernel families must agree: every kernel the
+// pool expands to is one its family accepts (traits-level rules), and it can
+// implement at least one problem of its direction/dtype/ndim. Otherwise the
+// selector would rank kernels that can never run.
+#include <gtest/gtest.h>
+
+#include "kernels/family.hpp"
+#include "kernels/igemm/igemm_plan.hpp"
+#include "pool/arch_rules.hpp"
+#include "pool/pool.hpp"
+
+namespace gconv {
+namespace {
+
+TEST(PoolFamilyAgreement, EveryIgemmPoolKernelPassesTheFamilyTraitRules) {
+  auto rules = load_default_arch_rules();
+  ASSERT_TRUE(rules.ok()) << rules.status().to_string();
+  int checked = 0;
+  for (Direction d : {Direction::fwd, Direction::bwd_data, Direction::bwd_weight})
+    for (DType t : {DType::bf16, DType::fp16, DType::fp32}) {
+      auto pool = load_pool(*rules, d, t);
+      ASSERT_TRUE(pool.ok()) << pool.status().to_string();
+      for (const KernelTraits& k : *pool) {
+        if (k.family != Family::igemm) continue;
+        std::string why;
+        EXPECT_TRUE(igemm::traits_ok(k, &why)) << kernel_name(k) << ": " << why;
+        ++checked;
+      }
+    }
+  EXPECT_GT(checked, 1000);
+}
+
+// A dense 64-channel problem fits every igemm kernel whose groups_per_block is
+// 1; grouped ones need G with small per-group N. Direct kernels need a
+// depthwise problem. One of these must fit each pool kernel.
+TEST(PoolFamilyAgreement, EveryPoolKernelImplementsSomeProblem) {
+  auto rules = load_default_arch_rules();
+  ASSERT_TRUE(rules.ok()) << rules.status().to_string();
+  const char* specs[] = {"n2c64k64_h9w9_y3x3_p1",      "n2c64k64g8_h9w9_y3x3_p1",  "n2c64k64g16_h9w9_y3x3_p1",
+                         "n2c64k64g32_h9w9_y3x3_p1",   "n2c64k64g64_h9w9_y3x3_p1", "n2c128k128g64_h9w9_y1x1",
+                         "n2c256k256g128_h9w9_y1x1",   "n2c64k64g64_h9w9_y1x1",    "n2c64k64g8_h9w9_y1x1",
+                         "n2c64k64g4_h9w9_y1x1",       "n2c64k64g16_h9w9_y1x1"};
+  for (Direction d : {Direction::fwd, Direction::bwd_data, Direction::bwd_weight})
+    for (DType t : {DType::bf16, DType::fp16, DType::fp32}) {
+      auto pool = load_pool(*rules, d, t);
+      ASSERT_TRUE(pool.ok());
+      for (const KernelTraits& k : *pool) {
+        bool any = false;
+        for (const char* s : specs) {
+          Problem p = *Problem::parse_spec(s);
+          // Same shape in the kernel's ndim: move H/W sizes as needed.
+          if (k.ndim == 1) {
+            p.ndim = 1;
+            p.in = {1, 1, 9};
+            p.filter = {1, 1, p.filter[2]};
+            p.pad_lo = {0, 0, p.pad_lo[2]};
+            p.pad_hi = {0, 0, p.pad_hi[2]};
+          } else if (k.ndim == 3) {
+            p.ndim = 3;
+            p.in = {4, 9, 9};
+            p.filter = {p.filter[1], p.filter[1], p.filter[2]};
+            p.pad_lo = {p.pad_lo[1], p.pad_lo[1], p.pad_lo[2]};
+            p.pad_hi = p.pad_lo;
+          }
+          p.direction = d;
+          p.dtype = t;
+          if (family_of(k).can_implement(k, p, nullptr)) {
+            any = true;
+            break;
+          }
+        }
+        EXPECT_TRUE(any) << kernel_name(k) << " implements none of the probe problems";
+      }
+    }
+}
+
+}  // namespace
+}  // namespace gconv
