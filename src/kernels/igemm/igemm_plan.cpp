@@ -1,0 +1,356 @@
+// igemm rules, workspace, source text and launch plan. The device side of
+// every number here is in src/kernels/igemm/*.cuh; the two must agree on the
+// shared-memory size, the block order and the K counter (see params.cuh).
+#include "kernels/igemm/igemm_plan.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+namespace gconv::igemm {
+namespace {
+
+constexpr int kWarp = 32;
+// Spatial extents, pads, strides and dilated filters stay below this so that
+// tap coordinates never reach the kernels' invalid-row sentinel (-2^30).
+constexpr int64_t kCoordLimit = int64_t{1} << 29;
+constexpr int64_t kIndexLimit = int64_t{1} << 31;
+constexpr unsigned kMaxReduceBlocks = 4096;
+
+bool fail(std::string* why, std::string msg) {
+  if (why) *why = std::move(msg);
+  return false;
+}
+
+int elem_bytes(DType t) { return t == DType::fp32 ? 4 : 2; }
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Product of positive factors, saturated at kIndexLimit (no overflow).
+int64_t saturated_product(std::initializer_list<int64_t> factors) {
+  int64_t r = 1;
+  for (int64_t f : factors) {
+    if (f <= 0) return 0;
+    if (r > kIndexLimit / f) return kIndexLimit;
+    r *= f;
+  }
+  return std::min(r, kIndexLimit);
+}
+
+// K slots of the A and B loaders (see SlotMap in loaders.cuh): a K-major
+// tile has tile_k / vec slots along K, an MN-major tile tile_k rows.
+void k_slots(const KernelTraits& t, int* a, int* b) {
+  const int kmajor = t.tile_k / t.vec;
+  switch (t.direction) {
+    case Direction::fwd: *a = kmajor; *b = kmajor; break;
+    case Direction::bwd_data: *a = kmajor; *b = t.tile_k; break;
+    case Direction::bwd_weight: *a = t.tile_k; *b = t.tile_k; break;
+  }
+}
+
+bool slots_fit(int ks, int threads) { return ks <= threads ? threads % ks == 0 : ks % threads == 0; }
+
+// Per-group GEMM N: what one group's columns must hold.
+int64_t group_n(const Problem& p) {
+  switch (p.direction) {
+    case Direction::fwd: return p.k_per_group();
+    case Direction::bwd_data: return p.c_per_group();
+    case Direction::bwd_weight: return p.filter_volume() * p.c_per_group();
+  }
+  return 0;
+}
+
+int64_t output_elements(const Problem& p) {
+  switch (p.direction) {
+    case Direction::fwd: return p.n * p.out_volume() * p.k;
+    case Direction::bwd_data: return p.n * p.in_volume() * p.c;
+    case Direction::bwd_weight: return p.k * p.filter_volume() * p.c_per_group();
+  }
+  return 0;
+}
+
+// Grid dimensions that do not depend on split-K: m tiles, phases.
+void grid_shape(const KernelTraits& t, const Problem& p, int64_t* m_tiles, int64_t* phases) {
+  *phases = 1;
+  switch (p.direction) {
+    case Direction::fwd: *m_tiles = ceil_div(p.n * p.out_volume(), t.tile_m); break;
+    case Direction::bwd_data: {
+      // The largest phase (phase 0) has ceil(in / s) positions per dim.
+      int64_t rows = p.n;
+      for (int d = p.first_slot(); d < 3; ++d) {
+        rows *= ceil_div(p.in[d], p.stride[d]);
+        *phases *= p.stride[d];
+      }
+      *m_tiles = ceil_div(rows, t.tile_m);
+      break;
+    }
+    case Direction::bwd_weight: *m_tiles = ceil_div(p.k_per_group(), t.tile_m); break;
+  }
+}
+
+int64_t grid_blocks(const KernelTraits& t, const Problem& p) {
+  int64_t m_tiles = 0, phases = 0;
+  grid_shape(t, p, &m_tiles, &phases);
+  const int group_cols = t.tile_n / t.groups_per_block;
+  const int64_t n_tiles = ceil_div(group_n(p), group_cols);
+  const int64_t g_blocks = ceil_div(p.g, t.groups_per_block);
+  return saturated_product({n_tiles, g_blocks, m_tiles, int64_t{t.split_k}, phases});
+}
+
+// tile_k in a mixed radix whose digits sit right-aligned in 4 slots
+// (mirror of counter_increment in geometry.cuh).
+void counter_increment(int digits, const int (&radix)[4], int tile_k, int (&inc)[4]) {
+  int x = tile_k;
+  for (int d = 3; d >= 0; --d) {
+    if (d > 4 - digits) {
+      inc[d] = x % radix[d];
+      x /= radix[d];
+    } else if (d == 4 - digits) {
+      inc[d] = x;
+    } else {
+      inc[d] = 0;
+    }
+  }
+}
+
+int split_id(SplitKMode m) {
+  switch (m) {
+    case SplitKMode::none: return kSplitNone;
+    case SplitKMode::parallel: return kSplitParallel;
+    case SplitKMode::serial: return kSplitSerial;
+  }
+  return kSplitNone;
+}
+
+int dir_id(Direction d) {
+  switch (d) {
+    case Direction::fwd: return kFwd;
+    case Direction::bwd_data: return kBwdData;
+    case Direction::bwd_weight: return kBwdWeight;
+  }
+  return kFwd;
+}
+
+int dtype_id(DType t) {
+  switch (t) {
+    case DType::bf16: return 0;
+    case DType::fp16: return 1;
+    case DType::fp32: return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+size_t smem_bytes(const KernelTraits& t) {
+  // Mirrors IgemmConfig: K-major tiles are rows x tile_k; MN-major tiles are
+  // tile_k rows, padded by 8 elements for fp32 (tile_pad in config.cuh).
+  const bool a_kmajor = t.direction != Direction::bwd_weight, b_kmajor = t.direction == Direction::fwd;
+  const size_t pad = t.dtype == DType::fp32 ? 8 : 0;
+  const size_t a = size_t(t.tile_k) * (t.tile_m + (a_kmajor ? 0 : pad));
+  const size_t b = size_t(t.tile_k) * (t.tile_n + (b_kmajor ? 0 : pad));
+  return size_t(t.stages) * (t.groups_per_block * a + b) * elem_bytes(t.dtype);
+}
+
+bool traits_ok(const KernelTraits& t, std::string* why) {
+  if (t.family != Family::igemm) return fail(why, "not an igemm kernel");
+  if (t.ndim < 1 || t.ndim > 3) return fail(why, "ndim must be 1, 2 or 3");
+  if (t.warps_m < 1 || t.warps_n < 1 || t.warps_m * t.warps_n > 16)
+    return fail(why, "warps_m x warps_n must be 1..16 warps");
+  const int threads = kWarp * t.warps_m * t.warps_n;
+  if (t.tile_m < 16 || t.tile_m % (16 * t.warps_m) != 0)
+    return fail(why, "tile_m must be a multiple of 16 * warps_m (warp tile M a multiple of 16)");
+  if (t.tile_n < 8 || t.tile_n % (8 * t.warps_n) != 0)
+    return fail(why, "tile_n must be a multiple of 8 * warps_n (warp tile N a multiple of 8)");
+  const int kstep = t.dtype == DType::fp32 ? 8 : 16;
+  if (t.tile_k < kstep || t.tile_k % kstep != 0)
+    return fail(why, "tile_k must be a multiple of " + std::to_string(kstep) + " (the mma k-step)");
+  if (t.stages < 2 || t.stages > 5) return fail(why, "stages must be 2..5");
+  const int max_vec = t.dtype == DType::fp32 ? 4 : 8;
+  if (t.vec < 1 || t.vec > max_vec || (t.vec & (t.vec - 1)) != 0)
+    return fail(why, "vec must be a power of two up to " + std::to_string(max_vec) + " (16 bytes)");
+  if (t.split_k < 1 || t.split_k > 1024) return fail(why, "split_k must be 1..1024");
+  if ((t.split_mode == SplitKMode::none) != (t.split_k == 1))
+    return fail(why, "split_k > 1 needs a split mode (parallel or serial), and a split mode needs split_k > 1");
+  const int gpb = t.groups_per_block;
+  if (gpb != 1 && gpb != 2 && gpb != 4 && gpb != 8) return fail(why, "groups_per_block must be 1, 2, 4 or 8");
+  if (t.tile_n % gpb != 0 || (t.tile_n / gpb) % 8 != 0)
+    return fail(why, "tile_n / groups_per_block must be a multiple of 8");
+  const int warp_n = t.tile_n / t.warps_n, group_cols = t.tile_n / gpb;
+  if (gpb > 1 && warp_n % group_cols != 0 && group_cols % warp_n != 0)
+    return fail(why, "a warp's columns (tile_n / warps_n) must span whole groups or lie inside one");
+  int ka = 0, kb = 0;
+  k_slots(t, &ka, &kb);
+  if (!slots_fit(ka, threads) || !slots_fit(kb, threads))
+    return fail(why, "the loaders' K slots (tile_k / vec for K-major tiles, tile_k for MN-major) must divide "
+                     "the thread count or be a multiple of it");
+  if (smem_bytes(t) > kMaxSmemBytes)
+    return fail(why, "shared memory " + std::to_string(smem_bytes(t)) + " B exceeds " +
+                         std::to_string(kMaxSmemBytes) + " B");
+  return true;
+}
+
+bool can_implement(const KernelTraits& t, const Problem& p, std::string* why) {
+  if (!traits_ok(t, why)) return false;
+  if (t.direction != p.direction) return fail(why, "direction differs from the problem's");
+  if (t.dtype != p.dtype) return fail(why, "dtype differs from the problem's");
+  if (t.ndim != p.ndim) return fail(why, "ndim differs from the problem's");
+  Status s = p.validate();
+  if (!s.ok()) return fail(why, s.message());
+
+  const int64_t cg = p.c_per_group(), kg = p.k_per_group();
+  const auto vec_divides = [&](int64_t n, const char* what) {
+    return n % t.vec == 0 ? true
+                          : fail(why, std::string(what) + " (" + std::to_string(n) + ") is not divisible by vec (" +
+                                          std::to_string(t.vec) + ")");
+  };
+  // Vectors run along channels: fwd reads x and w along c; bwd_data reads dy
+  // along k and w along c; bwd_weight reads dy along k and x along c.
+  if (!vec_divides(cg, "C/G")) return false;
+  if (p.direction != Direction::fwd && !vec_divides(kg, "K/G")) return false;
+
+  const int gpb = t.groups_per_block;
+  if (gpb > 1) {
+    if (2 * p.g <= gpb) return fail(why, "groups_per_block leaves more than half of each block's groups empty");
+    const int64_t need = group_n(p), have = t.tile_n / gpb;
+    if (need > have)
+      return fail(why, "per-group GEMM N (" + std::to_string(need) + ") exceeds tile_n / groups_per_block (" +
+                           std::to_string(have) + ")");
+  }
+
+  // 32-bit index math: coordinates far from the sentinel, and every offset a
+  // gather forms (padding and taps included) inside int32.
+  int64_t x_ext = p.n * p.c, y_ext = p.n * p.k;
+  for (int d = p.first_slot(); d < 3; ++d) {
+    const int64_t span = p.dilation[d] * (p.filter[d] - 1);
+    for (int64_t v : {p.in[d], p.out(d), span, p.pad_lo[d], p.pad_hi[d], p.stride[d] * p.out(d)})
+      if (v >= kCoordLimit) return fail(why, "a spatial size, pad or dilated filter exceeds 2^29");
+    x_ext = saturated_product({x_ext, p.in[d] + p.pad_lo[d] + p.pad_hi[d] + span + p.stride[d]});
+    y_ext = saturated_product({y_ext, p.out(d) + (p.pad_lo[d] + span) / p.stride[d] + 2});
+  }
+  if (x_ext >= kIndexLimit || y_ext >= kIndexLimit)
+    return fail(why, "padded index range exceeds 2^31 (kernels index with int32)");
+  if (grid_blocks(t, p) >= kIndexLimit) return fail(why, "grid exceeds 2^31 - 1 blocks");
+  return true;
+}
+
+size_t workspace_bytes(const KernelTraits& t, const Problem& p) {
+  const size_t slice = size_t(output_elements(p)) * sizeof(float);
+  switch (t.split_mode) {
+    case SplitKMode::none: return 0;
+    case SplitKMode::parallel: return size_t(t.split_k) * slice;
+    case SplitKMode::serial: return slice;
+  }
+  return 0;
+}
+
+std::string instance_source(const KernelTraits& t) {
+  const int threads = kWarp * t.warps_m * t.warps_n;
+  std::string s;
+  s += "#include \"igemm/igemm.cuh\"\n";
+  s += "typedef gconv::igemm::IgemmConfig<" + std::to_string(dir_id(t.direction)) + ", " +
+       std::to_string(dtype_id(t.dtype)) + ", " + std::to_string(t.ndim) + ", " + std::to_string(t.tile_m) + ", " +
+       std::to_string(t.tile_n) + ", " + std::to_string(t.tile_k) + ", " + std::to_string(t.warps_m) + ", " +
+       std::to_string(t.warps_n) + ", " + std::to_string(t.stages) + ", " + std::to_string(split_id(t.split_mode)) +
+       ", " + std::to_string(t.vec) + ", " + std::to_string(t.groups_per_block) + "> Cfg;\n";
+  // The minimum-blocks hint is the config's (see kMinBlocks): without one
+  // ptxas caps registers for occupancy on its own and spills bigger tiles.
+  s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) +
+       ", Cfg::kMinBlocks) gconv_main(const __grid_constant__ gconv::igemm::IgemmParams p) { gconv::igemm::igemm_main<Cfg>(p); }\n";
+  if (t.split_mode != SplitKMode::none) {
+    s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kReduceThreads) +
+         ") gconv_reduce(const __grid_constant__ gconv::igemm::IgemmParams p) { gconv::igemm::igemm_reduce<Cfg>(p); "
+         "}\n";
+  }
+  return s;
+}
+
+std::vector<std::string> entry_points(const KernelTraits& t) {
+  if (t.split_mode == SplitKMode::none) return {"gconv_main"};
+  return {"gconv_main", "gconv_reduce"};
+}
+
+Result<LaunchPlan> make_plan(const KernelTraits& t, const Problem& p) {
+  std::string why;
+  if (!can_implement(t, p, &why)) return internal_error("igemm make_plan: instance cannot run problem: " + why);
+  LaunchPlan plan;
+  IgemmParams& q = plan.params;
+  const int nd = p.ndim, first = p.first_slot();
+  const int64_t cg = p.c_per_group(), kg = p.k_per_group();
+
+  q.batch = int(p.n);
+  q.C = int(p.c);
+  q.K = int(p.k);
+  q.G = int(p.g);
+  q.Cg = int(cg);
+  q.Kg = int(kg);
+  for (int d = 0; d < 3; ++d) {
+    q.in[d] = int(p.in[d]);
+    q.out[d] = int(p.out(d));
+    q.filt[d] = int(p.filter[d]);
+    q.stride[d] = int(p.stride[d]);
+    q.pad[d] = int(p.pad_lo[d]);
+    q.dil[d] = int(p.dilation[d]);
+  }
+  q.in_inner[2] = q.out_inner[2] = q.filt_inner[2] = 1;
+  for (int d = 1; d >= 0; --d) {
+    q.in_inner[d] = q.in_inner[d + 1] * q.in[d + 1];
+    q.out_inner[d] = q.out_inner[d + 1] * q.out[d + 1];
+    q.filt_inner[d] = q.filt_inner[d + 1] * q.filt[d + 1];
+  }
+  q.in_vol = int(p.in_volume());
+  q.out_vol = int(p.out_volume());
+  q.filt_vol = int(p.filter_volume());
+
+  const int64_t F = p.filter_volume();
+  switch (p.direction) {
+    case Direction::fwd:
+      q.gemm_m = int(p.n * p.out_volume());
+      q.gemm_n = int(kg);
+      q.gemm_k = int(F * cg);
+      break;
+    case Direction::bwd_data:
+      q.gemm_m = int(p.n * p.in_volume());
+      q.gemm_n = int(cg);
+      q.gemm_k = int(F * kg);
+      break;
+    case Direction::bwd_weight:
+      q.gemm_m = int(kg);
+      q.gemm_n = int(F * cg);
+      q.gemm_k = int(p.n * p.out_volume());
+      break;
+  }
+
+  // K counter digits (slot 3 fastest): fwd (taps, c), bwd_weight (n, o...);
+  // bwd_data builds its own per phase.
+  for (int d = 0; d < 4; ++d) q.kc_radix[d] = 1, q.kc_inc[d] = 0;
+  if (p.direction == Direction::fwd) {
+    for (int d = first; d < 3; ++d) q.kc_radix[d] = q.filt[d];
+    q.kc_radix[3] = q.Cg;
+    counter_increment(nd + 1, q.kc_radix, t.tile_k, q.kc_inc);
+  } else if (p.direction == Direction::bwd_weight) {
+    for (int d = first; d < 3; ++d) q.kc_radix[d + 1] = q.out[d];
+    counter_increment(nd + 1, q.kc_radix, t.tile_k, q.kc_inc);
+  }
+
+  int64_t m_tiles = 0, phases = 0;
+  grid_shape(t, p, &m_tiles, &phases);
+  q.n_tiles = int(ceil_div(q.gemm_n, t.tile_n / t.groups_per_block));
+  q.g_blocks = int(ceil_div(p.g, t.groups_per_block));
+  q.m_tiles = int(m_tiles);
+  q.splits = t.split_k;
+  q.phases = int(phases);
+  q.out_elems = int(output_elements(p));
+
+  plan.grid = unsigned(grid_blocks(t, p));
+  plan.threads = kWarp * t.warps_m * t.warps_n;
+  plan.smem = smem_bytes(t);
+  plan.reduce = t.split_mode != SplitKMode::none;
+  const int64_t items = q.out_elems % 4 == 0 ? q.out_elems / 4 : q.out_elems;
+  plan.reduce_grid = unsigned(std::clamp<int64_t>(ceil_div(items, kReduceThreads), 1, kMaxReduceBlocks));
+  plan.workspace = workspace_bytes(t, p);
+  plan.zero_workspace = t.split_mode == SplitKMode::serial;
+  return plan;
+}
+
+}  // namespace gconv::igemm

@@ -1,0 +1,57 @@
+// Host side of the igemm family without the CUDA runtime: the rules an
+// instance enforces (can_implement), its workspace, its source text, and the
+// launch plan (kernel parameters, grid, shared memory) for one problem.
+// igemm_family.cpp wraps these into the KernelFamily contract and launches.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "gconv/problem.hpp"
+#include "gconv/status.hpp"
+#include "kernels/igemm/params.cuh"
+#include "kernels/traits.hpp"
+
+namespace gconv::igemm {
+
+// Largest dynamic shared memory per block on sm_90 (227 KB, opt-in).
+inline constexpr size_t kMaxSmemBytes = 232448;
+inline constexpr int kReduceThreads = 256;
+
+// Rules on the traits alone: the instance compiles, its warps, loaders and
+// pipeline fit together, its shared memory fits. On false, *why names the rule.
+bool traits_ok(const KernelTraits& t, std::string* why);
+
+// traits_ok, plus: the instance's direction, dtype and ndim are the problem's,
+// the channel counts its vector width needs, the per-group GEMM N fits a
+// group's columns when groups_per_block > 1, and the index range fits int32.
+bool can_implement(const KernelTraits& t, const Problem& p, std::string* why);
+
+// Dynamic shared memory of gconv_main (all pipeline stages).
+size_t smem_bytes(const KernelTraits& t);
+
+// fp32 split-K workspace: split_k output-sized slices (parallel), one slice
+// (serial), 0 without split-K. "Output" is y, dx or dw by direction.
+size_t workspace_bytes(const KernelTraits& t, const Problem& p);
+
+// NVRTC source of the instance and its entry points: gconv_main, plus
+// gconv_reduce with split-K.
+std::string instance_source(const KernelTraits& t);
+std::vector<std::string> entry_points(const KernelTraits& t);
+
+struct LaunchPlan {
+  IgemmParams params{};  // a, b, dst, ws are left null for the caller
+  unsigned grid = 0;     // 1D grid of gconv_main
+  int threads = 0;
+  size_t smem = 0;
+  bool reduce = false;  // gconv_reduce runs after gconv_main
+  unsigned reduce_grid = 0;
+  size_t workspace = 0;         // bytes of workspace the launch needs
+  bool zero_workspace = false;  // serial split-K accumulates into zeros
+};
+
+// Requires can_implement(t, p); returns internal_error otherwise.
+Result<LaunchPlan> make_plan(const KernelTraits& t, const Problem& p);
+
+}  // namespace gconv::igemm

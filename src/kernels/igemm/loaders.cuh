@@ -1,0 +1,390 @@
+// Global -> shared loaders of the igemm operand tiles, one per access pattern:
+//
+//   GatherKMajor   fwd A (x im2col), bwd_data A (dy at the phase's taps)
+//   StridedKMajor  fwd B (w rows)
+//   TapMNMajor     bwd_data B (w at the phase's taps, contiguous in c)
+//   StridedMNMajor bwd_weight A (dy, contiguous in k)
+//   GatherMNMajor  bwd_weight B (x im2col, contiguous in c)
+//
+// Bounds tests combine with & (not &&): no branches, no reloads per copy.
+// Each thread owns fixed K slots (one in the usual case) and a few M/N slots;
+// what depends only on the M/N slot (row base, coordinates) is computed once
+// in init(), what depends only on K is stepped once per tile by a KCounter,
+// and every copy then costs an add and a bounds test per spatial dim.
+// load() issues the copies of one K tile and advances to the next; it is
+// called for consecutive tiles only.
+#pragma once
+
+#include "common/ptx.cuh"
+#include "igemm/geometry.cuh"
+
+namespace gconv {
+namespace igemm {
+
+// M/N slots per thread when each thread owns kp K slots.
+__host__ __device__ constexpr int slots_per_thread(int ks, int mns, int threads, int kp) {
+  return (mns + threads / (ks / kp) - 1) / (threads / (ks / kp));
+}
+// K slots per thread: the fewest that divide the K slots evenly, doubled
+// while a thread would otherwise own more than 4x as many M/N slots. Both
+// kinds of slot cost registers (row coordinates vs. K counters); balancing
+// them keeps narrow vectors and long K tiles from spilling.
+__host__ __device__ constexpr int k_slots_per_thread(int ks, int mns, int threads) {
+  int kp = ks <= threads ? 1 : ks / threads;
+  while (ks % (2 * kp) == 0 && slots_per_thread(ks, mns, threads, kp) > 4 * kp) kp *= 2;
+  return kp;
+}
+
+// Thread -> (K slot, M/N slot) assignment for one tile of KS x MNS slots (a
+// slot is one vector of VEC elements). K_FAST puts consecutive threads along
+// K (K-major tiles: contiguous in global memory along K), else along M/N.
+template <int KS, int MNS, int THREADS, bool K_FAST>
+struct SlotMap {
+  static_assert(KS <= THREADS ? THREADS % KS == 0 : KS % THREADS == 0,
+                "the K slots of a tile must divide the threads, or the threads the K slots");
+  static constexpr int kKP = k_slots_per_thread(KS, MNS, THREADS);  // K slots per thread
+  static constexpr int kKT = KS / kKP;                                // K slots covered at once
+  static constexpr int kMT = THREADS / kKT;                           // threads per K slot
+  static constexpr int kP = (MNS + kMT - 1) / kMT;                    // M/N slots per thread
+  static constexpr bool kExact = MNS % kMT == 0;
+  __device__ static __forceinline__ int kslot(int tid, int q) { return (K_FAST ? tid % kKT : tid / kMT) + q * kKT; }
+  __device__ static __forceinline__ int mnslot(int tid, int p) { return (K_FAST ? tid / kKT : tid % kMT) + p * kMT; }
+  __device__ static __forceinline__ bool mn_ok(int mn) { return kExact || mn < MNS; }
+};
+
+// One vector of BYTES: cp.async when it can (4/8/16 bytes), else (a single
+// 16-bit element) a plain load and st.shared; the pipeline's barrier orders both.
+template <int BYTES, class T>
+__device__ __forceinline__ void copy_vec(u32 dst, const T* src, bool pred) {
+  if constexpr (BYTES >= 4) {
+    dev::cp_async<BYTES>(dst, src, pred);
+  } else {
+    dev::u16 v = 0;
+    if (pred) v = *reinterpret_cast<const dev::u16*>(src);
+    dev::st_shared_u16(dst, v);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// K-major gather (rows = GEMM M, K contiguous within a tap). GPB groups share
+// the row geometry; group gi reads channels shifted by gi * gstride into its
+// own A sub-tile. (Making the group the fastest thread index instead, for
+// contiguous reads of small Cg, measured slower: more slots per thread, more
+// registers, lower occupancy.)
+template <class Cfg>
+struct GatherKMajor {
+  typedef typename Cfg::T T;
+  typedef typename Cfg::TileA Tile;
+  static constexpr int kNdim = Cfg::kNdim, kF = 3 - kNdim;
+  typedef SlotMap<Cfg::kTileK / Cfg::kVec, Cfg::kTileM, Cfg::kThreads, true> Map;
+
+  const T* src;
+  int gstride, ngroups;
+  int rbase[Map::kP];
+  int rc[Map::kP][3];
+  KCounter<kNdim + 1> ctr[Map::kKP];
+  int kk[Map::kKP];
+
+  __device__ __forceinline__ void init(const T* src_, const RowGeom& rg, const TapGeom& tg, int m0, int g0,
+                                       int gstride_, int ngroups_, int k0, int tid) {
+    src = src_;
+    gstride = gstride_;
+    ngroups = ngroups_;
+#pragma unroll
+    for (int p = 0; p < Map::kP; ++p) {
+      const int m = m0 + Map::mnslot(tid, p);
+#pragma unroll
+      for (int d = 0; d < 3; ++d) rc[p][d] = 0;
+      if (m < rg.rows) {
+        int r = m, base = 0;
+#pragma unroll
+        for (int d = 2; d >= kF; --d) {
+          const int digit = r % rg.radix[d];
+          r /= rg.radix[d];
+          rc[p][d] = digit * rg.mul[d] + rg.add[d];
+          base += rc[p][d] * rg.istr[d];
+        }
+        rbase[p] = r * rg.nstride + base + g0 * gstride;
+      } else {
+        rbase[p] = 0;
+        rc[p][2] = kInvalidCoord;
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) {
+      kk[q] = k0 + Map::kslot(tid, q) * Cfg::kVec;
+      ctr[q].set(kk[q], tg.radix);
+    }
+  }
+
+  __device__ __forceinline__ void load(u32 stage, const TapGeom& tg, int tid) {
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) {
+      const int ks = Map::kslot(tid, q);
+      const bool kv = kk[q] < tg.kdim;
+      int tc[3];
+      int lin = tg.lin0 + ctr[q].v[3] * tg.lch;
+#pragma unroll
+      for (int d = kF; d < 3; ++d) {
+        tc[d] = tg.base[d] + ctr[q].v[d] * tg.mul[d];
+        lin += ctr[q].v[d] * tg.lstr[d];
+      }
+#pragma unroll
+      for (int p = 0; p < Map::kP; ++p) {
+        const int mn = Map::mnslot(tid, p);
+        if (!Map::mn_ok(mn)) continue;
+        bool v = kv;
+#pragma unroll
+        for (int d = kF; d < 3; ++d) v &= unsigned(rc[p][d] + tc[d]) < unsigned(tg.ext[d]);
+        const T* s = src + (rbase[p] + lin);
+        const u32 dst = stage + Tile::elem_offset(mn, ks * Cfg::kVec);
+#pragma unroll
+        for (int gi = 0; gi < Cfg::kGpb; ++gi) {
+          const bool vg = v && gi < ngroups;
+          copy_vec<Cfg::kVecBytes>(dst + gi * Tile::kBytes, vg ? s + gi * gstride : src, vg);
+        }
+      }
+      kk[q] += Cfg::kTileK;
+      ctr[q].step(tg.radix, tg.inc);
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------
+// K-major strided matrix: B[n][k] = src[row(n) * ld + k] (fwd: w rows, one per
+// output channel of a group, ld = F * Cg).
+template <class Cfg>
+struct StridedKMajor {
+  typedef typename Cfg::T T;
+  typedef typename Cfg::TileB Tile;
+  typedef SlotMap<Cfg::kTileK / Cfg::kVec, Cfg::kTileN, Cfg::kThreads, true> Map;
+
+  const T* src;
+  int kdim;
+  int roff[Map::kP];  // -1: row outside the GEMM
+  int kk[Map::kKP];
+
+  // Row j of the tile: group g0 + j / GroupN, row n0 + j % GroupN of it.
+  __device__ __forceinline__ void init(const T* src_, int g0, int ngroups, int n0, int rows_per_group, int kdim_,
+                                       int k0, int tid) {
+    src = src_;
+    kdim = kdim_;
+#pragma unroll
+    for (int p = 0; p < Map::kP; ++p) {
+      const int j = Map::mnslot(tid, p);
+      const int gi = j / Cfg::kGroupN, n = n0 + j % Cfg::kGroupN;
+      roff[p] = (n < rows_per_group && gi < ngroups) ? ((g0 + gi) * rows_per_group + n) * kdim : -1;
+    }
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) kk[q] = k0 + Map::kslot(tid, q) * Cfg::kVec;
+  }
+
+  __device__ __forceinline__ void load(u32 stage, int tid) {
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) {
+      const int ks = Map::kslot(tid, q);
+      const bool kv = kk[q] < kdim;
+#pragma unroll
+      for (int p = 0; p < Map::kP; ++p) {
+        const int j = Map::mnslot(tid, p);
+        if (!Map::mn_ok(j)) continue;
+        const bool v = kv && roff[p] >= 0;
+        copy_vec<Cfg::kVecBytes>(stage + Tile::elem_offset(j, ks * Cfg::kVec), v ? src + (roff[p] + kk[q]) : src, v);
+      }
+      kk[q] += Cfg::kTileK;
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------
+// MN-major weights at the stride phase's taps (bwd_data B): row kk = (tap, k),
+// B[kk][c] = w[(g*Kg + k) * F*Cg + f(tap) * Cg + c].
+struct WTapGeom {
+  int lin0;      // offset of the first valid tap: sum f0 * filt_inner * Cg
+  int lstr[3];   // per tap digit: fs * filt_inner * Cg
+  int lch;       // per k: F * Cg
+};
+
+template <class Cfg>
+struct TapMNMajor {
+  typedef typename Cfg::T T;
+  typedef typename Cfg::TileB Tile;
+  static constexpr int kNdim = Cfg::kNdim, kF = 3 - kNdim;
+  typedef SlotMap<Cfg::kTileK, Cfg::kTileN / Cfg::kVec, Cfg::kThreads, false> Map;
+
+  const T* src;
+  int coff[Map::kP];  // -1: column outside the GEMM
+  KCounter<kNdim + 1> ctr[Map::kKP];
+  int kk[Map::kKP];
+
+  // Column j: group g0 + j / GroupN, channel n0 + j % GroupN (of cols_per_group);
+  // group g starts at g * group_stride.
+  __device__ __forceinline__ void init(const T* src_, const TapGeom& tg, int g0, int ngroups, int n0,
+                                       int cols_per_group, int group_stride, int k0, int tid) {
+    src = src_;
+#pragma unroll
+    for (int p = 0; p < Map::kP; ++p) {
+      const int j = Map::mnslot(tid, p) * Cfg::kVec;
+      const int gi = j / Cfg::kGroupN, n = n0 + j % Cfg::kGroupN;
+      coff[p] = (n < cols_per_group && gi < ngroups) ? (g0 + gi) * group_stride + n : -1;
+    }
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) {
+      kk[q] = k0 + Map::kslot(tid, q);
+      ctr[q].set(kk[q], tg.radix);
+    }
+  }
+
+  __device__ __forceinline__ void load(u32 stage, const TapGeom& tg, const WTapGeom& wg, int tid) {
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) {
+      const int ks = Map::kslot(tid, q);
+      const bool kv = kk[q] < tg.kdim;
+      int roff = wg.lin0 + ctr[q].v[3] * wg.lch;
+#pragma unroll
+      for (int d = kF; d < 3; ++d) roff += ctr[q].v[d] * wg.lstr[d];
+#pragma unroll
+      for (int p = 0; p < Map::kP; ++p) {
+        const int mn = Map::mnslot(tid, p);
+        if (!Map::mn_ok(mn)) continue;
+        const bool v = kv && coff[p] >= 0;
+        copy_vec<Cfg::kVecBytes>(stage + Tile::elem_offset(ks, mn * Cfg::kVec), v ? src + (coff[p] + roff) : src, v);
+      }
+      kk[q] += Cfg::kTileK;
+      ctr[q].step(tg.radix, tg.inc);
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------
+// MN-major strided matrix with GPB groups (bwd_weight A): A^T[kk][m] =
+// dy[kk * ld + (g0 + gi) * gstride + m], one sub-tile per group.
+template <class Cfg>
+struct StridedMNMajor {
+  typedef typename Cfg::T T;
+  typedef typename Cfg::TileA Tile;
+  typedef SlotMap<Cfg::kTileK, Cfg::kTileM / Cfg::kVec, Cfg::kThreads, false> Map;
+
+  const T* src;
+  int ld, kdim, gstride, ngroups;
+  int coff[Map::kP];  // -1: column outside the GEMM
+  int kk[Map::kKP];
+
+  __device__ __forceinline__ void init(const T* src_, int ld_, int kdim_, int g0, int gstride_, int ngroups_, int m0,
+                                       int cols, int k0, int tid) {
+    src = src_;
+    ld = ld_;
+    kdim = kdim_;
+    gstride = gstride_;
+    ngroups = ngroups_;
+#pragma unroll
+    for (int p = 0; p < Map::kP; ++p) {
+      const int m = m0 + Map::mnslot(tid, p) * Cfg::kVec;
+      coff[p] = m < cols ? g0 * gstride + m : -1;
+    }
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) kk[q] = k0 + Map::kslot(tid, q);
+  }
+
+  __device__ __forceinline__ void load(u32 stage, int tid) {
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) {
+      const int ks = Map::kslot(tid, q);
+      const bool kv = kk[q] < kdim;
+      const int roff = kk[q] * ld;
+#pragma unroll
+      for (int p = 0; p < Map::kP; ++p) {
+        const int mn = Map::mnslot(tid, p);
+        if (!Map::mn_ok(mn)) continue;
+        const bool v = kv && coff[p] >= 0;
+        const T* s = src + (roff + coff[p]);
+        const u32 dst = stage + Tile::elem_offset(ks, mn * Cfg::kVec);
+#pragma unroll
+        for (int gi = 0; gi < Cfg::kGpb; ++gi) {
+          const bool vg = v && gi < ngroups;
+          copy_vec<Cfg::kVecBytes>(dst + gi * Tile::kBytes, vg ? s + gi * gstride : src, vg);
+        }
+      }
+      kk[q] += Cfg::kTileK;
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------
+// MN-major gather (bwd_weight B): row kk = (n, output position), column =
+// (group, tap, c); B[kk][col] = x[n, o * s - pad + f * dil, g * Cg + c].
+// Columns are fixed per thread (tap coordinates in registers); rows step.
+template <class Cfg>
+struct GatherMNMajor {
+  typedef typename Cfg::T T;
+  typedef typename Cfg::TileB Tile;
+  static constexpr int kNdim = Cfg::kNdim, kF = 3 - kNdim;
+  typedef SlotMap<Cfg::kTileK, Cfg::kTileN / Cfg::kVec, Cfg::kThreads, false> Map;
+
+  const T* src;
+  int clin[Map::kP];
+  int ctc[Map::kP][3];
+  KCounter<kNdim + 1> ctr[Map::kKP];  // (n, o...) of the row
+  int kk[Map::kKP];
+
+  __device__ __forceinline__ void init(const IgemmParams& p, int g0, int ngroups, int n0, int k0, int tid) {
+    src = static_cast<const T*>(p.b);
+#pragma unroll
+    for (int s = 0; s < Map::kP; ++s) {
+      const int j = Map::mnslot(tid, s) * Cfg::kVec;
+      const int gi = j / Cfg::kGroupN, n = n0 + j % Cfg::kGroupN;
+#pragma unroll
+      for (int d = 0; d < 3; ++d) ctc[s][d] = 0;
+      if (n < p.gemm_n && gi < ngroups) {
+        const int c = n % p.Cg;
+        int f = n / p.Cg, lin = (g0 + gi) * p.Cg + c;
+#pragma unroll
+        for (int d = 2; d >= kF; --d) {
+          const int fd = f % p.filt[d];
+          f /= p.filt[d];
+          ctc[s][d] = fd * p.dil[d];
+          lin += ctc[s][d] * p.in_inner[d] * p.C;
+        }
+        clin[s] = lin;
+      } else {
+        clin[s] = 0;
+        ctc[s][2] = kInvalidCoord;
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) {
+      kk[q] = k0 + Map::kslot(tid, q);
+      ctr[q].set(kk[q], p.kc_radix);
+    }
+  }
+
+  __device__ __forceinline__ void load(u32 stage, const IgemmParams& p, int tid) {
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) {
+      const int ks = Map::kslot(tid, q);
+      const bool kv = kk[q] < p.gemm_k;
+      // Counter slots: n in 3 - ndim, spatial slot d in d + 1.
+      int pc[3];
+      int rbase = ctr[q].v[kF] * p.in_vol * p.C;
+#pragma unroll
+      for (int d = kF; d < 3; ++d) {
+        pc[d] = ctr[q].v[d + 1] * p.stride[d] - p.pad[d];
+        rbase += pc[d] * p.in_inner[d] * p.C;
+      }
+#pragma unroll
+      for (int s = 0; s < Map::kP; ++s) {
+        const int mn = Map::mnslot(tid, s);
+        if (!Map::mn_ok(mn)) continue;
+        bool v = kv;
+#pragma unroll
+        for (int d = kF; d < 3; ++d) v &= unsigned(pc[d] + ctc[s][d]) < unsigned(p.in[d]);
+        copy_vec<Cfg::kVecBytes>(stage + Tile::elem_offset(ks, mn * Cfg::kVec), v ? src + (rbase + clin[s]) : src, v);
+      }
+      kk[q] += Cfg::kTileK;
+      ctr[q].step(p.kc_radix, p.kc_inc);
+    }
+  }
+};
+
+}  // namespace igemm
+}  // namespace gconv

@@ -1,0 +1,51 @@
+// IgemmParams: the one kernel parameter of every igemm instance, a POD shared
+// by the host (src/kernels/igemm/igemm_plan.cpp fills it) and the device (the
+// kernels read it from parameter space). Plain ints and pointers only, so the
+// host compiler and NVRTC agree on the layout.
+//
+// Spatial arrays use the Problem's right-aligned 3 slots (slot 2 is W/X).
+// Every element offset fits int32: Problem::validate() caps tensors at 2^31-1
+// elements and can_implement() rejects geometries whose padded index range
+// would not fit (see igemm_plan.cpp).
+#pragma once
+
+namespace gconv {
+namespace igemm {
+
+enum DirId { kFwd = 0, kBwdData = 1, kBwdWeight = 2 };
+enum SplitId { kSplitNone = 0, kSplitParallel = 1, kSplitSerial = 2 };
+
+struct IgemmParams {
+  // GEMM operands and result, see igemm.cuh: fwd: a = x, b = w, dst = y;
+  // bwd_data: a = dy, b = w, dst = dx; bwd_weight: a = dy, b = x, dst = dw.
+  const void* a;
+  const void* b;
+  void* dst;
+  float* ws;  // split-K workspace (fp32, in the output's layout), else null
+
+  // Thread blocks, linearized in blockIdx.x: n tile fastest, then group
+  // block, phase (bwd_data stride phases; 1 otherwise), m tile, split. Blocks
+  // that share an A tile run together; phases of unequal work interleave.
+  int n_tiles, g_blocks, m_tiles, splits, phases;
+
+  int batch, C, K, G, Cg, Kg;
+  int in[3], out[3], filt[3], stride[3], pad[3], dil[3];
+  // Product of the spatial sizes right of slot i (row-major strides in pixels).
+  int in_inner[3], out_inner[3], filt_inner[3];
+  int in_vol, out_vol, filt_vol;
+
+  // GEMM sizes per group. bwd_data recomputes M and K per stride phase in
+  // the kernel; these hold the unphased sizes there.
+  int gemm_m, gemm_n, gemm_k;
+
+  // Mixed-radix counter along GEMM K, digits right-aligned (slot 3 fastest):
+  // fwd: (z, y, x, c) taps and channel; bwd_weight: (n, od, oh, ow) for 3D,
+  // (n, oh, ow) in slots 1..3 for 2D, (n, ow) in slots 2..3 for 1D.
+  // inc = tile_k written in that radix (slot 3-ndim may exceed its radix).
+  int kc_radix[4], kc_inc[4];
+
+  int out_elems;  // elements of the output tensor (also one workspace slice)
+};
+
+}  // namespace igemm
+}  // namespace gconv

@@ -1,0 +1,208 @@
+// Kernel names: the one function that builds them and its inverse (grammar in
+// traits.hpp). Names are keys in the registry, the JIT cache, sweep CSVs and
+// the selector's training rows, so parse_kernel_name is strict: it accepts
+// exactly what kernel_name writes (no leading zeros, no spare separators) and
+// says where a malformed name goes wrong.
+#include "kernels/traits.hpp"
+
+#include <cctype>
+#include <cstdint>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace gconv {
+namespace {
+
+// Threads of the CUDA programming model's warp.
+constexpr int kWarpSize = 32;
+
+// A direct block spreads its channel slice over this many thread lanes, each
+// lane holding `vec` consecutive channels: 8 lanes x 8 bf16 = 128 contiguous
+// bytes per output pixel, one full cache line for the channels-last layout,
+// while 8 x 1 still covers odd-channel problems without idling most lanes.
+constexpr int kDirectChannelLanes = 8;
+
+const char* split_suffix(SplitKMode m) {
+  switch (m) {
+    case SplitKMode::none: return "";
+    case SplitKMode::parallel: return "p";
+    case SplitKMode::serial: return "s";
+  }
+  return "?";
+}
+
+// A cursor over the name; every error reports a 1-based position.
+class NameParser {
+ public:
+  explicit NameParser(std::string_view name) : name_(name) {}
+
+  bool at_end() const { return pos_ == name_.size(); }
+
+  Status error(const std::string& what) const {
+    return parse_error(fmt::format("kernel name '{}': expected {} at position {}", name_, what, pos_ + 1));
+  }
+
+  // Consumes `lit` if the name continues with it.
+  bool accept(std::string_view lit) {
+    if (name_.substr(pos_, lit.size()) != lit) return false;
+    pos_ += lit.size();
+    return true;
+  }
+  Status expect(std::string_view lit) {
+    if (!accept(lit)) return error(fmt::format("'{}'", lit));
+    return Status::Ok();
+  }
+
+  // A positive decimal integer without sign or leading zero, at most 6 digits
+  // (no trait comes near a million; this also rules out overflow).
+  Status number(const char* what, int* out) {
+    size_t start = pos_;
+    while (pos_ < name_.size() && std::isdigit(static_cast<unsigned char>(name_[pos_]))) ++pos_;
+    size_t len = pos_ - start;
+    if (len == 0 || len > 6 || name_[start] == '0') {
+      pos_ = start;
+      return error(fmt::format("{} (a positive integer)", what));
+    }
+    *out = std::stoi(std::string(name_.substr(start, len)));
+    return Status::Ok();
+  }
+
+  // One of the direction names followed by '_' (bwd_data itself holds a '_').
+  Status direction(Direction* out) {
+    for (Direction d : {Direction::fwd, Direction::bwd_data, Direction::bwd_weight}) {
+      if (accept(std::string(to_string(d)) + "_")) {
+        *out = d;
+        return Status::Ok();
+      }
+    }
+    return error("a direction (fwd_, bwd_data_, bwd_weight_)");
+  }
+  Status dtype(DType* out) {
+    for (DType t : {DType::bf16, DType::fp16, DType::fp32}) {
+      if (accept(std::string(to_string(t)) + "_")) {
+        *out = t;
+        return Status::Ok();
+      }
+    }
+    return error("a dtype (bf16_, fp16_, fp32_)");
+  }
+  Status ndim(int* out) {
+    for (int nd = 1; nd <= 3; ++nd) {
+      if (accept(fmt::format("{}d_", nd))) {
+        *out = nd;
+        return Status::Ok();
+      }
+    }
+    return error("1d_, 2d_ or 3d_");
+  }
+
+ private:
+  std::string_view name_;
+  size_t pos_ = 0;
+};
+
+Status parse_igemm(NameParser& p, KernelTraits* t) {
+  GCONV_RETURN_IF_ERROR(p.expect("m"));
+  GCONV_RETURN_IF_ERROR(p.number("tile_m", &t->tile_m));
+  GCONV_RETURN_IF_ERROR(p.expect("n"));
+  GCONV_RETURN_IF_ERROR(p.number("tile_n", &t->tile_n));
+  GCONV_RETURN_IF_ERROR(p.expect("k"));
+  GCONV_RETURN_IF_ERROR(p.number("tile_k", &t->tile_k));
+  GCONV_RETURN_IF_ERROR(p.expect("_w"));
+  GCONV_RETURN_IF_ERROR(p.number("warps_m", &t->warps_m));
+  GCONV_RETURN_IF_ERROR(p.expect("x"));
+  GCONV_RETURN_IF_ERROR(p.number("warps_n", &t->warps_n));
+  GCONV_RETURN_IF_ERROR(p.expect("_s"));
+  GCONV_RETURN_IF_ERROR(p.number("stages", &t->stages));
+  GCONV_RETURN_IF_ERROR(p.expect("_sk"));
+  GCONV_RETURN_IF_ERROR(p.number("split_k", &t->split_k));
+  // sk1 is the only spelling of "no split"; a real split names its mode.
+  if (t->split_k == 1) {
+    t->split_mode = SplitKMode::none;
+    if (!p.accept("_")) return p.error("'_' (split-K 1 takes no p/s suffix)");
+  } else {
+    if (p.accept("p")) {
+      t->split_mode = SplitKMode::parallel;
+    } else if (p.accept("s")) {
+      t->split_mode = SplitKMode::serial;
+    } else {
+      return p.error("'p' or 's' (the split-K mode)");
+    }
+    GCONV_RETURN_IF_ERROR(p.expect("_"));
+  }
+  GCONV_RETURN_IF_ERROR(p.expect("v"));
+  GCONV_RETURN_IF_ERROR(p.number("vec", &t->vec));
+  GCONV_RETURN_IF_ERROR(p.expect("_g"));
+  GCONV_RETURN_IF_ERROR(p.number("groups_per_block", &t->groups_per_block));
+  return Status::Ok();
+}
+
+Status parse_direct(NameParser& p, KernelTraits* t) {
+  GCONV_RETURN_IF_ERROR(p.expect("t"));
+  GCONV_RETURN_IF_ERROR(p.number("block_h", &t->block_h));
+  GCONV_RETURN_IF_ERROR(p.expect("x"));
+  GCONV_RETURN_IF_ERROR(p.number("block_w", &t->block_w));
+  GCONV_RETURN_IF_ERROR(p.expect("_r"));
+  GCONV_RETURN_IF_ERROR(p.number("per_thread", &t->per_thread));
+  GCONV_RETURN_IF_ERROR(p.expect("_v"));
+  GCONV_RETURN_IF_ERROR(p.number("vec", &t->vec));
+  t->deterministic = p.accept("_det");
+  return Status::Ok();
+}
+
+}  // namespace
+
+const char* to_string(Family f) {
+  switch (f) {
+    case Family::igemm: return "igemm";
+    case Family::direct: return "direct";
+  }
+  return "unknown";
+}
+
+// igemm: one thread per lane of a warps_m x warps_n warp grid.
+// direct: block_h rows x (block_w / per_thread) column threads per channel
+// lane, times kDirectChannelLanes lanes (see above). A thread of a direct
+// kernel is therefore identified by (row, column, lane) with lane fastest, so
+// a warp's loads of one output pixel's channels are contiguous.
+int KernelTraits::threads() const {
+  if (family == Family::igemm) return warps_m * warps_n * kWarpSize;
+  if (per_thread <= 0) return 0;
+  return block_h * (block_w / per_thread) * kDirectChannelLanes;
+}
+
+std::string kernel_name(const KernelTraits& t) {
+  std::string head = fmt::format("{}_{}_{}_{}d_", to_string(t.family), to_string(t.direction),
+                                 to_string(t.dtype), t.ndim);
+  if (t.family == Family::igemm) {
+    return head + fmt::format("m{}n{}k{}_w{}x{}_s{}_sk{}{}_v{}_g{}", t.tile_m, t.tile_n, t.tile_k,
+                              t.warps_m, t.warps_n, t.stages, t.split_k, split_suffix(t.split_mode),
+                              t.vec, t.groups_per_block);
+  }
+  return head + fmt::format("t{}x{}_r{}_v{}{}", t.block_h, t.block_w, t.per_thread, t.vec,
+                            t.deterministic ? "_det" : "");
+}
+
+// Fields that the name does not carry keep their KernelTraits defaults, which
+// is also how expansion builds traits (src/pool), so that
+// parse_kernel_name(kernel_name(t)) == t for every pool kernel.
+Result<KernelTraits> parse_kernel_name(std::string_view name) {
+  NameParser p(name);
+  KernelTraits t;
+  if (p.accept("igemm_")) {
+    t.family = Family::igemm;
+  } else if (p.accept("direct_")) {
+    t.family = Family::direct;
+  } else {
+    return p.error("a family (igemm_, direct_)");
+  }
+  GCONV_RETURN_IF_ERROR(p.direction(&t.direction));
+  GCONV_RETURN_IF_ERROR(p.dtype(&t.dtype));
+  GCONV_RETURN_IF_ERROR(p.ndim(&t.ndim));
+  GCONV_RETURN_IF_ERROR(t.family == Family::igemm ? parse_igemm(p, &t) : parse_direct(p, &t));
+  if (!p.at_end()) return p.error("the end of the name");
+  return t;
+}
+
+}  // namespace gconv

@@ -1,0 +1,320 @@
+#include "pool/arch_rules.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "kernels/igemm/igemm_plan.hpp"
+#include "pool/json_reader.hpp"
+
+namespace gconv {
+namespace {
+
+using pool_detail::json;
+using pool_detail::JsonReader;
+
+constexpr int kWarpSize = 32;  // CUDA programming model constant
+constexpr DType kDTypes[] = {DType::bf16, DType::fp16, DType::fp32};
+
+bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+std::string list_text(const std::vector<int>& v) {
+  return fmt::format("{{{}}}", fmt::join(v, ","));
+}
+
+Status read_limits(const JsonReader& r, const json& v, ArchRules* a) {
+  const std::string p = "limits";
+  GCONV_RETURN_IF_ERROR(r.check_object(
+      v, p,
+      {"smem_per_block_bytes", "regs_per_thread_max", "regs_per_sm", "max_threads_per_block",
+       "sm_count_hint", "max_vector_bytes"},
+      {"smem_per_block_bytes", "regs_per_thread_max", "regs_per_sm", "max_threads_per_block",
+       "sm_count_hint", "max_vector_bytes"}));
+  GCONV_RETURN_IF_ERROR(r.read_int64(v["smem_per_block_bytes"], p + ".smem_per_block_bytes", &a->smem_per_block_bytes));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["regs_per_thread_max"], p + ".regs_per_thread_max", &a->regs_per_thread_max));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["regs_per_sm"], p + ".regs_per_sm", &a->regs_per_sm));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["max_threads_per_block"], p + ".max_threads_per_block", &a->max_threads_per_block));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["sm_count_hint"], p + ".sm_count_hint", &a->sm_count_hint));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["max_vector_bytes"], p + ".max_vector_bytes", &a->max_vector_bytes));
+  return Status::Ok();
+}
+
+Status read_mma(const JsonReader& r, const json& v, ArchRules* a) {
+  GCONV_RETURN_IF_ERROR(r.check_object(v, "mma", {"bf16", "fp16", "fp32"}, {"bf16", "fp16", "fp32"}));
+  for (DType t : kDTypes) {
+    std::string p = std::string("mma.") + to_string(t);
+    const json& m = v[to_string(t)];
+    GCONV_RETURN_IF_ERROR(r.check_object(m, p, {"m", "n", "k", "instruction"}, {"m", "n", "k"}));
+    MmaShape& s = a->mma[static_cast<int>(t)];
+    GCONV_RETURN_IF_ERROR(r.read_int(m["m"], p + ".m", &s.m));
+    GCONV_RETURN_IF_ERROR(r.read_int(m["n"], p + ".n", &s.n));
+    GCONV_RETURN_IF_ERROR(r.read_int(m["k"], p + ".k", &s.k));
+    if (s.m <= 0 || s.n <= 0 || s.k <= 0) return r.error(p, "m, n and k must be positive");
+  }
+  return Status::Ok();
+}
+
+Status read_igemm(const JsonReader& r, const json& v, ArchRules* a) {
+  const std::string p = "igemm";
+  GCONV_RETURN_IF_ERROR(r.check_object(
+      v, p,
+      {"tile_m", "tile_n", "tile_k", "warp_layouts", "stages", "split_k_max", "groups_per_block", "smem", "registers"},
+      {"tile_m", "tile_n", "tile_k", "warp_layouts", "stages", "split_k_max", "groups_per_block", "smem", "registers"}));
+  ArchRules::Igemm& g = a->igemm;
+  GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_m"], p + ".tile_m", &g.tile_m));
+  GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_n"], p + ".tile_n", &g.tile_n));
+  GCONV_RETURN_IF_ERROR(r.check_object(v["tile_k"], p + ".tile_k", {"bf16", "fp16", "fp32"}, {"bf16", "fp16", "fp32"}));
+  for (DType t : kDTypes) {
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_k"][to_string(t)], p + ".tile_k." + to_string(t),
+                                          &g.tile_k[static_cast<int>(t)]));
+  }
+  GCONV_RETURN_IF_ERROR(r.read_pair_list(v["warp_layouts"], p + ".warp_layouts", &g.warp_layouts));
+  GCONV_RETURN_IF_ERROR(r.check_object(v["stages"], p + ".stages", {"min", "max"}, {"min", "max"}));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["stages"]["min"], p + ".stages.min", &g.stages_min));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["stages"]["max"], p + ".stages.max", &g.stages_max));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["split_k_max"], p + ".split_k_max", &g.split_k_max));
+  GCONV_RETURN_IF_ERROR(r.read_int_list(v["groups_per_block"], p + ".groups_per_block", &g.groups_per_block));
+  GCONV_RETURN_IF_ERROR(r.check_object(v["smem"], p + ".smem", {}, {}));  // documentation only
+  GCONV_RETURN_IF_ERROR(r.check_object(v["registers"], p + ".registers",
+                                       {"overhead", "fragment_k_steps", "load_chunk_regs"},
+                                       {"overhead", "fragment_k_steps", "load_chunk_regs"}));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["registers"]["overhead"], p + ".registers.overhead", &g.reg_overhead));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["registers"]["fragment_k_steps"], p + ".registers.fragment_k_steps",
+                                   &g.fragment_k_steps));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["registers"]["load_chunk_regs"], p + ".registers.load_chunk_regs",
+                                   &g.load_chunk_regs));
+  return Status::Ok();
+}
+
+Status read_direct(const JsonReader& r, const json& v, ArchRules* a) {
+  const std::string p = "direct";
+  GCONV_RETURN_IF_ERROR(r.check_object(v, p, {"block_h", "block_w", "per_thread", "registers"},
+                                       {"block_h", "block_w", "per_thread", "registers"}));
+  ArchRules::Direct& d = a->direct;
+  GCONV_RETURN_IF_ERROR(r.read_int_list(v["block_h"], p + ".block_h", &d.block_h));
+  GCONV_RETURN_IF_ERROR(r.read_int_list(v["block_w"], p + ".block_w", &d.block_w));
+  GCONV_RETURN_IF_ERROR(r.read_int_list(v["per_thread"], p + ".per_thread", &d.per_thread));
+  GCONV_RETURN_IF_ERROR(r.check_object(v["registers"], p + ".registers", {"overhead"}, {"overhead"}));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["registers"]["overhead"], p + ".registers.overhead", &d.reg_overhead));
+  return Status::Ok();
+}
+
+// Fields of the other family must hold their defaults (canonical form).
+bool canonical(const KernelTraits& t, std::string* why) {
+  const KernelTraits d;
+  if (t.family == Family::igemm) {
+    if (t.block_h != d.block_h || t.block_w != d.block_w || t.per_thread != d.per_thread || t.deterministic) {
+      *why = "canonical: an igemm kernel must leave block_h, block_w, per_thread, deterministic at their defaults";
+      return false;
+    }
+    return true;
+  }
+  if (t.tile_m != d.tile_m || t.tile_n != d.tile_n || t.tile_k != d.tile_k || t.warps_m != d.warps_m ||
+      t.warps_n != d.warps_n || t.stages != d.stages || t.split_mode != d.split_mode ||
+      t.split_k != d.split_k || t.groups_per_block != d.groups_per_block) {
+    *why = "canonical: a direct kernel must leave the igemm fields (tile_*, warps_*, stages, split, groups_per_block) at their defaults";
+    return false;
+  }
+  return true;
+}
+
+bool legal_vec(const ArchRules& rules, const KernelTraits& t, std::string* why) {
+  bool pow2 = t.vec > 0 && (t.vec & (t.vec - 1)) == 0;
+  if (!pow2 || t.vec * dtype_bytes(t.dtype) > rules.max_vector_bytes) {
+    *why = fmt::format("vec: {} {} elements is not a power of two of at most max_vector_bytes {}", t.vec,
+                       to_string(t.dtype), rules.max_vector_bytes);
+    return false;
+  }
+  return true;
+}
+
+bool legal_resources(const ArchRules& rules, const KernelTraits& t, std::string* why) {
+  int threads = t.threads();
+  if (threads <= 0 || threads % kWarpSize != 0 || threads > rules.max_threads_per_block) {
+    *why = fmt::format("threads: {} is not a positive multiple of {} up to max_threads_per_block {}", threads,
+                       kWarpSize, rules.max_threads_per_block);
+    return false;
+  }
+  int64_t smem = smem_bytes(rules, t);
+  if (smem > rules.smem_per_block_bytes) {
+    *why = fmt::format("smem: {} bytes > smem_per_block_bytes {}", smem, rules.smem_per_block_bytes);
+    return false;
+  }
+  int regs = register_estimate(rules, t);
+  if (regs > rules.regs_per_thread_max) {
+    *why = fmt::format("registers: estimate {} per thread > regs_per_thread_max {}", regs, rules.regs_per_thread_max);
+    return false;
+  }
+  if (int64_t{regs} * threads > rules.regs_per_sm) {
+    *why = fmt::format("registers: {} threads x {} > regs_per_sm {}", threads, regs, rules.regs_per_sm);
+    return false;
+  }
+  return true;
+}
+
+bool legal_igemm(const ArchRules& rules, const KernelTraits& t, std::string* why) {
+  const ArchRules::Igemm& g = rules.igemm;
+  const MmaShape& mma = rules.mma_for(t.dtype);
+  if (!contains(g.tile_m, t.tile_m)) {
+    *why = fmt::format("tile: tile_m {} not in {}", t.tile_m, list_text(g.tile_m));
+    return false;
+  }
+  if (!contains(g.tile_n, t.tile_n)) {
+    *why = fmt::format("tile: tile_n {} not in {}", t.tile_n, list_text(g.tile_n));
+    return false;
+  }
+  if (!contains(rules.tile_k_for(t.dtype), t.tile_k)) {
+    *why = fmt::format("tile: tile_k {} not in {} for {}", t.tile_k, list_text(rules.tile_k_for(t.dtype)),
+                       to_string(t.dtype));
+    return false;
+  }
+  if (t.tile_k % mma.k != 0) {
+    *why = fmt::format("mma: tile_k {} is not a multiple of the mma k-step {}", t.tile_k, mma.k);
+    return false;
+  }
+  auto layout = std::make_pair(t.warps_m, t.warps_n);
+  if (std::find(g.warp_layouts.begin(), g.warp_layouts.end(), layout) == g.warp_layouts.end()) {
+    *why = fmt::format("warps: layout {}x{} is not an allowed warp layout", t.warps_m, t.warps_n);
+    return false;
+  }
+  if (t.tile_m % t.warps_m != 0 || (t.tile_m / t.warps_m) % mma.m != 0) {
+    *why = fmt::format("warps: warp tile m = {}/{} is not a multiple of the mma m {}", t.tile_m, t.warps_m, mma.m);
+    return false;
+  }
+  if (t.tile_n % t.warps_n != 0 || (t.tile_n / t.warps_n) % mma.n != 0) {
+    *why = fmt::format("warps: warp tile n = {}/{} is not a multiple of the mma n {}", t.tile_n, t.warps_n, mma.n);
+    return false;
+  }
+  if (t.stages < g.stages_min || t.stages > g.stages_max) {
+    *why = fmt::format("stages: {} not in [{}, {}]", t.stages, g.stages_min, g.stages_max);
+    return false;
+  }
+  bool split_ok = t.split_mode == SplitKMode::none ? t.split_k == 1 : (t.split_k >= 2 && t.split_k <= g.split_k_max);
+  if (!split_ok) {
+    *why = fmt::format("split: split_k {} with mode {} (none needs 1, parallel/serial need 2..{})", t.split_k,
+                       t.split_mode == SplitKMode::none ? "none" : t.split_mode == SplitKMode::parallel ? "parallel" : "serial",
+                       g.split_k_max);
+    return false;
+  }
+  if (!legal_vec(rules, t, why)) return false;
+  // A vector never straddles a row of a tile.
+  if (t.tile_k % t.vec != 0 || t.tile_m % t.vec != 0 || t.tile_n % t.vec != 0) {
+    *why = fmt::format("vec: {} does not divide the tile {}x{}x{}", t.vec, t.tile_m, t.tile_n, t.tile_k);
+    return false;
+  }
+  if (!contains(g.groups_per_block, t.groups_per_block)) {
+    *why = fmt::format("groups_per_block: {} not in {}", t.groups_per_block, list_text(g.groups_per_block));
+    return false;
+  }
+  // Each group owns tile_n / groups_per_block whole mma columns, and a warp
+  // either spans whole groups or lies inside one (igemm/config.cuh).
+  const int group_n = t.tile_n / t.groups_per_block, warp_n = t.tile_n / t.warps_n;
+  if (t.tile_n % t.groups_per_block != 0 || group_n % mma.n != 0) {
+    *why = fmt::format("groups_per_block: tile_n {} / {} groups is not a multiple of the mma n {}", t.tile_n,
+                       t.groups_per_block, mma.n);
+    return false;
+  }
+  if (warp_n % group_n != 0 && group_n % warp_n != 0) {
+    *why = fmt::format("groups_per_block: warp columns {} neither span whole groups of {} nor lie inside one", warp_n,
+                       group_n);
+    return false;
+  }
+  return legal_resources(rules, t, why);
+}
+
+bool legal_direct(const ArchRules& rules, const KernelTraits& t, std::string* why) {
+  const ArchRules::Direct& d = rules.direct;
+  if (!contains(d.block_h, t.block_h) || !contains(d.block_w, t.block_w)) {
+    *why = fmt::format("tile: {}x{} not in block_h {} x block_w {}", t.block_h, t.block_w, list_text(d.block_h),
+                       list_text(d.block_w));
+    return false;
+  }
+  if (!contains(d.per_thread, t.per_thread) || t.block_w % t.per_thread != 0) {
+    *why = fmt::format("per_thread: {} not in {} or does not divide block_w {}", t.per_thread,
+                       list_text(d.per_thread), t.block_w);
+    return false;
+  }
+  if (t.ndim == 1 && t.block_h != 1) {
+    *why = fmt::format("tile: a 1D kernel needs block_h 1, not {}", t.block_h);
+    return false;
+  }
+  if (t.deterministic && t.direction != Direction::bwd_weight) {
+    *why = "deterministic: only bwd_weight has a deterministic variant";
+    return false;
+  }
+  if (!legal_vec(rules, t, why)) return false;
+  return legal_resources(rules, t, why);
+}
+
+}  // namespace
+
+Result<ArchRules> parse_arch_rules(std::string_view json_text, std::string_view source) {
+  JsonReader r{std::string(source)};
+  json v;
+  GCONV_RETURN_IF_ERROR(r.parse(json_text, &v));
+  GCONV_RETURN_IF_ERROR(r.check_object(v, "", {"arch", "limits", "mma", "igemm", "direct"},
+                                       {"arch", "limits", "mma", "igemm", "direct"}));
+  ArchRules a;
+  a.source = std::string(source);
+  GCONV_RETURN_IF_ERROR(r.read_string(v["arch"], "arch", &a.arch));
+  GCONV_RETURN_IF_ERROR(read_limits(r, v["limits"], &a));
+  GCONV_RETURN_IF_ERROR(read_mma(r, v["mma"], &a));
+  GCONV_RETURN_IF_ERROR(read_igemm(r, v["igemm"], &a));
+  GCONV_RETURN_IF_ERROR(read_direct(r, v["direct"], &a));
+  return a;
+}
+
+Result<ArchRules> load_arch_rules(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error(fmt::format("cannot open arch rules '{}'", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_arch_rules(ss.str(), path);
+}
+
+std::string config_dir() {
+  const char* env = std::getenv("GCONV_CONFIG_DIR");
+  if (env != nullptr && env[0] != '\0') return env;
+  return std::string(GCONV_SOURCE_DIR) + "/configs";
+}
+
+Result<ArchRules> load_default_arch_rules(std::string_view arch) {
+  return load_arch_rules(fmt::format("{}/arch/{}.json", config_dir(), arch));
+}
+
+bool is_legal(const ArchRules& rules, const KernelTraits& t, std::string* why) {
+  std::string local;
+  std::string* w = why != nullptr ? why : &local;
+  if (t.ndim < 1 || t.ndim > 3) {
+    *w = fmt::format("ndim: {} is not 1, 2 or 3", t.ndim);
+    return false;
+  }
+  if (!canonical(t, w)) return false;
+  return t.family == Family::igemm ? legal_igemm(rules, t, w) : legal_direct(rules, t, w);
+}
+
+// The layout (and so the size) of an igemm stage is the kernel's: one
+// formula, igemm::smem_bytes, used by its launch plan and here.
+int64_t smem_bytes(const ArchRules&, const KernelTraits& t) {
+  if (t.family != Family::igemm) return 0;
+  return static_cast<int64_t>(igemm::smem_bytes(t));
+}
+
+int register_estimate(const ArchRules& rules, const KernelTraits& t) {
+  if (t.family == Family::igemm) {
+    int threads = t.threads();
+    if (threads <= 0 || t.warps_m <= 0 || t.warps_n <= 0 || t.vec <= 0) return 0;
+    int accumulators = t.tile_m * t.tile_n / threads;
+    int fragments = rules.igemm.fragment_k_steps * (t.tile_m / t.warps_m + t.tile_n / t.warps_n) *
+                    rules.mma_for(t.dtype).k * dtype_bytes(t.dtype) / 128;
+    int64_t chunk_elems = int64_t{t.vec} * threads;
+    int64_t copies = ((int64_t{t.groups_per_block} * t.tile_m + t.tile_n) * t.tile_k + chunk_elems - 1) / chunk_elems;
+    return accumulators + fragments + rules.igemm.load_chunk_regs * static_cast<int>(copies) + rules.igemm.reg_overhead;
+  }
+  return 2 * t.per_thread * t.vec + t.vec + rules.direct.reg_overhead;
+}
+
+}  // namespace gconv

@@ -1,0 +1,110 @@
+// Every direction x dtype x dimension of the igemm family compiles under
+// NVRTC for sm_90a from the embedded headers (no GPU needed), defines the
+// entry points the family names, and does not spill registers. The 27
+// instances rotate tile shapes, warp grids, stages, split-K modes, vector
+// widths and groups per block; three more cover odd corners (an odd number
+// of n8 atoms per warp, 2-byte copies with one k-step per tile, a warp
+// spanning four groups). 30 compiles, two at a time (the CI machine has 2 cores).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "jit/compiler.hpp"
+#include "kernels/family.hpp"
+#include "kernels/igemm/igemm_plan.hpp"
+
+namespace gconv {
+namespace {
+
+struct Shape {
+  int tm, tn, tk, wm, wn, stages;
+};
+
+KernelTraits make(Direction d, DType t, int ndim, Shape s, SplitKMode mode, int split, int vec, int gpb) {
+  KernelTraits k;
+  k.family = Family::igemm;
+  k.direction = d;
+  k.dtype = t;
+  k.ndim = ndim;
+  k.tile_m = s.tm;
+  k.tile_n = s.tn;
+  k.tile_k = s.tk;
+  k.warps_m = s.wm;
+  k.warps_n = s.wn;
+  k.stages = s.stages;
+  k.split_mode = mode;
+  k.split_k = split;
+  k.vec = vec;
+  k.groups_per_block = gpb;
+  return k;
+}
+
+std::vector<KernelTraits> instances() {
+  const Shape shapes[] = {{128, 128, 32, 2, 2, 3}, {64, 64, 32, 2, 2, 4}, {128, 64, 64, 2, 2, 2},
+                          {64, 128, 32, 2, 4, 5},  {256, 128, 32, 4, 2, 2}};
+  const Direction dirs[] = {Direction::fwd, Direction::bwd_data, Direction::bwd_weight};
+  const DType types[] = {DType::bf16, DType::fp16, DType::fp32};
+  std::vector<KernelTraits> out;
+  for (int d = 0; d < 3; ++d)
+    for (int t = 0; t < 3; ++t)
+      for (int nd = 1; nd <= 3; ++nd) {
+        const int i = d * 9 + t * 3 + nd - 1;
+        const SplitKMode mode = i % 3 == 0 ? SplitKMode::none : i % 3 == 1 ? SplitKMode::parallel : SplitKMode::serial;
+        const int split = mode == SplitKMode::none ? 1 : mode == SplitKMode::parallel ? 4 : 3;
+        const int vec = (types[t] == DType::fp32 ? 4 : 8) / (i % 4 == 0 ? 2 : 1);
+        out.push_back(make(dirs[d], types[t], nd, shapes[i % 5], mode, split, vec, i % 7 == 3 ? 2 : 1));
+      }
+  out.push_back(make(Direction::fwd, DType::bf16, 2, {64, 24, 32, 4, 1, 3}, SplitKMode::none, 1, 8, 1));
+  out.push_back(make(Direction::bwd_data, DType::bf16, 2, {64, 32, 16, 2, 1, 3}, SplitKMode::none, 1, 1, 1));
+  out.push_back(make(Direction::fwd, DType::fp16, 2, {64, 128, 16, 2, 2, 4}, SplitKMode::none, 1, 8, 8));
+  return out;
+}
+
+bool contains(const std::vector<char>& image, const std::string& s) {
+  return std::search(image.begin(), image.end(), s.begin(), s.end()) != image.end();
+}
+
+TEST(IgemmCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills) {
+  const std::vector<KernelTraits> all = instances();
+  ASSERT_EQ(all.size(), 30u);
+  for (const auto& t : all) {
+    std::string why;
+    ASSERT_TRUE(igemm::traits_ok(t, &why)) << kernel_name(t) << ": " << why;
+  }
+  jit::CompileOptions options;
+  options.arch = "sm_90a";
+  options.lineinfo = false;
+  options.extra = {"--ptxas-options=-v"};  // ptxas reports spills into the log
+  Result<jit::PreparedOptions> prepared = jit::prepare(options);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().to_string();
+
+  std::vector<Result<jit::Cubin>> results(all.size(), Result<jit::Cubin>(internal_error("not compiled")));
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < all.size();)
+      results[i] = jit::compile(igemm_family().instance_source(all[i]), kernel_name(all[i]) + ".cu", *prepared);
+  };
+  std::thread helper(worker);
+  worker();
+  helper.join();
+
+  const std::regex spill("[1-9][0-9]* bytes spill stores");
+  for (size_t i = 0; i < all.size(); ++i) {
+    const std::string name = kernel_name(all[i]);
+    ASSERT_TRUE(results[i].ok()) << name << ": " << results[i].status().to_string();
+    const jit::Cubin& c = *results[i];
+    EXPECT_FALSE(c.image.empty()) << name;
+    for (const auto& entry : igemm_family().entry_points(all[i]))
+      EXPECT_TRUE(contains(c.image, entry)) << name << " lacks " << entry;
+    EXPECT_NE(c.log.find("Compiling entry function 'gconv_main'"), std::string::npos) << name << ": " << c.log;
+    EXPECT_FALSE(std::regex_search(c.log, spill)) << name << " spills registers:\n" << c.log;
+  }
+}
+
+}  // namespace
+}  // namespace gconv
