@@ -1,40 +1,54 @@
 #!/usr/bin/env bash
-# One call on the GPU machine (see notes/device-runs.md). Stages:
-#   tests   compile the bf16 pools (16 jobs) and run every GPU test
-#   bench   gconv bench over the public cuDNN shapes + cuDNN through PyTorch
-#   sanitize  compute-sanitizer memcheck/racecheck on a sample of every pool
+# One call on the GPU machine (a 1- or several-GPU host). Stages:
+#   build     compile the bf16 pools (all cores) into the JIT cache
+#   tests     every GPU test, one process each, spread over the GPUs
+#   bench     gconv bench over the public cuDNN shapes (one direction per GPU)
+#             and cuDNN through PyTorch, then the comparison
+#   sanitize  compute-sanitizer memcheck and racecheck on 2 kernels of each bf16 pool
 # Usage: bash bench/device_call.sh STAGE...   ($OUT receives the logs)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source .device/env.sh
-export GCONV_CONFIG_DIR=$PWD/configs GCONV_PROBLEMS_DIR=$PWD/problems
-export GCONV_CACHE_DIR=$PWD/.jitcache GCONV_GPU_TEST_JOBS=16
+export GCONV_CONFIG_DIR=$PWD/configs GCONV_PROBLEMS_DIR=$PWD/problems GCONV_CACHE_DIR=$PWD/.jitcache
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
+ngpu=$(nvidia-smi -L | wc -l); ncpu=$(nproc)
+export GPUS=$ngpu GCONV_GPU_TEST_JOBS=$(( ncpu / ngpu ))
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sort | uniq -c; echo "cpus $ncpu"
 for stage in "$@"; do
   start=$(date +%s)
   case $stage in
     build)
-      .device/gconv build --direction all --dtype bf16 --jobs 16 > "$OUT/build_bf16.txt" 2>&1
-      tail -n 8 "$OUT/build_bf16.txt" ;;
+      .device/gconv build --direction all --dtype bf16 --jobs "$ncpu" > "$OUT/build_bf16.txt" 2>&1
+      grep -v '^  ' "$OUT/build_bf16.txt" | tail -n 12 ;;
     tests)
-      scripts/gpu-test .device > "$OUT/gpu_tests.log" 2>&1
-      grep -E "^TALLY|gpu-test:" "$OUT/gpu_tests.log"
-      grep -E "Failure|failed:|: wrong|error" "$OUT/gpu_tests.log" | head -n 40 ;;
+      mkdir -p /tmp/gpulogs
+      LOG_DIR=/tmp/gpulogs scripts/gpu-test .device | tee "$OUT/gpu_tests_summary.txt"
+      cat /tmp/gpulogs/*.log > "$OUT/gpu_tests.log"
+      grep -h "^TALLY" /tmp/gpulogs/*.log | sort
+      grep -h -E "^(igemm|direct)_.* on |Failure|no test problem" "$OUT/gpu_tests.log" | head -n 30 ;;
     bench)
-      grep -v '"about"' problems/cudnn_public_h200.jsonl > /tmp/public.jsonl
-      .device/gconv bench --problems /tmp/public.jsonl --out "$OUT/sweep_public.csv" --warmup 2 --repeats 7 \
-        --jobs 16 2> "$OUT/bench.log"
-      tail -n 3 "$OUT/bench.log"
-      PYTHONUNBUFFERED=1 python3 bench/cudnn_torch.py --problems problems/cudnn_public_h200.jsonl \
-        --out "$OUT/cudnn_torch.jsonl" 2> "$OUT/cudnn.log"; tail -n 2 "$OUT/cudnn.log"
-      python3 bench/compare_cudnn.py --sweep "$OUT/sweep_public.csv" --cudnn "$OUT/cudnn_torch.jsonl" \
-        --per-problem "$OUT/compare.csv" | tee "$OUT/compare.txt" | head -n 40 ;;
+      i=0
+      for d in fwd bwd_data bwd_weight; do
+        grep "\"direction\": \"$d\"" problems/cudnn_public_h200.jsonl > /tmp/public_$d.jsonl
+        CUDA_VISIBLE_DEVICES=$((i % ngpu)) .device/gconv bench --problems /tmp/public_$d.jsonl \
+          --out "$OUT/sweep_$d.csv" --warmup 2 --repeats 7 --jobs $(( ncpu / 4 )) 2> "$OUT/bench_$d.log" &
+        i=$((i + 1))
+      done
+      CUDA_VISIBLE_DEVICES=$((3 % ngpu)) PYTHONUNBUFFERED=1 python3 bench/cudnn_torch.py \
+        --problems problems/cudnn_public_h200.jsonl --out "$OUT/cudnn_torch.jsonl" 2> "$OUT/cudnn.log" &
+      wait
+      tail -q -n 1 "$OUT"/bench_*.log "$OUT/cudnn.log"
+      { head -n 1 "$OUT/sweep_fwd.csv"; tail -q -n +2 "$OUT"/sweep_{fwd,bwd_data,bwd_weight}.csv; } > /tmp/sweep.csv
+      gzip -c /tmp/sweep.csv > "$OUT/sweep_public.csv.gz"; rm -f "$OUT"/sweep_*.csv
+      python3 bench/compare_cudnn.py --sweep /tmp/sweep.csv --cudnn "$OUT/cudnn_torch.jsonl" \
+        --per-problem "$OUT/compare.csv" | tee "$OUT/compare.txt" | head -n 24 ;;
     sanitize)
       for tool in memcheck racecheck; do
-        GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool scripts/gpu-test .device 'Pools/PoolCorrectness.*bf16*' \
-          > "$OUT/sanitize_$tool.log" 2>&1
-        echo "$tool: $(grep -E 'gpu-test:|ERROR SUMMARY' "$OUT/sanitize_$tool.log" | sort | uniq -c | tr '\n' ' ')"
+        mkdir -p /tmp/san_$tool
+        GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/san_$tool scripts/gpu-test .device '*bf16*' \
+          > "$OUT/sanitize_$tool.txt" 2>&1
+        echo "$tool: $(tail -n 1 "$OUT/sanitize_$tool.txt") | $(cat /tmp/san_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       done ;;
   esac
   echo "stage $stage: $(( $(date +%s) - start )) s"

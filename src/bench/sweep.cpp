@@ -61,7 +61,7 @@ std::string sweep_csv_header() {
 std::string sweep_csv_row(const SweepRow& r, const std::string& gpu) {
   char nums[160];
   std::snprintf(nums, sizeof nums, "%.6f,%.6f,%.3f,%.1f", r.median_ms, r.min_ms, r.tflops, r.gbps);
-  return r.kernel + "," + r.spec + "," + csv_escape(r.source) + "," + csv_escape(gpu) + "," + GCONV_VERSION + "," +
+  return r.kernel + "," + csv_escape(r.spec) + "," + csv_escape(r.source) + "," + csv_escape(gpu) + "," + GCONV_VERSION + "," +
          r.status + "," + nums + "," + csv_escape(r.check);
 }
 

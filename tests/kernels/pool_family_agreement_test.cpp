@@ -4,6 +4,9 @@
 // selector would rank kernels that can never run.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <map>
+
 #include "kernels/family.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
 #include "pool/arch_rules.hpp"
@@ -72,6 +75,35 @@ TEST(PoolFamilyAgreement, EveryPoolKernelImplementsSomeProblem) {
         EXPECT_TRUE(any) << kernel_name(k) << " implements none of the probe problems";
       }
     }
+}
+
+}  // namespace
+}  // namespace gconv
+
+namespace gconv {
+namespace {
+
+// Two pool kernels that compile to the same source must differ in a launch
+// parameter (the split-K factor, which igemm passes at run time); otherwise
+// the pool would carry duplicates the selector cannot tell apart.
+TEST(PoolFamilyAgreement, KernelsSharingASourceDifferOnlyInSplitFactor) {
+  auto rules = load_default_arch_rules();
+  ASSERT_TRUE(rules.ok());
+  for (Direction d : {Direction::fwd, Direction::bwd_data, Direction::bwd_weight}) {
+    auto pool = load_pool(*rules, d, DType::bf16);
+    ASSERT_TRUE(pool.ok());
+    std::map<std::string, std::vector<KernelTraits>> by_source;
+    for (const KernelTraits& k : *pool) by_source[family_of(k).instance_source(k)].push_back(k);
+    for (const auto& [src, ks] : by_source) {
+      for (size_t i = 1; i < ks.size(); ++i) {
+        KernelTraits a = ks[0], b = ks[i];
+        EXPECT_NE(a.split_k, b.split_k) << kernel_name(a) << " and " << kernel_name(b) << " are the same kernel";
+        a.split_k = b.split_k = 0;
+        EXPECT_EQ(a, b) << kernel_name(ks[0]) << " and " << kernel_name(ks[i]) << " share a source";
+      }
+    }
+    std::printf("%s bf16: %zu kernels, %zu distinct sources\n", to_string(d), pool->size(), by_source.size());
+  }
 }
 
 }  // namespace
