@@ -54,9 +54,17 @@ Tally check_pool(Direction d, DType t, int ndim, int sample) {
   for (const KernelTraits& k : *pool)
     if (k.ndim == ndim) kernels.push_back(k);
   if (sample > 0 && int(kernels.size()) > sample) {
+    // A random sample that holds at least one kernel of each family (the
+    // sanitizer runs must cover every family).
     std::mt19937_64 rng(std::random_device{}());
     std::shuffle(kernels.begin(), kernels.end(), rng);
-    kernels.resize(sample);
+    auto direct = std::find_if(kernels.begin(), kernels.end(),
+                               [](const KernelTraits& k) { return k.family == Family::direct; });
+    if (direct != kernels.end()) std::iter_swap(kernels.begin(), direct);
+    auto igemm = std::find_if(kernels.begin() + 1, kernels.end(),
+                              [](const KernelTraits& k) { return k.family == Family::igemm; });
+    if (igemm != kernels.end()) std::iter_swap(kernels.begin() + 1, igemm);
+    kernels.resize(std::max(sample, 2));
   }
   tally.kernels = int(kernels.size());
   EXPECT_GT(tally.kernels, 0);
