@@ -1,0 +1,216 @@
+// Problem sets: name lookup, and the committed files under problems/ (every
+// one loads; the holdout split is disjoint, whole-model and 10-20% of the
+// real-network shapes).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "gconv/problem_file.hpp"
+#include "gconv/problem_sets.hpp"
+
+namespace gconv {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+const std::string kProblems = std::string(GCONV_SOURCE_DIR) + "/problems";
+// The sets made by problems/tools/*.py.
+const std::set<std::string> kGenerated = {"torchvision_2d", "torchvision_3d", "audio_1d", "grid_2d", "grid_3d",
+                                          "grid_1d",        "train_real",     "validation_holdout"};
+
+// Points GCONV_PROBLEMS_DIR at `dir` for one scope, then restores it.
+class ProblemsDirGuard {
+ public:
+  explicit ProblemsDirGuard(const std::string& dir) {
+    if (const char* v = std::getenv("GCONV_PROBLEMS_DIR")) old_ = v;
+    ::setenv("GCONV_PROBLEMS_DIR", dir.c_str(), 1);
+  }
+  ~ProblemsDirGuard() {
+    if (old_) {
+      ::setenv("GCONV_PROBLEMS_DIR", old_->c_str(), 1);
+    } else {
+      ::unsetenv("GCONV_PROBLEMS_DIR");
+    }
+  }
+
+ private:
+  std::optional<std::string> old_;
+};
+
+std::vector<ProblemEntry> load(const std::string& name) {
+  auto path = resolve_problem_set(name);
+  EXPECT_TRUE(path.ok()) << path.status().to_string();
+  if (!path.ok()) return {};
+  auto rows = read_problem_file(*path);
+  EXPECT_TRUE(rows.ok()) << rows.status().to_string();
+  return rows.ok() ? *rows : std::vector<ProblemEntry>{};
+}
+
+std::set<std::string> split_models(const std::string& source) {
+  std::set<std::string> out;
+  std::stringstream ss(source);
+  for (std::string m; std::getline(ss, m, ';');)
+    if (!m.empty()) out.insert(m);
+  return out;
+}
+
+std::multiset<std::string> specs(const std::vector<ProblemEntry>& rows) {
+  std::multiset<std::string> s;
+  for (const auto& r : rows) s.insert(r.problem.to_spec());
+  return s;
+}
+
+TEST(ProblemSets, BundledNamesResolve) {
+  ProblemsDirGuard env(kProblems);
+  const auto names = list_problem_sets();
+  for (const auto& expected : kGenerated) EXPECT_THAT(names, ::testing::Contains(expected));
+  for (const auto& name : names) {
+    auto path = resolve_problem_set(name);
+    ASSERT_TRUE(path.ok()) << name << ": " << path.status().to_string();
+    EXPECT_EQ(fs::path(*path).parent_path(), fs::path(kProblems));
+    EXPECT_EQ(fs::path(*path).filename().string().rfind(name + ".", 0), 0u) << *path;
+  }
+  // A file name with its extension is found in the directory too.
+  auto by_file = resolve_problem_set("example.csv");
+  ASSERT_TRUE(by_file.ok()) << by_file.status().to_string();
+  EXPECT_EQ(*by_file, kProblems + "/example.csv");
+}
+
+TEST(ProblemSets, ExistingPathIsReturnedAsIs) {
+  const std::string path = kProblems + "/example.csv";
+  auto r = resolve_problem_set(path);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, path);
+}
+
+TEST(ProblemSets, UnknownNameListsTheAvailableSets) {
+  ProblemsDirGuard env(kProblems);
+  auto r = resolve_problem_set("no_such_set");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::not_found);
+  EXPECT_THAT(r.status().message(), HasSubstr("'no_such_set'"));
+  EXPECT_THAT(r.status().message(), HasSubstr("grid_2d"));
+  EXPECT_THAT(r.status().message(), HasSubstr("validation_holdout"));
+  // A path that does not exist is not looked up as a name.
+  auto p = resolve_problem_set("missing/grid_2d");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), StatusCode::not_found);
+  EXPECT_EQ(resolve_problem_set("").status().code(), StatusCode::invalid_argument);
+}
+
+TEST(ProblemSets, LookupOrderAndEnvironmentDirectory) {
+  const fs::path dir = fs::temp_directory_path() / ("gconv_psets_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sub.csv");  // a directory is not a set
+  for (const char* f : {"a.csv", "a.jsonl", "b.jsonl", "c.csv.zst", "notes.md"}) std::ofstream(dir / f) << "\n";
+  {
+    ProblemsDirGuard env(dir.string());
+    EXPECT_EQ(list_problem_sets(), (std::vector<std::string>{"a", "b", "c"}));
+    EXPECT_EQ(*resolve_problem_set("a"), (dir / "a.csv").string());  // .csv before .jsonl
+    EXPECT_EQ(*resolve_problem_set("b"), (dir / "b.jsonl").string());
+    EXPECT_EQ(*resolve_problem_set("c"), (dir / "c.csv.zst").string());
+    auto r = resolve_problem_set("notes");
+    ASSERT_FALSE(r.ok());
+    EXPECT_THAT(r.status().message(), HasSubstr("available: a, b, c"));
+  }
+  {
+    ProblemsDirGuard env((dir / "absent").string());
+    EXPECT_TRUE(list_problem_sets().empty());
+    EXPECT_THAT(resolve_problem_set("a").status().message(), HasSubstr("available: (none)"));
+  }
+  fs::remove_all(dir);
+}
+
+// The real check of the generated files: every committed CSV loads (so each
+// row is a valid Problem whose spec column matches its columns).
+TEST(ProblemSets, EveryCommittedCsvLoads) {
+  std::set<std::string> generated;
+  for (const auto& e : fs::directory_iterator(kProblems)) {
+    const std::string name = e.path().filename().string();
+    const bool csv = name.size() > 4 && (name.ends_with(".csv") || name.ends_with(".csv.gz"));
+    if (!csv) continue;
+    auto rows = read_problem_file(e.path().string());
+    ASSERT_TRUE(rows.ok()) << rows.status().to_string();
+    EXPECT_FALSE(rows->empty()) << name;
+    const std::string set = name.substr(0, name.find('.'));
+    if (!kGenerated.count(set)) continue;
+    generated.insert(set);
+    // A generated set holds a problem once, with its source (the models or the grid stratum).
+    const auto s = specs(*rows);
+    EXPECT_EQ(std::set<std::string>(s.begin(), s.end()).size(), rows->size()) << name << " has duplicates";
+    for (const auto& r : *rows) EXPECT_FALSE(r.source.empty()) << name << ":" << r.line;
+  }
+  EXPECT_EQ(generated, kGenerated);
+}
+
+TEST(ProblemSets, GridSizesAndRanges) {
+  ProblemsDirGuard env(kProblems);
+  const std::map<std::string, std::pair<size_t, int>> expect = {
+      {"grid_2d", {3000, 2}}, {"grid_3d", {600, 3}}, {"grid_1d", {600, 1}}};
+  for (const auto& [name, want] : expect) {
+    const auto rows = load(name);
+    EXPECT_EQ(rows.size(), want.first) << name;
+    for (const auto& r : rows) {
+      EXPECT_EQ(r.problem.ndim, want.second) << name << ":" << r.line;
+      EXPECT_GE(r.problem.flops(), 1e6) << name << ":" << r.line;
+      EXPECT_LE(r.problem.flops(), 1e12) << name << ":" << r.line;
+    }
+  }
+}
+
+// The holdout: disjoint from training, the union is every real shape, whole
+// models held out, 10-20% of the rows.
+TEST(ProblemSets, HoldoutIsDisjointWholeModelsAndSized) {
+  ProblemsDirGuard env(kProblems);
+  const auto holdout = load("validation_holdout");
+  const auto train = load("train_real");
+  std::vector<ProblemEntry> real;
+  for (const char* set : {"torchvision_2d", "torchvision_3d", "audio_1d"}) {
+    auto rows = load(set);
+    ASSERT_FALSE(rows.empty()) << set;
+    real.insert(real.end(), rows.begin(), rows.end());
+  }
+  const auto hs = specs(holdout), ts = specs(train);
+  for (const auto& s : hs) EXPECT_EQ(ts.count(s), 0u) << "in both holdout and train_real: " << s;
+  std::multiset<std::string> both = hs;
+  both.insert(ts.begin(), ts.end());
+  EXPECT_EQ(both, specs(real));
+
+  const double share = double(holdout.size()) / double(real.size());
+  EXPECT_GE(share, 0.10);
+  EXPECT_LE(share, 0.20);
+
+  // The held-out models are listed in the header comment.
+  std::ifstream f(kProblems + "/validation_holdout.csv");
+  ASSERT_TRUE(f) << "validation_holdout.csv (plain CSV) is expected";
+  std::set<std::string> held;
+  const std::string tag = "# held-out models: ";
+  for (std::string line; std::getline(f, line);) {
+    if (line.rfind(tag, 0) != 0) continue;
+    std::stringstream ss(line.substr(tag.size()));
+    for (std::string m; ss >> m;) held.insert(m);
+  }
+  ASSERT_FALSE(held.empty());
+  for (const auto& r : holdout) {
+    const auto models = split_models(r.source);
+    const bool has_held =
+        std::any_of(models.begin(), models.end(), [&](const std::string& m) { return held.count(m) > 0; });
+    EXPECT_TRUE(has_held) << "holdout row without a held-out model: " << r.source;
+  }
+  for (const auto& r : train)
+    for (const auto& m : split_models(r.source)) EXPECT_EQ(held.count(m), 0u) << "held-out model in train: " << m;
+}
+
+}  // namespace
+}  // namespace gconv
