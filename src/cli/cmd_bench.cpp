@@ -7,6 +7,7 @@
 #include "bench/sweep.hpp"
 #include "cli/commands.hpp"
 #include "gconv/problem_file.hpp"
+#include "gconv/problem_sets.hpp"
 #include "pool/arch_rules.hpp"
 #include "pool/filter.hpp"
 #include "pool/pool.hpp"
@@ -16,13 +17,16 @@ namespace gconv::cli {
 void register_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Time every applicable pool kernel on every problem of a file (CSV out)");
   struct Opts {
-    std::string problems, out, filter, check = "first";
+    std::string problems, out, filter, check = "first", directions;
     int warmup = 3, repeats = 10, jobs = 0;
     bool no_flush = false;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("--problems", o->problems, "problem file (CSV, JSONL or specs; direction and dtype per row)")
+  cmd->add_option("--problems", o->problems,
+                  "problem set name (see problems/README.md) or file (CSV, JSONL or specs; direction and dtype per row)")
       ->required();
+  cmd->add_option("--directions", o->directions,
+                  "run every problem in these directions instead of its own: all, or a comma list");
   cmd->add_option("--out", o->out, "CSV output (default stdout)");
   cmd->add_option("--filter", o->filter, "kernel filter expression, e.g. 'family==igemm && stages>=3'");
   cmd->add_option("--check", o->check, "compare with the naive GPU kernel: none, first (each kernel's first problem), all");
@@ -35,8 +39,30 @@ void register_bench_command(CLI::App& app) {
       std::fprintf(stderr, "gconv bench: %s\n", m.c_str());
       throw CLI::RuntimeError(1);
     };
-    auto problems = read_problem_file(o->problems);
+    auto path = resolve_problem_set(o->problems);
+    if (!path.ok()) fail(path.status().to_string());
+    auto problems = read_problem_file(*path);
     if (!problems.ok()) fail(problems.status().to_string());
+    if (!o->directions.empty()) {
+      std::vector<Direction> dirs;
+      std::string list = o->directions == "all" ? "fwd,bwd_data,bwd_weight" : o->directions;
+      for (size_t start = 0; start <= list.size();) {
+        size_t end = list.find(',', start);
+        if (end == std::string::npos) end = list.size();
+        auto d = parse_direction(list.substr(start, end - start));
+        if (!d.ok()) fail(d.status().to_string());
+        dirs.push_back(*d);
+        start = end + 1;
+      }
+      std::vector<ProblemEntry> expanded;
+      for (const auto& e : *problems)
+        for (Direction d : dirs) {
+          ProblemEntry x = e;
+          x.problem.direction = d;
+          expanded.push_back(x);
+        }
+      *problems = std::move(expanded);
+    }
     auto rules = load_default_arch_rules();
     if (!rules.ok()) fail(rules.status().to_string());
     std::optional<Filter> filter;
