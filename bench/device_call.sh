@@ -43,6 +43,21 @@ for stage in "$@"; do
       gzip -c /tmp/sweep.csv > "$OUT/sweep_public.csv.gz"; rm -f "$OUT"/sweep_*.csv
       python3 bench/compare_cudnn.py --sweep /tmp/sweep.csv --cudnn "$OUT/cudnn_torch.jsonl" \
         --per-problem "$OUT/compare.csv" | tee "$OUT/compare.txt" | head -n 24 ;;
+    build16)
+      GCONV_CACHE_DIR=/tmp/jit16 .device/gconv build --direction all --dtype bf16 --jobs 16 > "$OUT/build16.txt" 2>&1
+      grep -v '^  ' "$OUT/build16.txt" | tail -n 4 ;;
+    examples)
+      for t in bf16 fp16 fp32; do
+        for ex in conv_fwd conv_bwd_data conv_bwd_weight; do
+          for spec in n8c256k256_h28w28_y3x3_p1 n2c64k64g4_h20w20_y3x3_s2_p1 n2c32k32g32_d4h9w9_z3y3x3_p1 n4c24k40_w33_x5_s2_p2; do
+            o=$(.device/$ex $spec --dtype $t --check --iters 5 2>&1); rc=$?
+            echo "$ex $t $spec: rc=$rc $(grep -h -E 'check:' <<<"$o") $(grep -h time: <<<"$o") $(grep -h kernel <<<"$o" | sed 's/.*kernel //' | cut -d' ' -f1)"
+          done
+        done
+      done > "$OUT/examples.txt"
+      grep -v 'rc=0 check: ok' "$OUT/examples.txt" | head -n 20
+      echo "examples: $(grep -c . "$OUT/examples.txt") runs, $(grep -c 'rc=0 check: ok' "$OUT/examples.txt") ok"
+      echo "conv_c: $(.device/conv_c 2>&1 | tail -n 1)" ;;
     sanitize)
       for tool in memcheck racecheck; do
         mkdir -p /tmp/san_$tool

@@ -12,5 +12,7 @@ void register_reference_command(CLI::App& app);  // gconv reference
 void register_kernels_command(CLI::App& app);    // gconv kernels
 void register_build_command(CLI::App& app);      // gconv build
 void register_bench_command(CLI::App& app);      // gconv bench
+void register_select_command(CLI::App& app);     // gconv select
+void register_run_command(CLI::App& app);        // gconv run
 
 }  // namespace gconv::cli

@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   gconv::cli::register_kernels_command(app);
   gconv::cli::register_build_command(app);
   gconv::cli::register_bench_command(app);
+  gconv::cli::register_select_command(app);
+  gconv::cli::register_run_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

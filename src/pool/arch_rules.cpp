@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
+
+#if defined(__unix__)
+#include <dlfcn.h>
+#endif
 
 #include "kernels/igemm/igemm_plan.hpp"
 #include "pool/json_reader.hpp"
@@ -275,9 +280,29 @@ Result<ArchRules> load_arch_rules(const std::string& path) {
   return parse_arch_rules(ss.str(), path);
 }
 
+// An installed library (<prefix>/lib/libgconv.so) finds the configs that
+// were installed beside it (<prefix>/share/gconv/configs): the path is taken
+// from where the loader found this library, so the prefix may move.
+// GCONV_CONFIG_DIR_FROM_LIB is that folder relative to the library's folder.
+static std::string installed_config_dir() {
+#if defined(GCONV_CONFIG_DIR_FROM_LIB) && defined(__unix__)
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&installed_config_dir), &info) == 0 || info.dli_fname == nullptr) return {};
+  std::error_code ec;
+  const std::filesystem::path dir =
+      std::filesystem::path(info.dli_fname).parent_path() / GCONV_CONFIG_DIR_FROM_LIB;
+  if (!std::filesystem::is_directory(dir / "arch", ec)) return {};
+  return dir.lexically_normal().string();
+#else
+  return {};
+#endif
+}
+
 std::string config_dir() {
   const char* env = std::getenv("GCONV_CONFIG_DIR");
   if (env != nullptr && env[0] != '\0') return env;
+  static const std::string installed = installed_config_dir();  // the library does not move
+  if (!installed.empty()) return installed;
   return std::string(GCONV_SOURCE_DIR) + "/configs";
 }
 

@@ -61,7 +61,9 @@ struct ArchRules {
 Result<ArchRules> parse_arch_rules(std::string_view json_text, std::string_view source);
 Result<ArchRules> load_arch_rules(const std::string& path);
 
-// The configs folder: $GCONV_CONFIG_DIR if set, else <source tree>/configs.
+// The configs folder: $GCONV_CONFIG_DIR if set, else the installed one
+// (<prefix>/share/gconv/configs beside <prefix>/lib/libgconv.so), else
+// <source tree>/configs.
 std::string config_dir();
 // config_dir()/arch/<arch>.json.
 Result<ArchRules> load_default_arch_rules(std::string_view arch = "sm90");

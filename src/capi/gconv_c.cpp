@@ -1,0 +1,303 @@
+// The C API (include/gconv/gconv.h) over the C++ API. Every entry point is
+// noexcept: C callers cannot catch, so each status-returning function runs its
+// body through guarded(), which turns a Status or any exception into a code
+// plus the thread's last-error message.
+#include "gconv/gconv.h"
+
+#include <array>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "gconv/numeric.hpp"
+#include "gconv/problem.hpp"
+#include "gconv/reference.hpp"
+#include "gconv/registry.hpp"
+#include "gconv/status.hpp"
+
+// Handles: the C structs named in gconv.h. Problems and solutions are
+// immutable after creation (convention 7), so everything a getter returns is
+// computed at creation and never lazily (a lazy cache would race).
+struct gconv_problem_t {
+  gconv::Problem problem;
+  std::string spec;
+};
+struct gconv_solution_t {
+  gconv::Solution solution;
+};
+struct gconv_registry_t {
+  std::unique_ptr<gconv::Registry> registry;
+};
+
+namespace {
+
+using gconv::Status;
+using gconv::StatusCode;
+
+// The codes are the C++ ones, by value: checked here so they cannot drift.
+static_assert(GCONV_OK == int(StatusCode::ok));
+static_assert(GCONV_ERR_INVALID_ARGUMENT == int(StatusCode::invalid_argument));
+static_assert(GCONV_ERR_INVALID_PROBLEM == int(StatusCode::invalid_problem));
+static_assert(GCONV_ERR_NOT_SUPPORTED == int(StatusCode::not_supported));
+static_assert(GCONV_ERR_PARSE == int(StatusCode::parse_error));
+static_assert(GCONV_ERR_IO == int(StatusCode::io_error));
+static_assert(GCONV_ERR_CUDA == int(StatusCode::cuda_error));
+static_assert(GCONV_ERR_COMPILE == int(StatusCode::compile_error));
+static_assert(GCONV_ERR_OUT_OF_MEMORY == int(StatusCode::out_of_memory));
+static_assert(GCONV_ERR_INTERNAL == int(StatusCode::internal));
+static_assert(GCONV_ERR_NOT_FOUND == int(StatusCode::not_found));
+static_assert(GCONV_ERR_NO_DEVICE == int(StatusCode::no_device));
+static_assert(GCONV_FWD == int(gconv::Direction::fwd) && GCONV_BWD_DATA == int(gconv::Direction::bwd_data) &&
+              GCONV_BWD_WEIGHT == int(gconv::Direction::bwd_weight));
+static_assert(GCONV_BF16 == int(gconv::DType::bf16) && GCONV_FP16 == int(gconv::DType::fp16) &&
+              GCONV_FP32 == int(gconv::DType::fp32));
+
+thread_local std::string t_last_error;
+
+// Records s as the thread's last error and returns its code. Storing the
+// message may itself fail (bad_alloc); the code still gets through.
+int finish(const Status& s) noexcept {
+  try {
+    t_last_error = s.message();
+  } catch (...) {
+    t_last_error.clear();
+  }
+  return static_cast<int>(s.code());
+}
+
+template <class F>
+int guarded(F&& body) noexcept {
+  try {
+    return finish(body());
+  } catch (const std::bad_alloc&) {
+    return finish(Status(StatusCode::out_of_memory, "out of host memory"));
+  } catch (const std::exception& e) {
+    return finish(Status(StatusCode::internal, std::string("unexpected exception: ") + e.what()));
+  } catch (...) {
+    return finish(Status(StatusCode::internal, "unexpected exception"));
+  }
+}
+
+Status null_argument(const char* name) { return gconv::invalid_argument(std::string(name) + " is NULL"); }
+
+bool valid_direction(int d) { return d >= GCONV_FWD && d <= GCONV_BWD_WEIGHT; }
+bool valid_dtype(int t) { return t >= GCONV_BF16 && t <= GCONV_FP32; }
+
+void copy3(const int64_t* from, std::array<int64_t, 3>& to) {
+  if (from != nullptr) to = {from[0], from[1], from[2]};
+}
+
+Status make_problem(const gconv::Problem& p, gconv_problem_t** out) {
+  auto h = std::make_unique<gconv_problem_t>();
+  h->problem = p;
+  h->spec = p.to_spec();
+  *out = h.release();
+  return Status::Ok();
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* gconv_version(void) { return GCONV_VERSION; }
+
+const char* gconv_last_error(void) { return t_last_error.c_str(); }
+
+const char* gconv_status_name(int status) {
+  if (status < GCONV_OK || status > GCONV_ERR_NO_DEVICE) return "unknown";
+  return gconv::to_string(static_cast<StatusCode>(status));
+}
+
+int gconv_dtype_bytes(int dtype) {
+  return valid_dtype(dtype) ? gconv::dtype_bytes(static_cast<gconv::DType>(dtype)) : 0;
+}
+
+// ---- problems -------------------------------------------------------------
+
+int gconv_problem_create_from_spec(const char* spec, gconv_problem_t** out) {
+  return guarded([&]() -> Status {
+    if (spec == nullptr) return null_argument("spec");
+    if (out == nullptr) return null_argument("out");
+    auto parsed = gconv::Problem::parse_spec(spec);
+    if (!parsed.ok()) return parsed.status();
+    return make_problem(*parsed, out);
+  });
+}
+
+int gconv_problem_create(int ndim, int64_t n, int64_t c, int64_t k, int64_t g, const int64_t in[3],
+                         const int64_t filter[3], const int64_t stride[3], const int64_t pad_lo[3],
+                         const int64_t pad_hi[3], const int64_t dilation[3], int direction, int dtype,
+                         gconv_problem_t** out) {
+  return guarded([&]() -> Status {
+    if (out == nullptr) return null_argument("out");
+    if (in == nullptr) return null_argument("in");
+    if (ndim < 1 || ndim > 3) return gconv::invalid_argument("ndim (" + std::to_string(ndim) + ") is not 1, 2 or 3");
+    if (!valid_direction(direction))
+      return gconv::invalid_argument("direction (" + std::to_string(direction) + ") is not a gconv_direction_t");
+    if (!valid_dtype(dtype)) return gconv::invalid_argument("dtype (" + std::to_string(dtype) + ") is not a gconv_dtype_t");
+    gconv::Problem p;
+    p.ndim = ndim;
+    p.n = n;
+    p.c = c;
+    p.k = k;
+    p.g = g;
+    copy3(in, p.in);
+    copy3(filter, p.filter);
+    copy3(stride, p.stride);
+    copy3(pad_lo, p.pad_lo);
+    copy3(pad_hi, p.pad_hi);
+    copy3(dilation, p.dilation);
+    p.direction = static_cast<gconv::Direction>(direction);
+    p.dtype = static_cast<gconv::DType>(dtype);
+    return make_problem(p, out);
+  });
+}
+
+void gconv_problem_destroy(gconv_problem_t* p) { delete p; }
+
+int gconv_problem_validate(const gconv_problem_t* p) {
+  return guarded([&]() -> Status {
+    if (p == nullptr) return null_argument("problem");
+    return p->problem.validate();
+  });
+}
+
+const char* gconv_problem_spec(const gconv_problem_t* p) { return p != nullptr ? p->spec.c_str() : ""; }
+
+double gconv_problem_flops(const gconv_problem_t* p) { return p != nullptr ? p->problem.flops() : 0.0; }
+
+int gconv_problem_ndim(const gconv_problem_t* p) { return p != nullptr ? p->problem.ndim : 0; }
+
+int gconv_problem_direction(const gconv_problem_t* p) {
+  return p != nullptr ? static_cast<int>(p->problem.direction) : -1;
+}
+
+int gconv_problem_dtype(const gconv_problem_t* p) { return p != nullptr ? static_cast<int>(p->problem.dtype) : -1; }
+
+int64_t gconv_problem_output_size(const gconv_problem_t* p, int slot) {
+  if (p == nullptr || slot < 0 || slot > 2) return 0;
+  return p->problem.out(slot);
+}
+
+int gconv_problem_tensor_elements(const gconv_problem_t* p, int64_t* x, int64_t* w, int64_t* y) {
+  return guarded([&]() -> Status {
+    if (p == nullptr) return null_argument("problem");
+    // Element counts straight from the sizes: the descriptors would allocate.
+    const gconv::Problem& q = p->problem;
+    if (x != nullptr) *x = q.n * q.in_volume() * q.c;
+    if (w != nullptr) *w = q.k * q.filter_volume() * q.c_per_group();
+    if (y != nullptr) *y = q.n * q.out_volume() * q.k;
+    return Status::Ok();
+  });
+}
+
+// ---- registry ---------------------------------------------------------------
+
+int gconv_registry_create(const gconv_registry_options_t* options, gconv_registry_t** out) {
+  return guarded([&]() -> Status {
+    if (out == nullptr) return null_argument("out");
+    gconv::RegistryOptions o;
+    if (options != nullptr) {
+      if (options->arch != nullptr) o.arch = options->arch;
+      if (options->kernel_filter != nullptr) o.kernel_filter = options->kernel_filter;
+      if (options->tuning_cache_path != nullptr) o.tuning_cache_path = options->tuning_cache_path;
+      if (options->workspace_limit != 0) o.workspace_limit = options->workspace_limit;
+    }
+    auto created = gconv::Registry::create(o);
+    if (!created.ok()) return created.status();
+    auto h = std::make_unique<gconv_registry_t>();
+    h->registry = std::move(created).value();
+    *out = h.release();
+    return Status::Ok();
+  });
+}
+
+void gconv_registry_destroy(gconv_registry_t* r) { delete r; }
+
+size_t gconv_registry_kernel_count(const gconv_registry_t* r, int direction, int dtype) {
+  if (r == nullptr || !valid_direction(direction) || !valid_dtype(dtype)) return 0;
+  try {
+    return r->registry->kernel_count(static_cast<gconv::Direction>(direction), static_cast<gconv::DType>(dtype));
+  } catch (...) {
+    return 0;
+  }
+}
+
+int gconv_select(gconv_registry_t* r, const gconv_problem_t* p, const char* policy, gconv_solution_t** out) {
+  return guarded([&]() -> Status {
+    if (r == nullptr) return null_argument("registry");
+    if (p == nullptr) return null_argument("problem");
+    if (out == nullptr) return null_argument("out");
+    gconv::Policy pol = gconv::Policy::heuristic();
+    if (policy != nullptr) {
+      auto parsed = gconv::Policy::parse(policy);
+      if (!parsed.ok()) return parsed.status();
+      pol = *parsed;
+    }
+    auto chosen = r->registry->select(p->problem, pol);
+    if (!chosen.ok()) return chosen.status();
+    auto h = std::make_unique<gconv_solution_t>();
+    h->solution = std::move(chosen).value();
+    *out = h.release();
+    return Status::Ok();
+  });
+}
+
+void gconv_solution_destroy(gconv_solution_t* s) { delete s; }
+
+const char* gconv_solution_kernel_name(const gconv_solution_t* s) {
+  return s != nullptr ? s->solution.kernel.c_str() : "";
+}
+
+size_t gconv_solution_workspace_bytes(const gconv_solution_t* s) {
+  return s != nullptr ? s->solution.workspace_bytes : 0;
+}
+
+double gconv_solution_predicted_ms(const gconv_solution_t* s) { return s != nullptr ? s->solution.predicted_ms : -1; }
+
+double gconv_solution_measured_ms(const gconv_solution_t* s) { return s != nullptr ? s->solution.measured_ms : -1; }
+
+const char* gconv_solution_reason(const gconv_solution_t* s) { return s != nullptr ? s->solution.reason.c_str() : ""; }
+
+int gconv_run(gconv_registry_t* r, const gconv_solution_t* s, const gconv_problem_t* p, const void* a, const void* b,
+              void* out, void* workspace, size_t workspace_bytes, void* stream) {
+  return guarded([&]() -> Status {
+    if (r == nullptr) return null_argument("registry");
+    if (s == nullptr) return null_argument("solution");
+    if (p == nullptr) return null_argument("problem");
+    if (a == nullptr) return null_argument("a");
+    if (b == nullptr) return null_argument("b");
+    if (out == nullptr) return null_argument("out");
+    return r->registry->run(s->solution, p->problem, a, b, out, workspace, workspace_bytes,
+                            static_cast<CUstream_st*>(stream));
+  });
+}
+
+// ---- host helpers -------------------------------------------------------------
+
+int gconv_reference(const gconv_problem_t* p, const void* a, const void* b, void* out, int threads) {
+  return guarded([&]() -> Status {
+    if (p == nullptr) return null_argument("problem");
+    if (threads < 0) return gconv::invalid_argument("threads (" + std::to_string(threads) + ") is negative");
+    return gconv::reference_conv(p->problem, a, b, out, threads);
+  });
+}
+
+int gconv_fill_random(int dtype, void* buf, int64_t n, uint64_t seed) {
+  return guarded([&]() -> Status {
+    if (!valid_dtype(dtype)) return gconv::invalid_argument("dtype (" + std::to_string(dtype) + ") is not a gconv_dtype_t");
+    if (n < 0) return gconv::invalid_argument("n (" + std::to_string(n) + ") is negative");
+    if (buf == nullptr && n > 0) return null_argument("buf");
+    gconv::fill_random(static_cast<gconv::DType>(dtype), buf, n, seed);
+    return Status::Ok();
+  });
+}
+
+double gconv_load_element(int dtype, const void* buf, int64_t i) {
+  if (!valid_dtype(dtype) || buf == nullptr || i < 0) return 0;
+  return gconv::load_element(static_cast<gconv::DType>(dtype), buf, i);
+}
+
+}  // extern "C"

@@ -1,0 +1,254 @@
+// The analytic cost model (one function per family; analytic_ms dispatches).
+//
+// Every rate below comes from DeviceInfo (configs/device/sm90.json, rescaled
+// to the measured GPU): they are estimates for RANKING, not predictions to
+// quote. All times in ms.
+//
+//   time = max(compute, memory) x vec_penalty + launches x launch_us
+//
+// igemm (implicit GEMM on mma.sync), per the GEMM view of problem.hpp:
+//   tiles     m_tiles x n_tiles x g_blocks x split x phases blocks, where
+//             n_tiles counts tile_n / groups_per_block columns per group and
+//             bwd_data with stride s runs prod(s) phases of ~M/prod(s) rows
+//   k_iters   ceil(ceil(K / tile_k) / split)  k-steps per block
+//   tile eff  useful MACs (flops/2) / (blocks x tile_m x tile_n x tile_k x k_iters)
+//   occupancy blocks_per_SM = min(regs_per_sm / (threads x register estimate),
+//             smem_per_sm / (smem + 1 KB), max_threads_per_sm / threads,
+//             max_blocks_per_sm)
+//   waves     ceil(blocks / (SMs x blocks_per_SM)); the last wave holds the
+//             remaining blocks spread over the SMs
+//   per-SM rate F(b) with b blocks resident =
+//             min(mma peak / SMs,
+//                 smem_bytes_per_clk x clock x flops per shared-memory byte)
+//             x min(1, b x warps / 8)          (8 warps keep the 4 tensor pipes busy)
+//             x (stages == 2 ? 0.8 : 1)         (a 2-stage pipeline exposes load latency)
+//             where one k-step of a block moves (gpb x tile_m + tile_n) x tile_k
+//             elements into shared memory and warps x (warp_m + warp_n) x tile_k
+//             out of it for 2 x tile_m x tile_n x tile_k flops (so thin warp
+//             tiles are shared-memory bound)
+//   compute   sum over waves of (b x flops_per_block / F(b) + wave_latency_us),
+//             b = blocks per SM in that wave
+//   memory    max(DRAM bytes / hbm_gbps, L2 bytes / l2_gbps):
+//             DRAM = x + w + y (each once) + 2 x split-K workspace (written, re-read)
+//             L2   = blocks x k_iters x (gpb x tile_m + tile_n) x tile_k x dtype
+//                    (every A and B tile load: the re-reads across tiles)
+//                    + output writes (split-K: split x fp32 slices + reduce)
+//   launches  1, +1 reduce with split-K, +1 memset with serial split-K
+// direct (CUDA cores): memory-bound by design; the same structure with
+//   L2 = blocks x (staged source tile (tile_rows x tile_cols x channel span)
+//        + weights per block) + output, or for bwd_weight (x + dy) x passes + dw
+//   compute = flops on the CUDA-core rate with F(b) x min(1, b x warps / 16)
+//   launches 1, +1 finish kernel, +1 memset for atomic accumulation
+// vec_penalty = 1 + 0.25 x log2(16 / (vec x dtype bytes)): narrower global
+// accesses issue more load instructions per byte (1.0 at 16-byte vectors).
+#include "registry/analytic.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "kernels/direct/direct_plan.hpp"
+#include "kernels/igemm/igemm_plan.hpp"
+
+namespace gconv {
+namespace {
+
+constexpr int kWarp = 32;
+constexpr int64_t kSmemReservedPerBlock = 1024;  // the driver's per-block reservation on sm_80+
+constexpr double kTensorWarpsToSaturate = 8;      // 2 per SM sub-partition
+constexpr double kCudaCoreWarpsToSaturate = 16;   // FMA latency needs more warps than mma
+constexpr double kTwoStagePenalty = 0.8;
+constexpr double kVecPenaltyPerHalving = 0.25;
+
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct Operands {
+  int64_t x = 0, w = 0, y = 0;  // elements
+};
+
+Operands operand_elements(const Problem& p) {
+  Operands o;
+  o.x = p.n * p.in_volume() * p.c;
+  o.w = p.k * p.filter_volume() * p.c_per_group();
+  o.y = p.n * p.out_volume() * p.k;
+  return o;
+}
+
+int64_t output_elements(const Problem& p, const Operands& o) {
+  switch (p.direction) {
+    case Direction::fwd: return o.y;
+    case Direction::bwd_data: return o.x;
+    case Direction::bwd_weight: return o.w;
+  }
+  return o.y;
+}
+
+int blocks_per_sm(const KernelTraits& t, const DeviceInfo& d, int threads, int64_t smem) {
+  int regs = d.rules ? register_estimate(*d.rules, t) : 128;
+  regs = int(cdiv(std::max(regs, 1), 8) * 8);  // allocated per thread in units of 8
+  const int64_t by_regs = d.regs_per_sm / std::max<int64_t>(1, int64_t(threads) * regs);
+  const int64_t by_smem = d.smem_per_sm_bytes / std::max<int64_t>(1, smem + kSmemReservedPerBlock);
+  const int64_t by_threads = d.max_threads_per_sm / std::max(threads, 1);
+  const int64_t b = std::min({by_regs, by_smem, by_threads, int64_t(d.max_blocks_per_sm)});
+  return int(std::max<int64_t>(b, 1));
+}
+
+// Compute time of `blocks` blocks of `flops_per_block` each, when an SM runs
+// up to `bps` at once and rate(b) is the SM's flop rate (flop/ms) with b resident.
+template <class Rate>
+double waves_ms(int64_t blocks, int bps, double flops_per_block, const DeviceInfo& d, const Rate& rate,
+                int64_t* waves) {
+  const int64_t per_wave = int64_t(d.sm_count) * bps;
+  *waves = std::max<int64_t>(1, cdiv(blocks, per_wave));
+  const double wave_latency_ms = d.wave_latency_us * 1e-3;
+  double ms = double(*waves - 1) * (bps * flops_per_block / rate(bps) + wave_latency_ms);
+  const int64_t rest = blocks - (*waves - 1) * per_wave;
+  const int last = int(std::max<int64_t>(1, cdiv(rest, d.sm_count)));
+  ms += last * flops_per_block / rate(last) + wave_latency_ms;
+  return ms;
+}
+
+double vec_penalty(int vec, DType t) {
+  const double bytes = double(vec) * dtype_bytes(t);
+  return 1.0 + kVecPenaltyPerHalving * std::max(0.0, std::log2(16.0 / bytes));
+}
+
+void finish(double compute_ms, double memory_ms, double penalty, int launches, const DeviceInfo& d,
+            AnalyticBreakdown* b) {
+  b->compute_ms = compute_ms * penalty;
+  b->memory_ms = memory_ms * penalty;
+  b->overhead_ms = launches * d.launch_us * 1e-3;
+  b->memory_bound = b->memory_ms > b->compute_ms;
+  b->total_ms = std::max(b->compute_ms, b->memory_ms) + b->overhead_ms;
+}
+
+double igemm_ms(const KernelTraits& t, const Problem& p, const DeviceInfo& d, AnalyticBreakdown* b) {
+  const int eb = dtype_bytes(p.dtype);
+  const Operands ops = operand_elements(p);
+  const int64_t F = p.filter_volume(), cg = p.c_per_group(), kg = p.k_per_group();
+
+  int64_t m_rows = 0, n_group = 0, k_len = 0, phases = 1;
+  switch (p.direction) {
+    case Direction::fwd:
+      m_rows = p.n * p.out_volume(), n_group = kg, k_len = cg * F;
+      break;
+    case Direction::bwd_data: {
+      // Phase 0 is the largest: ceil(in / s) rows and ceil(filter / s) taps per dim.
+      int64_t rows = p.n, taps = 1;
+      for (int i = p.first_slot(); i < 3; ++i) {
+        rows *= cdiv(p.in[i], p.stride[i]);
+        taps *= cdiv(p.filter[i], p.stride[i]);
+        phases *= p.stride[i];
+      }
+      m_rows = rows, n_group = cg, k_len = kg * taps;
+      break;
+    }
+    case Direction::bwd_weight:
+      m_rows = kg, n_group = F * cg, k_len = p.n * p.out_volume();
+      break;
+  }
+  const int gpb = t.groups_per_block;
+  const int64_t m_tiles = cdiv(m_rows, t.tile_m);
+  const int64_t n_tiles = cdiv(n_group, t.tile_n / gpb);
+  const int64_t g_blocks = cdiv(p.g, gpb);
+  const int64_t k_iters = cdiv(cdiv(k_len, t.tile_k), t.split_k);
+  b->blocks = m_tiles * n_tiles * g_blocks * t.split_k * phases;
+
+  const double flops_per_block = 2.0 * t.tile_m * t.tile_n * t.tile_k * double(k_iters);
+  b->tile_efficiency = std::min(1.0, p.flops() / (flops_per_block * double(b->blocks)));
+
+  const int warps = t.warps_m * t.warps_n, threads = kWarp * warps;
+  b->blocks_per_sm = blocks_per_sm(t, d, threads, int64_t(igemm::smem_bytes(t)));
+
+  // Per-SM flop rate (flop/ms): tensor pipes vs shared-memory traffic.
+  const double mma_sm = d.mma_tflops_for(p.dtype) * 1e9 / d.sm_count;
+  const double smem_bytes_per_kstep =
+      double((gpb * t.tile_m + t.tile_n) + warps * (t.tile_m / t.warps_m + t.tile_n / t.warps_n)) * t.tile_k * eb;
+  const double smem_sm = d.smem_bytes_per_clk * d.clock_mhz * 1e3 *
+                         (2.0 * t.tile_m * t.tile_n * t.tile_k / smem_bytes_per_kstep);
+  const double stage_factor = t.stages <= 2 ? kTwoStagePenalty : 1.0;
+  auto rate = [&](int resident) {
+    return std::min(mma_sm, smem_sm) * std::min(1.0, resident * warps / kTensorWarpsToSaturate) * stage_factor;
+  };
+  const double compute = waves_ms(b->blocks, b->blocks_per_sm, flops_per_block, d, rate, &b->waves);
+  b->wave_efficiency = double(b->blocks) / double(b->waves * d.sm_count * b->blocks_per_sm);
+
+  const int64_t out = output_elements(p, ops);
+  double ws_bytes = 0, out_l2 = double(out) * eb;
+  int launches = 1;
+  if (t.split_mode == SplitKMode::parallel) {
+    ws_bytes = double(t.split_k) * out * 4;
+    out_l2 += 2 * ws_bytes;  // slices written, then read by the reduce
+    launches += 1;
+  } else if (t.split_mode == SplitKMode::serial) {
+    ws_bytes = double(out) * 4;
+    out_l2 += (t.split_k + 2) * ws_bytes;  // zeroing, split_k atomic adds, reduce read
+    launches += 2;
+  }
+  const double dram = double(ops.x + ops.w + ops.y) * eb + 2 * ws_bytes;
+  const double l2 = double(b->blocks) * k_iters * (gpb * t.tile_m + t.tile_n) * t.tile_k * eb + out_l2;
+  const double memory = std::max(dram / (d.hbm_gbps * 1e6), l2 / (d.l2_gbps * 1e6));
+  finish(compute, memory, vec_penalty(t.vec, p.dtype), launches, d, b);
+  return b->total_ms;
+}
+
+double direct_ms(const KernelTraits& t, const Problem& p, const DeviceInfo& d, AnalyticBreakdown* b) {
+  const int eb = dtype_bytes(p.dtype);
+  const Operands ops = operand_elements(p);
+  auto plan_or = plan_direct(t, p);
+  if (!plan_or.ok()) {  // not implementable: rank last
+    b->total_ms = 1e30;
+    return b->total_ms;
+  }
+  const DirectPlan& plan = *plan_or;
+  const direct::DirectParams& q = plan.params;
+  b->blocks = std::max<int64_t>(1, plan.blocks);
+  b->tile_efficiency = -1;  // not modeled: a direct tile wastes only its edge
+  b->blocks_per_sm = blocks_per_sm(t, d, plan.threads, int64_t(plan.smem));
+  const int warps = std::max(1, plan.threads / kWarp);
+  const double core_sm = d.cuda_core_tflops_for(p.dtype) * 1e9 / d.sm_count;
+  auto rate = [&](int resident) { return core_sm * std::min(1.0, resident * warps / kCudaCoreWarpsToSaturate); };
+  const double compute = waves_ms(b->blocks, b->blocks_per_sm, p.flops() / double(b->blocks), d, rate, &b->waves);
+  b->wave_efficiency = double(b->blocks) / double(b->waves * d.sm_count * b->blocks_per_sm);
+
+  double l2 = 0;
+  if (p.direction == Direction::bwd_weight) {
+    l2 = double(ops.x + ops.y) * eb * std::max(1, q.passes) + double(ops.w) * 4;
+  } else {
+    const int64_t slabs = std::max(1, q.slabs);
+    const int64_t dst = p.direction == Direction::fwd ? p.k : p.c;
+    const int64_t src_per_dst = p.direction == Direction::fwd ? p.c_per_group() : p.k_per_group();
+    const double weights_per_block = double(p.filter_volume()) * cdiv(dst, slabs) * src_per_dst * eb;
+    l2 = double(b->blocks) * (double(q.tile_rows) * q.tile_cols * q.src_cstride * eb + weights_per_block) +
+         double(output_elements(p, ops)) * eb;
+  }
+  const double dram = double(ops.x + ops.w + ops.y) * eb + 2.0 * plan.workspace;
+  const double memory = std::max(dram / (d.hbm_gbps * 1e6), l2 / (d.l2_gbps * 1e6));
+  const int launches = 1 + (plan.finish_blocks > 0 ? 1 : 0) +
+                       (plan.accum == WgradAccum::atomic_out || plan.accum == WgradAccum::atomic_workspace ? 1 : 0);
+  finish(compute, memory, vec_penalty(t.vec, p.dtype), launches, d, b);
+  return b->total_ms;
+}
+
+}  // namespace
+
+std::string AnalyticBreakdown::summary() const {
+  std::string s = fmt::format("{} wave{}, ", waves, waves == 1 ? "" : "s");
+  if (tile_efficiency >= 0) s += fmt::format("{:.0f}% tile efficiency, ", 100.0 * tile_efficiency);
+  return s + (memory_bound ? "memory-bound" : "compute-bound");
+}
+
+double analytic_ms(const KernelTraits& t, const Problem& p, const DeviceInfo& d, AnalyticBreakdown* detail) {
+  AnalyticBreakdown local;
+  AnalyticBreakdown* b = detail ? detail : &local;
+  *b = AnalyticBreakdown{};
+  return t.family == Family::igemm ? igemm_ms(t, p, d, b) : direct_ms(t, p, d, b);
+}
+
+double naive_ms(const Problem& p, const DeviceInfo& d) {
+  const double rate = d.cuda_core_tflops_for(p.dtype) * 1e9 * d.naive_efficiency;  // flop/ms
+  return p.flops() / rate + d.launch_us * 1e-3;
+}
+
+}  // namespace gconv

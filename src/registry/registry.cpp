@@ -1,0 +1,379 @@
+// The Registry: lazily loaded pools per (direction, dtype), candidate ranking
+// by the analytic model, measuring policies with the tuning cache, the naive
+// fallback, and run() with its argument checks (contract in
+// include/gconv/registry.hpp).
+#include "gconv/registry.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "core/cuda_check.hpp"
+#include "core/log.hpp"
+#include "kernels/naive/naive.hpp"
+#include "pool/filter.hpp"
+#include "pool/pool.hpp"
+#include "registry/analytic.hpp"
+#include "registry/device_info.hpp"
+#include "registry/measure.hpp"
+#include "registry/tuning_cache.hpp"
+#include "registry/validate.hpp"
+#include "runtime/instance.hpp"
+
+namespace gconv {
+
+const char* version() { return GCONV_VERSION; }
+
+namespace {
+
+// Memoized selections kept per registry; past this many distinct (problem,
+// policy) pairs the table starts over (a network has far fewer layers).
+constexpr size_t kMemoLimit = 1 << 16;
+
+// A memo key from the problem's fields (cheaper than its spec text).
+std::string memo_key(const Problem& p, const Policy& policy) {
+  int64_t f[8 + 18] = {p.ndim, p.n, p.c, p.k, p.g, int64_t(p.direction), int64_t(p.dtype), int64_t(policy.kind)};
+  for (int i = 0; i < 3; ++i) {
+    f[8 + i] = p.in[i], f[11 + i] = p.filter[i], f[14 + i] = p.stride[i];
+    f[17 + i] = p.pad_lo[i], f[20 + i] = p.pad_hi[i], f[23 + i] = p.dilation[i];
+  }
+  return std::string(reinterpret_cast<const char*>(f), sizeof f);
+}
+
+struct Candidate {
+  const KernelTraits* traits;
+  double ms;
+  AnalyticBreakdown detail;
+};
+
+class RegistryImpl final : public Registry {
+ public:
+  RegistryImpl(RegistryOptions options, DeviceInfo device, std::optional<Filter> filter, TuningKey key)
+      : options_(std::move(options)),
+        device_(std::move(device)),
+        filter_(std::move(filter)),
+        tuning_(resolve_tuning_cache_path(options_.tuning_cache_path), std::move(key)) {}
+
+  Result<Solution> select(const Problem& p, const Policy& policy) override;
+  Result<std::vector<Solution>> rank(const Problem& p, const Policy& policy, size_t limit) override;
+  Status run(const Solution& s, const Problem& p, const void* a, const void* b, void* out, void* workspace,
+             size_t workspace_bytes, CUstream_st* stream) override;
+  Status run(const Problem& p, const void* a, const void* b, void* out, void* workspace, size_t workspace_bytes,
+             CUstream_st* stream) override;
+  size_t kernel_count(Direction d, DType t) const override;
+  const std::string& device_name() const override { return device_.name; }
+
+ private:
+  struct Pool {
+    std::mutex mu;
+    bool loaded = false;
+    Status status;
+    std::array<std::vector<KernelTraits>, 4> by_ndim;  // index 1..3
+  };
+  struct InstanceSlot {
+    std::mutex mu;
+    std::shared_ptr<const Instance> instance;
+  };
+
+  Result<const Pool*> pool(Direction d, DType t) const;
+  Result<std::vector<Candidate>> ranked(const Problem& p) const;
+  Solution from_candidate(const Candidate& c, const Problem& p, std::string reason) const;
+  Solution fallback(const Problem& p) const;
+  Result<Solution> select_measured(const Problem& p, const Policy& policy, const std::vector<Candidate>& cands);
+  std::optional<Solution> from_tuning_cache(const Problem& p, const Policy& policy,
+                                            const std::vector<Candidate>& cands);
+  Result<std::shared_ptr<const Instance>> instance(const std::string& name, const KernelTraits& t,
+                                                   const KernelFamily& family);
+  Result<std::shared_ptr<const Instance>> instance_for(const Solution& s, const Problem& p);
+
+  const RegistryOptions options_;
+  const DeviceInfo device_;
+  const std::optional<Filter> filter_;
+  TuningCache tuning_;
+
+  mutable std::mutex pools_mu_;
+  mutable std::map<std::pair<int, int>, std::unique_ptr<Pool>> pools_;
+  std::mutex instances_mu_;
+  std::unordered_map<std::string, std::shared_ptr<InstanceSlot>> instances_;
+  std::mutex memo_mu_;
+  std::unordered_map<std::string, Solution> memo_;
+  std::mutex measure_mu_;  // one measurement at a time: concurrent timings would disturb each other
+};
+
+Result<const RegistryImpl::Pool*> RegistryImpl::pool(Direction d, DType t) const {
+  Pool* slot = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(pools_mu_);
+    auto& entry = pools_[{int(d), int(t)}];
+    if (!entry) entry = std::make_unique<Pool>();
+    slot = entry.get();
+  }
+  std::lock_guard<std::mutex> lock(slot->mu);
+  if (!slot->loaded) {
+    slot->loaded = true;
+    if (device_.rules) {
+      auto kernels = load_pool(*device_.rules, d, t);
+      if (!kernels.ok()) {
+        slot->status = kernels.status();
+      } else {
+        for (const KernelTraits& k : *kernels)
+          if ((!filter_ || filter_->matches(*device_.rules, k)) && k.ndim >= 1 && k.ndim <= 3)
+            slot->by_ndim[k.ndim].push_back(k);
+      }
+    }
+  }
+  if (!slot->status.ok()) return slot->status;
+  return static_cast<const Pool*>(slot);
+}
+
+size_t RegistryImpl::kernel_count(Direction d, DType t) const {
+  auto p = pool(d, t);
+  if (!p.ok()) return 0;
+  size_t n = 0;
+  for (const auto& v : (*p)->by_ndim) n += v.size();
+  return n;
+}
+
+Result<std::vector<Candidate>> RegistryImpl::ranked(const Problem& p) const {
+  auto pl = pool(p.direction, p.dtype);
+  if (!pl.ok()) return pl.status();
+  std::vector<Candidate> out;
+  for (const KernelTraits& t : (*pl)->by_ndim[p.ndim]) {
+    const KernelFamily& f = family_of(t);
+    if (!f.can_implement(t, p, nullptr)) continue;
+    // A kernel whose workspace the registry could not allocate is no candidate,
+    // so that run() with a null workspace always works.
+    if (t.family == Family::direct || t.split_mode != SplitKMode::none)
+      if (f.workspace_bytes(t, p) > options_.workspace_limit) continue;
+    Candidate c{&t, 0, {}};
+    c.ms = analytic_ms(t, p, device_, &c.detail);
+    out.push_back(c);
+  }
+  // Stable: equal estimates keep the pool's (deterministic) order.
+  std::stable_sort(out.begin(), out.end(), [](const Candidate& x, const Candidate& y) { return x.ms < y.ms; });
+  return out;
+}
+
+Solution RegistryImpl::from_candidate(const Candidate& c, const Problem& p, std::string reason) const {
+  Solution s;
+  s.kernel = kernel_name(*c.traits);
+  s.predicted_ms = c.ms;
+  s.workspace_bytes = family_of(*c.traits).workspace_bytes(*c.traits, p);
+  s.reason = std::move(reason);
+  return s;
+}
+
+Solution RegistryImpl::fallback(const Problem& p) const {
+  const KernelTraits t = naive_traits(p);
+  Solution s;
+  s.kernel = naive_kernel_name(t);
+  s.predicted_ms = naive_ms(p, device_);
+  s.workspace_bytes = naive_family().workspace_bytes(t, p);
+  s.reason = "fallback: no pool kernel implements " + p.to_spec();
+  if (filter_) s.reason += " under filter '" + filter_->text() + "'";
+  if (!device_.rules) s.reason += " (no arch rules for " + device_.arch + ")";
+  return s;
+}
+
+Result<Solution> RegistryImpl::select(const Problem& p, const Policy& policy) {
+  const bool estimate_only = policy.kind == Policy::Kind::analytic || policy.kind == Policy::Kind::heuristic;
+  std::string key;
+  if (estimate_only && options_.memoize) {
+    // Only valid problems enter the memo, so a hit needs no validation.
+    key = memo_key(p, policy);
+    std::lock_guard<std::mutex> lock(memo_mu_);
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+  }
+  GCONV_RETURN_IF_ERROR(p.validate());
+  if (policy.kind == Policy::Kind::topk && policy.k < 1)
+    return invalid_argument("policy topk:" + std::to_string(policy.k) + ": K must be at least 1");
+  auto cands = ranked(p);
+  if (!cands.ok()) return cands.status();
+  Solution s;
+  if (cands->empty()) {
+    s = fallback(p);
+  } else if (!estimate_only) {
+    return select_measured(p, policy, *cands);
+  } else {
+    const Candidate& best = cands->front();
+    const std::string why = fmt::format("{} ({} candidates)", best.detail.summary(), cands->size());
+    s = from_candidate(best, p,
+                       policy.kind == Policy::Kind::analytic
+                           ? "analytic: " + why
+                           : "heuristic: no learned model yet, analytic estimate: " + why);
+  }
+  if (!key.empty()) {
+    std::lock_guard<std::mutex> lock(memo_mu_);
+    if (memo_.size() >= kMemoLimit) memo_.clear();
+    memo_.emplace(key, s);
+  }
+  return s;
+}
+
+std::optional<Solution> RegistryImpl::from_tuning_cache(const Problem& p, const Policy& policy,
+                                                        const std::vector<Candidate>& cands) {
+  const std::string key = tuning_entry_key(p.to_spec(), filter_ ? filter_->text() : "");
+  auto e = tuning_.lookup(key);
+  if (!e || !tuning_policy_covers(e->policy, policy)) return std::nullopt;
+  auto traits = parse_kernel_name(e->kernel);
+  for (const Candidate& c : cands) {
+    if (!traits.ok() || !(*c.traits == *traits)) continue;
+    Solution s = from_candidate(c, p,
+                                fmt::format("tuning cache: fastest of {} kernels measured by {} ({:.4f} ms)",
+                                            e->kernels_measured, e->policy, e->measured_ms));
+    s.measured_ms = e->measured_ms;
+    s.from_tuning_cache = true;
+    s.kernels_measured = e->kernels_measured;
+    s.tuning_seconds = e->tuning_seconds;
+    return s;
+  }
+  log_info("tuning cache entry " + key + " names " + e->kernel + ", which is not a candidate now; measuring again");
+  return std::nullopt;
+}
+
+Result<Solution> RegistryImpl::select_measured(const Problem& p, const Policy& policy,
+                                               const std::vector<Candidate>& cands) {
+  if (auto hit = from_tuning_cache(p, policy, cands)) return *hit;
+  if (!device_.has_gpu)
+    return Status(StatusCode::no_device, "policy " + policy.to_string() + " measures kernels and needs a GPU");
+  std::lock_guard<std::mutex> lock(measure_mu_);
+  // Another thread may have measured this problem while we waited.
+  if (auto hit = from_tuning_cache(p, policy, cands)) return *hit;
+
+  const size_t n = policy.kind == Policy::Kind::topk ? std::min(cands.size(), size_t(policy.k)) : cands.size();
+  std::vector<KernelTraits> subset;
+  for (size_t i = 0; i < n; ++i) subset.push_back(*cands[i].traits);
+  auto m = measure_candidates(
+      p, subset, [this](const KernelTraits& t) { return instance(kernel_name(t), t, family_of(t)); },
+      options_.workspace_limit);
+  if (!m.ok()) return m.status();
+
+  const Candidate& best = cands[m->best];
+  Solution s = from_candidate(best, p,
+                              fmt::format("{}: fastest of {} kernels measured ({:.4f} ms; analytic rank {})",
+                                          policy.to_string(), m->measured, m->best_ms, m->best + 1));
+  s.measured_ms = m->best_ms;
+  s.kernels_measured = m->measured;
+  s.tuning_seconds = m->seconds;
+  TuningEntry e{s.kernel, s.measured_ms, policy.to_string(), m->measured, m->seconds};
+  Status st = tuning_.store(tuning_entry_key(p.to_spec(), filter_ ? filter_->text() : ""), e);
+  if (!st.ok()) log_warn("tuning cache not written: " + st.to_string());
+  return s;
+}
+
+Result<std::vector<Solution>> RegistryImpl::rank(const Problem& p, const Policy& policy, size_t limit) {
+  GCONV_RETURN_IF_ERROR(p.validate());
+  auto cands = ranked(p);
+  if (!cands.ok()) return cands.status();
+  std::vector<Solution> out;
+  if (cands->empty()) {
+    if (limit > 0) out.push_back(fallback(p));
+    return out;
+  }
+  const std::string prefix = policy.kind == Policy::Kind::analytic ? "analytic: " : "analytic estimate: ";
+  for (size_t i = 0; i < cands->size() && out.size() < limit; ++i)
+    out.push_back(from_candidate((*cands)[i], p, prefix + (*cands)[i].detail.summary()));
+  return out;
+}
+
+Result<std::shared_ptr<const Instance>> RegistryImpl::instance(const std::string& name, const KernelTraits& t,
+                                                               const KernelFamily& family) {
+  std::shared_ptr<InstanceSlot> slot;
+  {
+    std::lock_guard<std::mutex> lock(instances_mu_);
+    auto& s = instances_[name];
+    if (!s) s = std::make_shared<InstanceSlot>();
+    slot = s;
+  }
+  // Per-kernel lock: threads wanting the same kernel wait for one build.
+  std::lock_guard<std::mutex> lock(slot->mu);
+  if (!slot->instance) {
+    auto inst = load_instance(t, family, name);
+    if (!inst.ok()) return inst.status();  // not cached: a later call retries
+    slot->instance = std::move(inst).value();
+  }
+  return slot->instance;
+}
+
+Result<std::shared_ptr<const Instance>> RegistryImpl::instance_for(const Solution& s, const Problem& p) {
+  if (s.kernel.rfind("naive_", 0) == 0) {
+    const KernelTraits t = naive_traits(p);
+    const std::string name = naive_kernel_name(t);
+    if (name != s.kernel)
+      return invalid_argument("solution kernel " + s.kernel + " is not for this problem (its fallback is " + name +
+                              ")");
+    return instance(name, t, naive_family());
+  }
+  auto t = parse_kernel_name(s.kernel);
+  if (!t.ok()) return invalid_argument("solution kernel: " + t.status().message());
+  return instance(s.kernel, *t, family_of(*t));
+}
+
+Status RegistryImpl::run(const Solution& s, const Problem& p, const void* a, const void* b, void* out,
+                         void* workspace, size_t workspace_bytes, CUstream_st* stream) {
+  GCONV_RETURN_IF_ERROR(p.validate());
+  GCONV_RETURN_IF_ERROR(check_pointers(p.direction, a, b, out, workspace));
+  if (!device_.has_gpu) return Status(StatusCode::no_device, "run needs a GPU; none was found at create()");
+  int dev = 0;
+  GCONV_CUDA_RETURN_IF_ERROR(cudaGetDevice(&dev));
+  const OperandNames names = operand_names(p.direction);
+  GCONV_RETURN_IF_ERROR(check_device_pointer(a, fmt::format("a ({})", names.a), dev));
+  GCONV_RETURN_IF_ERROR(check_device_pointer(b, fmt::format("b ({})", names.b), dev));
+  GCONV_RETURN_IF_ERROR(check_device_pointer(out, fmt::format("out ({})", names.out), dev));
+  if (workspace) GCONV_RETURN_IF_ERROR(check_device_pointer(workspace, "workspace", dev));
+
+  auto inst = instance_for(s, p);
+  if (!inst.ok()) return inst.status();
+  std::string why;
+  if (!(*inst)->family->can_implement((*inst)->traits, p, &why))
+    return invalid_argument("solution kernel " + s.kernel + " cannot run " + p.to_spec() + ": " + why);
+  const size_t needed = (*inst)->family->workspace_bytes((*inst)->traits, p);
+  if (workspace != nullptr && workspace_bytes < needed)
+    return invalid_argument(fmt::format("workspace of {} bytes is too small: {} needs {} bytes for {}",
+                                        workspace_bytes, s.kernel, needed, p.to_spec()));
+  if (needed == 0 || workspace != nullptr)
+    return launch_instance(**inst, p, ConvArgs{a, b, out, workspace, workspace ? workspace_bytes : 0}, stream);
+
+  if (needed > options_.workspace_limit)
+    return invalid_argument(fmt::format("{} needs a workspace of {} bytes for {}, more than the registry's "
+                                        "workspace_limit of {} bytes: pass a workspace",
+                                        s.kernel, needed, p.to_spec(), options_.workspace_limit));
+  void* ws = nullptr;
+  GCONV_CUDA_RETURN_IF_ERROR(cudaMallocAsync(&ws, needed, stream));
+  Status launched = launch_instance(**inst, p, ConvArgs{a, b, out, ws, needed}, stream);
+  Status freed = cuda_status(cudaFreeAsync(ws, stream), "cudaFreeAsync(workspace)");
+  return launched.ok() ? freed : launched;
+}
+
+Status RegistryImpl::run(const Problem& p, const void* a, const void* b, void* out, void* workspace,
+                         size_t workspace_bytes, CUstream_st* stream) {
+  auto s = select(p, Policy::heuristic());
+  if (!s.ok()) return s.status();
+  return run(*s, p, a, b, out, workspace, workspace_bytes, stream);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Registry>> Registry::create(const RegistryOptions& options) {
+  std::optional<Filter> filter;
+  if (!options.kernel_filter.empty()) {
+    auto f = Filter::parse(options.kernel_filter);
+    if (!f.ok()) return f.status();
+    filter = std::move(f).value();
+  }
+  auto device = query_device(options.arch);
+  if (!device.ok()) return device.status();
+  TuningKey key{device->name, GCONV_VERSION, pool_version(device->rules_arch)};
+  return std::unique_ptr<Registry>(
+      new RegistryImpl(options, std::move(device).value(), std::move(filter), std::move(key)));
+}
+
+}  // namespace gconv
