@@ -58,6 +58,11 @@ for stage in "$@"; do
       grep -v 'rc=0 check: ok' "$OUT/examples.txt" | head -n 20
       echo "examples: $(grep -c . "$OUT/examples.txt") runs, $(grep -c 'rc=0 check: ok' "$OUT/examples.txt") ok"
       echo "conv_c: $(.device/conv_c 2>&1 | tail -n 1)" ;;
+    cli)
+      for spec in fwd_bf16_n32c256k256_h56w56_y3x3_p1 bwd_data_bf16_n32c128k128g32_h56w56_y3x3_p1 \
+                  bwd_weight_fp16_n32c64k64_h56w56_y3x3_p1 fwd_fp32_n8c96k96g96_h112w112_y3x3_s2_p0:1; do
+        echo "== gconv run $spec"; .device/gconv run "$spec" --check 2>&1 | tail -n 4
+      done ;;
     sanitize)
       for tool in memcheck racecheck; do
         mkdir -p /tmp/san_$tool

@@ -32,17 +32,58 @@ struct DevMem {
   }
 };
 
-std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+const char* split_name(SplitKMode m) {
+  switch (m) {
+    case SplitKMode::none: return "none";
+    case SplitKMode::parallel: return "parallel";
+    case SplitKMode::serial: return "serial";
+  }
+  return "none";
+}
+
+const std::vector<std::string> kTraitColumns = {"tile_m", "tile_n",           "tile_k",  "warps_m", "warps_n",
+                                                "stages", "split_mode",       "split_k", "vec",     "groups_per_block",
+                                                "block_h", "block_w",         "per_thread", "deterministic"};
+const std::vector<std::string> kTailColumns = {"provider", "gpu",    "gconv_version", "status", "latency_ms",
+                                               "min_ms",   "tflops", "gbps",          "check"};
+
+// The values of problem_csv_columns(), formatted as write_problem_csv does.
+std::string problem_values(const Problem& p, const std::string& spec, const std::string& source) {
+  std::string s = std::string(to_string(p.direction)) + "," + to_string(p.dtype) + "," + std::to_string(p.ndim) +
+                  "," + std::to_string(p.n) + "," + std::to_string(p.c) + "," + std::to_string(p.k) + "," +
+                  std::to_string(p.g);
+  for (const auto* arr : {&p.in, &p.filter, &p.stride})
+    for (int i = 0; i < 3; ++i) s += "," + std::to_string((*arr)[i]);
+  for (int i = 0; i < 3; ++i) s += "," + std::to_string(p.pad_lo[i]) + "," + std::to_string(p.pad_hi[i]);
+  for (int i = 0; i < 3; ++i) s += "," + std::to_string(p.dilation[i]);
+  return s + "," + csv_field(spec) + "," + csv_field(source);
+}
+
+}  // namespace
+
+std::string csv_field(const std::string& in) {
+  std::string s = in;
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  if (s.find_first_of(",\"") == std::string::npos && (s.empty() || (s.front() != ' ' && s.back() != ' '))) return s;
   std::string o = "\"";
   for (char c : s) {
     if (c == '"') o += '"';
-    o += c == '\n' ? ' ' : c;
+    o += c;
   }
   return o + "\"";
 }
 
-}  // namespace
+const std::vector<std::string>& sweep_csv_columns() {
+  static const std::vector<std::string> cols = [] {
+    std::vector<std::string> c = {"kernel", "family"};
+    c.insert(c.end(), kTraitColumns.begin(), kTraitColumns.end());
+    c.insert(c.end(), problem_csv_columns().begin(), problem_csv_columns().end());
+    c.insert(c.end(), kTailColumns.begin(), kTailColumns.end());
+    return c;
+  }();
+  return cols;
+}
 
 std::string device_name() {
   int dev = 0;
@@ -55,30 +96,72 @@ std::string device_name() {
 }
 
 std::string sweep_csv_header() {
-  return "kernel,spec,source,gpu,gconv_version,status,latency_ms,min_ms,tflops,gbps,check";
+  std::string h;
+  for (const auto& c : sweep_csv_columns()) h += (h.empty() ? "" : ",") + c;
+  return h;
 }
 
 std::string sweep_csv_row(const SweepRow& r, const std::string& gpu) {
+  std::string s = csv_field(r.kernel) + ",";
+  s += csv_field(!r.family.empty() ? r.family : r.traits ? std::string(to_string(r.traits->family)) : r.provider);
+  if (r.traits) {
+    // Fields of the other family are left empty (not the struct's defaults),
+    // so a model reading the file sees "not applicable", not a fake tile.
+    const KernelTraits& t = *r.traits;
+    const bool ig = t.family == Family::igemm;
+    auto num = [&](bool used, int v) { s += "," + (used ? std::to_string(v) : std::string()); };
+    for (int v : {t.tile_m, t.tile_n, t.tile_k, t.warps_m, t.warps_n, t.stages}) num(ig, v);
+    s += "," + (ig ? std::string(split_name(t.split_mode)) : std::string());
+    num(ig, t.split_k);
+    num(true, t.vec);
+    num(ig, t.groups_per_block);
+    for (int v : {t.block_h, t.block_w, t.per_thread, int(t.deterministic)}) num(!ig, v);
+  } else {
+    s += std::string(kTraitColumns.size(), ',');
+  }
+  std::optional<Problem> p = r.problem;
+  if (!p) {
+    auto parsed = Problem::parse_spec(r.spec);
+    if (parsed.ok()) p = *parsed;
+  }
+  if (p) {
+    s += "," + problem_values(*p, r.spec, r.source);
+  } else {  // unparsable spec: empty problem columns, spec and source kept
+    s += std::string(problem_csv_columns().size() - 2, ',') + "," + csv_field(r.spec) + "," + csv_field(r.source);
+  }
   char nums[160];
   std::snprintf(nums, sizeof nums, "%.6f,%.6f,%.3f,%.1f", r.median_ms, r.min_ms, r.tflops, r.gbps);
-  return r.kernel + "," + csv_escape(r.spec) + "," + csv_escape(r.source) + "," + csv_escape(gpu) + "," + GCONV_VERSION + "," +
-         r.status + "," + nums + "," + csv_escape(r.check);
+  return s + "," + csv_field(r.provider) + "," + csv_field(gpu) + "," + GCONV_VERSION + "," + r.status + "," + nums +
+         "," + csv_field(r.check);
 }
 
-Status run_sweep(const std::vector<ProblemEntry>& problems, const std::vector<KernelTraits>& kernels,
-                 const SweepOptions& o, const std::function<void(const SweepRow&)>& on_row) {
-  cudaStream_t stream = nullptr;
-  GCONV_CUDA_RETURN_IF_ERROR(cudaStreamCreate(&stream));
-  auto timer_r = Timer::create(stream);
-  if (!timer_r.ok()) return timer_r.status();
-  std::unique_ptr<Timer> timer = std::move(timer_r).value();
+SweepRow make_row(const KernelTraits& t, const ProblemEntry& e, const std::string& status, const std::string& check) {
+  SweepRow row;
+  row.kernel = kernel_name(t);
+  row.traits = t;
+  row.problem = e.problem;
+  row.spec = e.problem.to_spec();
+  row.source = e.source;
+  row.status = status;
+  row.check = check;
+  return row;
+}
 
-  // Build every kernel first (parallel, through the disk cache).
-  std::vector<Status> built = prebuild(kernels, o.jobs);
-  std::map<std::string, bool> checked_once;
+struct SweepWorker::Impl {
+  SweepOptions o;
+  cudaStream_t stream = nullptr;
+  std::unique_ptr<Timer> timer;
   DevMem a, b, out, ref, ws;
-  for (const ProblemEntry& e : problems) {
-    const Problem& p = e.problem;
+  std::string filled_spec;  // problem whose inputs are in a and b
+  std::vector<unsigned char> href;
+  bool have_ref = false;
+  std::map<std::string, bool> checked_once;
+
+  Status fill(const Problem& p) {
+    const std::string spec = p.to_spec();
+    if (spec == filled_spec) return Status::Ok();
+    filled_spec.clear();
+    have_ref = false;
     const ReferenceOperands ops = reference_operands(p);
     const int es = dtype_bytes(p.dtype);
     std::vector<unsigned char> ha(size_t(ops.a) * es), hb(size_t(ops.b) * es);
@@ -90,80 +173,120 @@ Status run_sweep(const std::vector<ProblemEntry>& problems, const std::vector<Ke
     GCONV_RETURN_IF_ERROR(ref.ensure(size_t(ops.out) * es));
     GCONV_CUDA_RETURN_IF_ERROR(cudaMemcpy(a.p, ha.data(), ha.size(), cudaMemcpyHostToDevice));
     GCONV_CUDA_RETURN_IF_ERROR(cudaMemcpy(b.p, hb.data(), hb.size(), cudaMemcpyHostToDevice));
-    bool have_ref = false;
-    std::vector<unsigned char> href;
-    for (size_t i = 0; i < kernels.size(); ++i) {
-      const KernelTraits& t = kernels[i];
-      if (t.direction != p.direction || t.dtype != p.dtype || t.ndim != p.ndim) continue;
-      if (!family_of(t).can_implement(t, p, nullptr)) continue;
-      SweepRow row;
-      row.kernel = kernel_name(t);
-      row.spec = p.to_spec();
-      row.source = e.source;
-      if (!built[i].ok()) {
-        row.status = "compile_error";
-        on_row(row);
-        continue;
+    filled_spec = spec;
+    return Status::Ok();
+  }
+};
+
+Result<std::unique_ptr<SweepWorker>> SweepWorker::create(const SweepOptions& options) {
+  std::unique_ptr<SweepWorker> w(new SweepWorker());
+  w->impl_ = std::make_unique<Impl>();
+  w->impl_->o = options;
+  GCONV_CUDA_RETURN_IF_ERROR(cudaStreamCreate(&w->impl_->stream));
+  auto timer = Timer::create(w->impl_->stream);
+  if (!timer.ok()) return timer.status();
+  w->impl_->timer = std::move(timer).value();
+  return w;
+}
+
+SweepWorker::~SweepWorker() {
+  if (impl_ && impl_->stream) {
+    impl_->timer.reset();
+    cudaStreamDestroy(impl_->stream);
+  }
+}
+
+Result<ProblemBuffers> SweepWorker::buffers_for(const Problem& p) {
+  GCONV_RETURN_IF_ERROR(impl_->fill(p));
+  const ReferenceOperands ops = reference_operands(p);
+  const size_t es = size_t(dtype_bytes(p.dtype));
+  ProblemBuffers d;
+  d.a = impl_->a.p;
+  d.b = impl_->b.p;
+  d.out = impl_->out.p;
+  d.a_bytes = size_t(ops.a) * es;
+  d.b_bytes = size_t(ops.b) * es;
+  d.out_bytes = size_t(ops.out) * es;
+  d.stream = impl_->stream;
+  return d;
+}
+
+Status SweepWorker::run(const KernelTraits& t, const ProblemEntry& e, SweepRow* row_out) {
+  Impl& m = *impl_;
+  const Problem& p = e.problem;
+  SweepRow& row = *row_out;
+  row = make_row(t, e, "");
+  auto fail = [&](const char* status, const Status& s) {
+    row.status = status;
+    row.check = s.message().substr(0, 200);
+  };
+  if (!family_of(t).can_implement(t, p, nullptr)) {
+    row.status = "unsupported";
+    return Status::Ok();
+  }
+  auto inst = load_instance(t);
+  if (!inst.ok()) {
+    fail(inst.status().code() == StatusCode::compile_error ? "compile_error" : "launch_error", inst.status());
+    return Status::Ok();
+  }
+  if (Status s = m.fill(p); !s.ok()) {
+    fail("launch_error", s);
+    return s.code() == StatusCode::cuda_error ? s : Status::Ok();
+  }
+  const ReferenceOperands ops = reference_operands(p);
+  const size_t out_bytes = size_t(ops.out) * dtype_bytes(p.dtype);
+  const size_t wsb = (*inst)->family->workspace_bytes(t, p);
+  if (Status s = m.ws.ensure(wsb); !s.ok()) {
+    fail("launch_error", s);
+    return s.code() == StatusCode::cuda_error ? s : Status::Ok();
+  }
+  ConvArgs args{m.a.p, m.b.p, m.out.p, wsb ? m.ws.p : nullptr, wsb};
+  const bool do_check =
+      m.o.check == CheckMode::all || (m.o.check == CheckMode::first && !m.checked_once[row.kernel]);
+  if (do_check) {
+    m.checked_once[row.kernel] = true;
+    if (!m.have_ref) {
+      const KernelTraits nt = naive_traits(p);
+      auto naive = load_instance(nt, naive_family(), naive_kernel_name(nt));
+      if (!naive.ok()) {
+        fail("launch_error", naive.status());
+        return Status::Ok();
       }
-      auto inst = load_instance(t);
-      if (!inst.ok()) {
-        row.status = inst.status().code() == StatusCode::compile_error ? "compile_error" : "launch_error";
-        row.check = inst.status().message().substr(0, 200);
-        on_row(row);
-        continue;
+      Status s = launch_instance(**naive, p, ConvArgs{m.a.p, m.b.p, m.ref.p, nullptr, 0}, m.stream);
+      m.href.resize(out_bytes);
+      if (s.ok()) s = cuda_status(cudaMemcpy(m.href.data(), m.ref.p, out_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+      if (!s.ok()) {
+        fail("launch_error", s);
+        return s.code() == StatusCode::cuda_error ? s : Status::Ok();
       }
-      const size_t wsb = (*inst)->family->workspace_bytes(t, p);
-      GCONV_RETURN_IF_ERROR(ws.ensure(wsb));
-      ConvArgs args{a.p, b.p, out.p, wsb ? ws.p : nullptr, wsb};
-      const bool do_check = o.check == CheckMode::all || (o.check == CheckMode::first && !checked_once[row.kernel]);
-      if (do_check) {
-        checked_once[row.kernel] = true;
-        if (!have_ref) {
-          const KernelTraits nt = naive_traits(p);
-          auto naive = load_instance(nt, naive_family(), naive_kernel_name(nt));
-          if (!naive.ok()) return naive.status();
-          GCONV_RETURN_IF_ERROR(launch_instance(**naive, p, ConvArgs{a.p, b.p, ref.p, nullptr, 0}, stream));
-          href.resize(size_t(ops.out) * es);
-          GCONV_CUDA_RETURN_IF_ERROR(cudaMemcpy(href.data(), ref.p, href.size(), cudaMemcpyDeviceToHost));
-          have_ref = true;
-        }
-        GCONV_CUDA_RETURN_IF_ERROR(cudaMemset(out.p, kPoisonByte, href.size()));
-        Status s = launch_instance(**inst, p, args, stream);
-        if (s.ok()) s = cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-        if (!s.ok()) {
-          row.status = "launch_error";
-          row.check = s.message().substr(0, 200);
-          on_row(row);
-          if (s.code() == StatusCode::cuda_error) return s;  // a sticky fault poisons the context
-          continue;
-        }
-        std::vector<unsigned char> hout(href.size());
-        GCONV_CUDA_RETURN_IF_ERROR(cudaMemcpy(hout.data(), out.p, hout.size(), cudaMemcpyDeviceToHost));
-        CompareResult cr = compare_outputs(p.dtype, hout.data(), href.data(), ops.out, tolerance_for(p));
-        row.check = cr.summary();
-        if (!cr.ok) {
-          row.status = "wrong_result";
-          on_row(row);
-          continue;
-        }
-      }
-      auto timing = timer->time([&](cudaStream_t s) { return launch_instance(**inst, p, args, s); }, o.timing);
-      if (!timing.ok()) {
-        row.status = "launch_error";
-        row.check = timing.status().message().substr(0, 200);
-        on_row(row);
-        if (timing.status().code() == StatusCode::cuda_error) return timing.status();
-        continue;
-      }
-      row.status = "ok";
-      row.median_ms = timing->median_ms;
-      row.min_ms = timing->min_ms;
-      row.tflops = p.flops() / (row.median_ms * 1e-3) / 1e12;
-      row.gbps = double(p.min_bytes()) / (row.median_ms * 1e-3) / 1e9;
-      on_row(row);
+      m.have_ref = true;
+    }
+    Status s = cuda_status(cudaMemset(m.out.p, kPoisonByte, out_bytes), "cudaMemset");
+    if (s.ok()) s = launch_instance(**inst, p, args, m.stream);
+    if (s.ok()) s = cuda_status(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize");
+    std::vector<unsigned char> hout(out_bytes);
+    if (s.ok()) s = cuda_status(cudaMemcpy(hout.data(), m.out.p, out_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    if (!s.ok()) {
+      fail("launch_error", s);
+      return s.code() == StatusCode::cuda_error ? s : Status::Ok();  // a sticky fault poisons the context
+    }
+    CompareResult cr = compare_outputs(p.dtype, hout.data(), m.href.data(), ops.out, tolerance_for(p));
+    row.check = cr.summary();
+    if (!cr.ok) {
+      row.status = "wrong_result";
+      return Status::Ok();
     }
   }
-  cudaStreamDestroy(stream);
+  auto timing = m.timer->time([&](cudaStream_t s) { return launch_instance(**inst, p, args, s); }, m.o.timing);
+  if (!timing.ok()) {
+    fail("launch_error", timing.status());
+    return timing.status().code() == StatusCode::cuda_error ? timing.status() : Status::Ok();
+  }
+  row.status = "ok";
+  row.median_ms = timing->median_ms;
+  row.min_ms = timing->min_ms;
+  row.tflops = p.flops() / (row.median_ms * 1e-3) / 1e12;
+  row.gbps = double(p.min_bytes()) / (row.median_ms * 1e-3) / 1e9;
   return Status::Ok();
 }
 

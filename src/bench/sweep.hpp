@@ -1,13 +1,43 @@
 // A timed sweep: kernels x problems, each applicable pair checked (optionally)
 // and timed the one way of bench/timer.hpp, one CSV row per pair.
 //
-// This is the in-process core; crash isolation, resume and sharding build on
-// it (benchmark-harness issue). Rows of kernels that fail to build, launch or
-// check are written too, with their status: nothing is dropped.
+// This is the in-worker core: SweepWorker measures one work item at a time
+// (bench/plan.hpp builds the items, bench/supervisor.hpp runs workers in child
+// processes so that a faulting kernel costs one row, not the sweep). Rows of
+// kernels that fail to build, launch or check are written too, with their
+// status: nothing is dropped.
+//
+// CSV schema (sweep_csv_header(); one row per (kernel, problem, provider)):
+//   kernel          kernel_name(traits), or the provider's own name (cudnn rows)
+//   family          igemm | direct | the provider name for non-gconv rows
+//   tile_m tile_n tile_k warps_m warps_n stages split_mode split_k vec
+//   groups_per_block block_h block_w per_thread deterministic
+//                   the KernelTraits fields (split_mode none|parallel|serial,
+//                   deterministic 0|1); empty where the field is not one of
+//                   the kernel family's (block_* of igemm, tile_* of direct)
+//                   and for non-gconv rows
+//   <problem_csv_columns()>  direction, dtype, ndim, n, c, k, g, d, h, w, ...,
+//                   spec, source: exactly the columns of write_problem_csv, so
+//                   a sweep file is also a problem file (read_problem_file)
+//   provider        gconv | cudnn
+//   gpu             CUDA device name ("none" without a device)
+//   gconv_version   GCONV_VERSION of the binary that measured the row
+//   status          ok | unsupported | compile_error | launch_error |
+//                   wrong_result | timeout | crashed
+//   latency_ms      median of the timed repetitions (0 unless ok)
+//   min_ms          fastest repetition
+//   tflops, gbps    from latency_ms, Problem::flops() and min_bytes()
+//   check           comparison summary with the naive kernel, or the error text
+// The key of a row is (kernel, spec, provider): resume and merge use it.
+// Fields are RFC 4180 quoted when needed; a row never spans lines.
 #pragma once
 
-#include <cstdio>
+#include <cuda_runtime_api.h>
+
 #include <functional>
+#include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +47,7 @@
 
 namespace gconv::bench {
 
-enum class CheckMode { none, first, all };  // first: each kernel's first problem
+enum class CheckMode { none, first, all };  // first: each kernel's first problem (per worker process)
 
 struct SweepOptions {
   TimingOptions timing;
@@ -28,18 +58,56 @@ struct SweepOptions {
 struct SweepRow {
   std::string kernel, spec, source, status, check;
   double median_ms = 0, min_ms = 0, tflops = 0, gbps = 0;
+  std::string provider = "gconv";
+  std::string family;                   // default: to_string(traits->family), else provider
+  std::optional<KernelTraits> traits;   // gconv rows; empty for other providers
+  std::optional<Problem> problem;       // default: parsed from spec
 };
 
 // CSV header and row formatting (one function each, used by every writer).
+// The row has no trailing newline.
 std::string sweep_csv_header();
+const std::vector<std::string>& sweep_csv_columns();
 std::string sweep_csv_row(const SweepRow& r, const std::string& gpu);
+// RFC 4180 quoting of one field (newlines become spaces).
+std::string csv_field(const std::string& s);
 
-// For every problem, every kernel of `kernels` with the problem's direction,
-// dtype and ndim that can implement it. `on_row` receives each row as it is
-// measured (the caller writes and flushes it). Returns the first fatal error
-// (e.g. no device); per-pair failures are rows, not errors.
-Status run_sweep(const std::vector<ProblemEntry>& problems, const std::vector<KernelTraits>& kernels,
-                 const SweepOptions& options, const std::function<void(const SweepRow&)>& on_row);
+// A gconv row for (kernel, problem) with only the key fields and `status`
+// filled (unsupported / crashed / timeout rows written by the parent).
+SweepRow make_row(const KernelTraits& t, const ProblemEntry& e, const std::string& status,
+                  const std::string& check = "");
+
+// The device buffers of the problem being measured (random inputs filled),
+// handed to other providers (cudnn_provider.hpp has its own DeviceBuffers view),
+// shared by every provider's timing code.
+struct ProblemBuffers {
+  void* a = nullptr;    // first operand (x for fwd, dy for bwd_data, x for bwd_weight)
+  void* b = nullptr;    // second operand
+  void* out = nullptr;  // result
+  void* workspace = nullptr;
+  size_t a_bytes = 0, b_bytes = 0, out_bytes = 0, workspace_bytes = 0;
+  cudaStream_t stream = nullptr;
+};
+
+// Measures items in the current process: owns one stream, timer and set of
+// buffers (re-filled when the problem changes). Not thread-safe.
+class SweepWorker {
+ public:
+  static Result<std::unique_ptr<SweepWorker>> create(const SweepOptions& options);
+  ~SweepWorker();
+
+  // One row for (t, e); per-item failures are rows. A non-ok Status means the
+  // process's CUDA context is unusable (sticky error): the caller should exit
+  // after writing `*row` (which then holds the launch_error row).
+  Status run(const KernelTraits& t, const ProblemEntry& e, SweepRow* row);
+  // The buffers filled for `p` (for other providers' rows).
+  Result<ProblemBuffers> buffers_for(const Problem& p);
+
+ private:
+  SweepWorker() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // The CUDA device's name (for the gpu column), or "none".
 std::string device_name();

@@ -1,114 +1,353 @@
-// gconv bench: time kernels x problems and write one CSV row per pair.
-#include <cstdio>
-#include <fstream>
-#include <iostream>
-#include <set>
+// gconv bench: time kernels x problems and write one CSV row per pair
+// (schema in src/bench/sweep.hpp). The parent process plans the work (problem
+// set, pools, shard, resume) and hands items to `gconv bench-worker` child
+// processes (src/bench/supervisor.hpp), so a faulting kernel costs one row.
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "bench/cudnn_provider.hpp"
+#include "bench/plan.hpp"
+#include "bench/progress.hpp"
+#include "bench/supervisor.hpp"
 #include "bench/sweep.hpp"
+#include "bench/sweep_csv.hpp"
 #include "cli/commands.hpp"
-#include "gconv/problem_file.hpp"
-#include "gconv/problem_sets.hpp"
-#include "pool/arch_rules.hpp"
-#include "pool/filter.hpp"
-#include "pool/pool.hpp"
+#include "runtime/instance.hpp"
 
 namespace gconv::cli {
+namespace {
 
-void register_bench_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("bench", "Time every applicable pool kernel on every problem of a file (CSV out)");
-  struct Opts {
-    std::string problems, out, filter, check = "first", directions;
-    int warmup = 3, repeats = 10, jobs = 0;
-    bool no_flush = false;
-  };
-  auto o = std::make_shared<Opts>();
-  cmd->add_option("--problems", o->problems,
+// Options shared by the parent and its workers: both must build the same plan
+// so that item indices mean the same thing.
+struct CommonOpts {
+  std::string problems, directions, filter, check = "first";
+  int warmup = 3, repeats = 10;
+  bool no_flush = false;
+};
+
+void add_common(CLI::App* cmd, CommonOpts& o) {
+  cmd->add_option("--problems", o.problems,
                   "problem set name (see problems/README.md) or file (CSV, JSONL or specs; direction and dtype per row)")
       ->required();
-  cmd->add_option("--directions", o->directions,
+  cmd->add_option("--directions", o.directions,
                   "run every problem in these directions instead of its own: all, or a comma list");
-  cmd->add_option("--out", o->out, "CSV output (default stdout)");
-  cmd->add_option("--filter", o->filter, "kernel filter expression, e.g. 'family==igemm && stages>=3'");
-  cmd->add_option("--check", o->check, "compare with the naive GPU kernel: none, first (each kernel's first problem), all");
-  cmd->add_option("--warmup", o->warmup, "warm-up launches per measurement");
-  cmd->add_option("--repeats", o->repeats, "timed launches per measurement (median reported)");
-  cmd->add_option("--jobs", o->jobs, "parallel NVRTC compiles (0 = all cores)");
-  cmd->add_flag("--no-flush", o->no_flush, "do not flush L2 between repetitions");
-  cmd->callback([o] {
-    auto fail = [](const std::string& m) {
-      std::fprintf(stderr, "gconv bench: %s\n", m.c_str());
-      throw CLI::RuntimeError(1);
-    };
-    auto path = resolve_problem_set(o->problems);
-    if (!path.ok()) fail(path.status().to_string());
-    auto problems = read_problem_file(*path);
-    if (!problems.ok()) fail(problems.status().to_string());
-    if (!o->directions.empty()) {
-      std::vector<Direction> dirs;
-      std::string list = o->directions == "all" ? "fwd,bwd_data,bwd_weight" : o->directions;
-      for (size_t start = 0; start <= list.size();) {
-        size_t end = list.find(',', start);
-        if (end == std::string::npos) end = list.size();
-        auto d = parse_direction(list.substr(start, end - start));
-        if (!d.ok()) fail(d.status().to_string());
-        dirs.push_back(*d);
-        start = end + 1;
+  cmd->add_option("--filter", o.filter, "kernel filter expression, e.g. 'family==igemm && stages>=3'");
+  cmd->add_option("--check", o.check, "compare with the naive GPU kernel: none, first (each kernel's first problem), all");
+  cmd->add_option("--warmup", o.warmup, "warm-up launches per measurement");
+  cmd->add_option("--repeats", o.repeats, "timed launches per measurement (median reported)");
+  cmd->add_flag("--no-flush", o.no_flush, "do not flush L2 between repetitions");
+}
+
+std::vector<std::string> common_args(const CommonOpts& o) {
+  std::vector<std::string> a = {"--problems", o.problems, "--check", o.check, "--warmup", std::to_string(o.warmup),
+                                "--repeats", std::to_string(o.repeats)};
+  if (!o.directions.empty()) a.insert(a.end(), {"--directions", o.directions});
+  if (!o.filter.empty()) a.insert(a.end(), {"--filter", o.filter});
+  if (o.no_flush) a.push_back("--no-flush");
+  return a;
+}
+
+[[noreturn]] void fail(const char* cmd, const std::string& m) {
+  std::fprintf(stderr, "gconv %s: %s\n", cmd, m.c_str());
+  throw CLI::RuntimeError(1);
+}
+
+bench::SweepOptions sweep_options(const CommonOpts& o, const char* cmd) {
+  bench::SweepOptions so;
+  so.timing.warmup = o.warmup;
+  so.timing.repeats = o.repeats;
+  so.timing.flush_l2 = !o.no_flush;
+  if (o.check == "none") so.check = bench::CheckMode::none;
+  else if (o.check == "all") so.check = bench::CheckMode::all;
+  else if (o.check != "first") fail(cmd, "--check must be none, first or all");
+  return so;
+}
+
+const std::vector<std::string> kProviders = {"gconv", "cudnn"};
+
+int provider_index(const std::string& name) {
+  for (size_t i = 0; i < kProviders.size(); ++i)
+    if (kProviders[i] == name) return int(i);
+  return -1;
+}
+
+// The hidden worker: reads "problem kernel provider" lines on stdin, answers
+// each with CSV rows and "#end" (protocol in bench/supervisor.hpp).
+void run_worker(const CommonOpts& o) {
+  const bench::SweepOptions so = sweep_options(o, "bench-worker");
+  auto plan = bench::build_plan({o.problems, o.directions, o.filter});
+  if (!plan.ok()) fail("bench-worker", plan.status().to_string());
+  auto worker = bench::SweepWorker::create(so);
+  if (!worker.ok()) fail("bench-worker", worker.status().to_string());
+  const std::string gpu = bench::device_name();
+  // Test hook for the crash-isolation test: this kernel's item kills the worker.
+  const char* fault_env = std::getenv("GCONV_TEST_FAULT_KERNEL");
+  const std::string fault = fault_env ? fault_env : "";
+  std::printf("#ready\n");
+  std::fflush(stdout);
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    std::istringstream in(line);
+    int pi = -1, ki = -1, prov = 0;
+    in >> pi >> ki >> prov;
+    if (pi < 0 || size_t(pi) >= plan->problems.size() || (ki >= 0 && size_t(ki) >= plan->kernels.size()) ||
+        prov < 0 || size_t(prov) >= kProviders.size())
+      fail("bench-worker", "bad work item '" + line + "'");
+    const ProblemEntry& e = plan->problems[size_t(pi)];
+    Status sticky;
+    if (ki >= 0) {
+      if (!fault.empty() && plan->kernel_names[size_t(ki)] == fault) {
+        const rlimit no_core{0, 0};  // a core dump of a CUDA process is large and slow
+        setrlimit(RLIMIT_CORE, &no_core);
+        std::raise(SIGSEGV);
       }
-      std::vector<ProblemEntry> expanded;
-      for (const auto& e : *problems)
-        for (Direction d : dirs) {
-          ProblemEntry x = e;
-          x.problem.direction = d;
-          expanded.push_back(x);
+      bench::SweepRow row;
+      sticky = (*worker)->run(plan->kernels[size_t(ki)], e, &row);
+      std::printf("%s\n", bench::sweep_csv_row(row, gpu).c_str());
+    } else if (kProviders[size_t(prov)] == "cudnn") {
+      auto pb = (*worker)->buffers_for(e.problem);
+      if (!pb.ok()) {
+        sticky = pb.status();
+      } else {
+        bench::DeviceBuffers db{pb->a, pb->b, pb->out, nullptr, 0};
+        sticky = bench::run_cudnn_rows(e.problem, db, so.timing, [&](const bench::SweepRow& r) {
+          bench::SweepRow x = r;
+          x.provider = "cudnn";
+          x.source = e.source;
+          x.problem = e.problem;
+          std::printf("%s\n", bench::sweep_csv_row(x, gpu).c_str());
+        });
+      }
+      if (!sticky.ok()) {  // no rows: one error row so the problem is not lost
+        bench::SweepRow x;
+        x.kernel = "cudnn";
+        x.provider = "cudnn";
+        x.spec = plan->specs[size_t(pi)];
+        x.source = e.source;
+        x.problem = e.problem;
+        x.status = sticky.code() == StatusCode::not_supported ? "unsupported" : "launch_error";
+        x.check = sticky.message().substr(0, 200);
+        std::printf("%s\n", bench::sweep_csv_row(x, gpu).c_str());
+        if (sticky.code() != StatusCode::cuda_error && sticky.code() != StatusCode::no_device) sticky = Status::Ok();
+      }
+    }
+    if (!sticky.ok()) std::printf("#retire\n");  // no further item may be sent to this process
+    std::printf("#end\n");
+    std::fflush(stdout);
+    if (!sticky.ok()) {
+      // The context is unusable: end this worker; the parent starts a new one.
+      std::fprintf(stderr, "gconv bench-worker: %s; restarting\n", sticky.to_string().c_str());
+      std::exit(3);
+    }
+  }
+}
+
+struct BenchOpts {
+  CommonOpts c;
+  std::string out, shard, devices, provider = "gconv", worker_cmd;
+  int jobs = 0;
+  double timeout_s = 10, progress_s = 30;
+  bool write_unsupported = false;
+};
+
+void run_bench(const BenchOpts& o) {
+  const char* cmd = "bench";
+  sweep_options(o.c, cmd);  // validates --check
+  std::vector<int> providers;
+  for (const auto& p : bench::split_list(o.provider)) {
+    const int i = provider_index(p);
+    if (i < 0) fail(cmd, "--provider: unknown provider '" + p + "' (gconv, cudnn)");
+    providers.push_back(i);
+  }
+  if (providers.empty()) fail(cmd, "--provider: empty list");
+  bench::Shard shard;
+  if (!o.shard.empty()) {
+    auto s = bench::parse_shard(o.shard);
+    if (!s.ok()) fail(cmd, s.status().to_string());
+    shard = *s;
+  }
+  auto plan_r = bench::build_plan({o.c.problems, o.c.directions, o.c.filter});
+  if (!plan_r.ok()) fail(cmd, plan_r.status().to_string());
+  const bench::Plan& plan = *plan_r;
+
+  // Output (resume: keys already in the file are skipped).
+  std::set<bench::RowKey> done;
+  const std::string header = bench::sweep_csv_header();
+  const bool to_file = !o.out.empty() && o.out != "-";
+  if (to_file) {
+    size_t torn = 0;
+    Status s = bench::prepare_append(o.out, header, &done, &torn);
+    if (!s.ok()) fail(cmd, s.to_string());
+    if (torn) std::fprintf(stderr, "gconv bench: %s: removed a torn last line (%zu bytes)\n", o.out.c_str(), torn);
+    if (!done.empty()) std::fprintf(stderr, "gconv bench: %s: resuming, %zu rows already there\n", o.out.c_str(), done.size());
+  }
+  bench::RowWriter writer;
+  if (Status s = writer.open(to_file ? o.out : ""); !s.ok()) fail(cmd, s.to_string());
+  if (!to_file) (void)writer.write_line(header);
+  std::set<std::pair<std::string, std::string>> provider_done;  // (spec, provider) of non-gconv rows
+  for (const auto& [k, spec, prov] : done)
+    if (prov != "gconv") provider_done.insert({spec, prov});
+
+  // Work list.
+  std::vector<bool> applicable;
+  const std::vector<bench::WorkItem> cands = bench::candidate_items(plan, &applicable);
+  std::vector<bench::WorkItem> items;
+  size_t unsupported = 0, skipped = 0;
+  const std::string gpu = bench::device_name();
+  for (int prov : providers) {
+    if (kProviders[size_t(prov)] == "gconv") {
+      for (size_t i = 0; i < cands.size(); ++i) {
+        const auto& it = cands[i];
+        const std::string& kn = plan.kernel_names[size_t(it.kernel)];
+        const std::string& spec = plan.specs[size_t(it.problem)];
+        if (!bench::in_shard(shard, kn, spec)) continue;
+        if (done.count({kn, spec, "gconv"})) {
+          ++skipped;
+          continue;
         }
-      *problems = std::move(expanded);
+        if (applicable[i]) {
+          items.push_back(it);
+        } else if (o.write_unsupported) {
+          ++unsupported;
+          (void)writer.write_line(bench::sweep_csv_row(
+              bench::make_row(plan.kernels[size_t(it.kernel)], plan.problems[size_t(it.problem)], "unsupported"), gpu));
+        }
+      }
+    } else {
+      for (size_t pi = 0; pi < plan.problems.size(); ++pi) {
+        const std::string& name = kProviders[size_t(prov)];
+        if (!bench::in_shard(shard, name, plan.specs[pi])) continue;
+        if (provider_done.count({plan.specs[pi], name})) {
+          ++skipped;
+          continue;
+        }
+        items.push_back(bench::WorkItem{int(pi), -1, prov});
+      }
     }
-    auto rules = load_default_arch_rules();
-    if (!rules.ok()) fail(rules.status().to_string());
-    std::optional<Filter> filter;
-    if (!o->filter.empty()) {
-      auto f = Filter::parse(o->filter);
-      if (!f.ok()) fail(f.status().to_string());
-      filter = *f;
+  }
+  std::fprintf(stderr, "gconv bench: %zu problems x %zu kernels, shard %d/%d: %zu items (%zu done before, %zu unsupported) on %s\n",
+               plan.problems.size(), plan.kernels.size(), shard.index, shard.count, items.size(), skipped,
+               unsupported, gpu.c_str());
+
+  // Compile ahead (parallel, into the disk cache) so the per-item timeout
+  // measures runs, not NVRTC. Failures show up as compile_error rows.
+  if (o.worker_cmd.empty()) {
+    std::set<int> used;
+    for (const auto& it : items)
+      if (it.kernel >= 0) used.insert(it.kernel);
+    std::vector<KernelTraits> to_build;
+    for (int k : used) to_build.push_back(plan.kernels[size_t(k)]);
+    if (!to_build.empty()) prebuild(to_build, o.jobs);
+  }
+
+  // Workers: one slot per device (CUDA_VISIBLE_DEVICES), or one default slot.
+  bench::SupervisorOptions so;
+  so.timeout_s = o.timeout_s;
+  std::vector<std::string> argv;
+  if (!o.worker_cmd.empty()) {
+    std::istringstream in(o.worker_cmd);
+    for (std::string w; in >> w;) argv.push_back(w);
+  } else {
+    argv = {bench::self_executable(), "bench-worker"};
+    for (auto& a : common_args(o.c)) argv.push_back(a);
+  }
+  const auto devices = bench::split_list(o.devices);
+  if (devices.empty()) so.slots.push_back({argv, {}});
+  for (const auto& d : devices) so.slots.push_back({argv, {{"CUDA_VISIBLE_DEVICES", d}}});
+
+  const auto cols = bench::sweep_csv_columns();
+  int status_col = -1, lat_col = -1;
+  for (size_t i = 0; i < cols.size(); ++i) {
+    if (cols[i] == "status") status_col = int(i);
+    if (cols[i] == "latency_ms") lat_col = int(i);
+  }
+  size_t n_done = 0, failed = 0, rows = 0, ok_rows = 0;
+  double timed_ms = 0;
+  bench::Progress progress(items.size(), o.progress_s);
+  Status io;
+  auto encode = [&](size_t i) {
+    const auto& it = items[i];
+    return std::to_string(it.problem) + " " + std::to_string(it.kernel) + " " + std::to_string(it.provider);
+  };
+  Status s = bench::run_supervised(items.size(), encode, so, [&](size_t i, const bench::ItemResult& r) {
+    const auto& it = items[i];
+    std::vector<std::string> lines = r.lines;
+    if (!r.failure.empty()) {
+      bench::SweepRow row;
+      if (it.kernel >= 0) {
+        row = bench::make_row(plan.kernels[size_t(it.kernel)], plan.problems[size_t(it.problem)], r.failure, r.detail);
+      } else {
+        row.kernel = row.provider = kProviders[size_t(it.provider)];
+        row.spec = plan.specs[size_t(it.problem)];
+        row.source = plan.problems[size_t(it.problem)].source;
+        row.problem = plan.problems[size_t(it.problem)].problem;
+        row.status = r.failure;
+        row.check = r.detail;
+      }
+      lines = {bench::sweep_csv_row(row, gpu)};
     }
-    std::set<std::pair<Direction, DType>> needed;
-    for (const auto& e : *problems) needed.insert({e.problem.direction, e.problem.dtype});
-    std::vector<KernelTraits> kernels;
-    for (auto [d, t] : needed) {
-      auto pool = load_pool(*rules, d, t);
-      if (!pool.ok()) fail(pool.status().to_string());
-      for (const auto& k : *pool)
-        if (!filter || filter->matches(*rules, k)) kernels.push_back(k);
-    }
-    bench::SweepOptions so;
-    so.timing.warmup = o->warmup;
-    so.timing.repeats = o->repeats;
-    so.timing.flush_l2 = !o->no_flush;
-    so.jobs = o->jobs;
-    if (o->check == "none") so.check = bench::CheckMode::none;
-    else if (o->check == "all") so.check = bench::CheckMode::all;
-    else if (o->check != "first") fail("--check must be none, first or all");
-    std::ofstream file;
-    if (!o->out.empty()) {
-      file.open(o->out);
-      if (!file) fail("cannot write " + o->out);
-    }
-    std::ostream& os = o->out.empty() ? std::cout : file;
-    const std::string gpu = bench::device_name();
-    os << bench::sweep_csv_header() << "\n";
-    size_t rows = 0, bad = 0;
-    std::fprintf(stderr, "gconv bench: %zu problems x %zu kernels on %s\n", problems->size(), kernels.size(),
-                 gpu.c_str());
-    Status s = bench::run_sweep(*problems, kernels, so, [&](const bench::SweepRow& r) {
-      os << bench::sweep_csv_row(r, gpu) << "\n";
-      os.flush();
+    bool item_failed = false;
+    for (const auto& line : lines) {
+      Status w = writer.write_line(line);
+      if (!w.ok() && io.ok()) io = w;
       ++rows;
-      if (r.status != "ok") ++bad;
-      if (rows % 1000 == 0) std::fprintf(stderr, "gconv bench: %zu rows, %zu not ok\n", rows, bad);
-    });
-    std::fprintf(stderr, "gconv bench: %zu rows, %zu not ok\n", rows, bad);
-    if (!s.ok()) fail(s.to_string());
+      const auto f = bench::split_csv_line(line);
+      if (f.size() != cols.size()) continue;
+      if (f[size_t(status_col)] == "ok") {
+        ++ok_rows;
+        timed_ms += std::atof(f[size_t(lat_col)].c_str()) * o.c.repeats;
+      } else if (f[size_t(status_col)] != "unsupported") {
+        item_failed = true;
+      }
+    }
+    failed += item_failed;
+    progress.update(++n_done, failed);
   });
+  progress.finish(n_done, failed);
+  const double wall = progress.elapsed_s();
+  std::fprintf(stderr,
+               "gconv bench: %zu rows (%zu ok), %.1f measurements/s, %.1f%% of wall time inside timed kernels\n",
+               rows, ok_rows, wall > 0 ? double(ok_rows) / wall : 0.0, wall > 0 ? 100.0 * timed_ms / 1e3 / wall : 0.0);
+  if (!s.ok()) fail(cmd, s.to_string());
+  if (!io.ok()) fail(cmd, io.to_string());
+}
+
+}  // namespace
+
+void register_bench_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "bench",
+      "Time every applicable pool kernel on every problem of a set (CSV out; columns in src/bench/sweep.hpp).\n"
+      "Items run in worker processes: a crash or hang becomes a 'crashed'/'timeout' row and the sweep goes on.\n"
+      "With --out the file is appended to and resumed: rows already there (kernel, spec, provider) are skipped.");
+  auto o = std::make_shared<BenchOpts>();
+  add_common(cmd, o->c);
+  cmd->add_option("--out", o->out, "CSV output, appended to and resumed (default stdout, no resume)");
+  cmd->add_option("--shard", o->shard, "i/n: measure only slice i of n (by hash of kernel and problem); see gconv merge");
+  cmd->add_option("--devices", o->devices, "comma list of GPU ids: one worker per GPU, items handed out dynamically");
+  cmd->add_option("--provider", o->provider, "timing providers, comma list: gconv (default), cudnn, gconv,cudnn");
+  cmd->add_option("--timeout-s", o->timeout_s, "per-item time limit in seconds; the worker is killed (row 'timeout')");
+  cmd->add_flag("--write-unsupported", o->write_unsupported,
+                "also write 'unsupported' rows for kernels that cannot implement a problem (off: smaller files)");
+  cmd->add_option("--jobs", o->jobs, "parallel NVRTC compiles before the sweep (0 = all cores)");
+  cmd->add_option("--progress-s", o->progress_s, "seconds between progress lines when stderr is not a terminal");
+  cmd->add_option("--worker-cmd", o->worker_cmd, "test hook: worker command line (space-separated)")->group("");
+  cmd->callback([o] { run_bench(*o); });
+
+  // The worker side; not for direct use.
+  auto* worker = app.add_subcommand("bench-worker", "internal: one gconv bench worker process");
+  worker->group("");
+  auto wo = std::make_shared<CommonOpts>();
+  add_common(worker, *wo);
+  worker->callback([wo] { run_worker(*wo); });
 }
 
 }  // namespace gconv::cli

@@ -14,5 +14,7 @@ void register_build_command(CLI::App& app);      // gconv build
 void register_bench_command(CLI::App& app);      // gconv bench
 void register_select_command(CLI::App& app);     // gconv select
 void register_run_command(CLI::App& app);        // gconv run
+void register_merge_command(CLI::App& app);      // gconv merge
+void register_report_command(CLI::App& app);     // gconv report
 
 }  // namespace gconv::cli

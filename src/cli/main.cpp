@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   gconv::cli::register_bench_command(app);
   gconv::cli::register_select_command(app);
   gconv::cli::register_run_command(app);
+  gconv::cli::register_merge_command(app);
+  gconv::cli::register_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

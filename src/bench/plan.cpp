@@ -1,0 +1,116 @@
+#include "bench/plan.hpp"
+
+#include <optional>
+#include <set>
+
+#include "gconv/problem_sets.hpp"
+#include "kernels/family.hpp"
+#include "pool/arch_rules.hpp"
+#include "pool/filter.hpp"
+#include "pool/pool.hpp"
+
+namespace gconv::bench {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+Result<Plan> build_plan(const PlanOptions& o) {
+  Plan plan;
+  auto path = resolve_problem_set(o.problems);
+  if (!path.ok()) return path.status();
+  auto problems = read_problem_file(*path);
+  if (!problems.ok()) return problems.status();
+  plan.problems = std::move(*problems);
+  if (!o.directions.empty()) {
+    std::vector<Direction> dirs;
+    for (const auto& name : split_list(o.directions == "all" ? "fwd,bwd_data,bwd_weight" : o.directions)) {
+      auto d = parse_direction(name);
+      if (!d.ok()) return d.status();
+      dirs.push_back(*d);
+    }
+    std::vector<ProblemEntry> expanded;
+    for (const auto& e : plan.problems)
+      for (Direction d : dirs) {
+        ProblemEntry x = e;
+        x.problem.direction = d;
+        expanded.push_back(x);
+      }
+    plan.problems = std::move(expanded);
+  }
+  auto rules = load_default_arch_rules();
+  if (!rules.ok()) return rules.status();
+  std::optional<Filter> filter;
+  if (!o.filter.empty()) {
+    auto f = Filter::parse(o.filter);
+    if (!f.ok()) return f.status();
+    filter = *f;
+  }
+  std::set<std::pair<Direction, DType>> needed;
+  for (const auto& e : plan.problems) needed.insert({e.problem.direction, e.problem.dtype});
+  for (auto [d, t] : needed) {
+    auto pool = load_pool(*rules, d, t);
+    if (!pool.ok()) return pool.status();
+    for (const auto& k : *pool)
+      if (!filter || filter->matches(*rules, k)) plan.kernels.push_back(k);
+  }
+  for (const auto& k : plan.kernels) plan.kernel_names.push_back(kernel_name(k));
+  for (const auto& e : plan.problems) plan.specs.push_back(e.problem.to_spec());
+  return plan;
+}
+
+Result<Shard> parse_shard(const std::string& s) {
+  const size_t slash = s.find('/');
+  Shard sh;
+  try {
+    if (slash == std::string::npos) throw 0;
+    size_t used = 0;
+    sh.index = std::stoi(s.substr(0, slash), &used);
+    if (used != slash) throw 0;
+    sh.count = std::stoi(s.substr(slash + 1), &used);
+    if (used != s.size() - slash - 1) throw 0;
+  } catch (...) {
+    return invalid_argument("--shard '" + s + "': expected i/n, e.g. 3/16");
+  }
+  if (sh.count < 1 || sh.index < 0 || sh.index >= sh.count)
+    return invalid_argument("--shard '" + s + "': need 0 <= i < n");
+  return sh;
+}
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a 64-bit offset basis
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+bool in_shard(const Shard& s, const std::string& kernel, const std::string& spec) {
+  return s.count <= 1 || fnv1a(kernel + "|" + spec) % uint64_t(s.count) == uint64_t(s.index);
+}
+
+std::vector<WorkItem> candidate_items(const Plan& plan, std::vector<bool>* applicable) {
+  std::vector<WorkItem> items;
+  if (applicable) applicable->clear();
+  for (size_t pi = 0; pi < plan.problems.size(); ++pi) {
+    const Problem& p = plan.problems[pi].problem;
+    for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
+      const KernelTraits& t = plan.kernels[ki];
+      if (t.direction != p.direction || t.dtype != p.dtype || t.ndim != p.ndim) continue;
+      items.push_back(WorkItem{int(pi), int(ki), 0});
+      if (applicable) applicable->push_back(family_of(t).can_implement(t, p, nullptr));
+    }
+  }
+  return items;
+}
+
+}  // namespace gconv::bench

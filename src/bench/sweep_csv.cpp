@@ -1,0 +1,150 @@
+#include "bench/sweep_csv.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "problem/read_text.hpp"
+
+namespace gconv::bench {
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> f(1);
+  bool q = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (q) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') f.back() += '"', ++i;
+      else if (c == '"') q = false;
+      else f.back() += c;
+    } else if (c == '"') {
+      q = true;
+    } else if (c == ',') {
+      f.emplace_back();
+    } else if (c != '\r') {
+      f.back() += c;
+    }
+  }
+  return f;
+}
+
+int SweepTable::column(const std::string& name) const {
+  for (size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name) return int(i);
+  return -1;
+}
+
+const std::string& SweepTable::get(size_t i, const std::string& name) const {
+  static const std::string empty;
+  const int c = column(name);
+  return c < 0 ? empty : rows[i][size_t(c)];
+}
+
+Result<SweepTable> parse_sweep_csv(const std::string& text, const std::string& name) {
+  SweepTable t;
+  std::istringstream in(text);
+  std::string line;
+  int64_t no = 0;
+  while (std::getline(in, line)) {
+    ++no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    auto f = split_csv_line(line);
+    if (t.header.empty()) {
+      t.header = std::move(f);
+      continue;
+    }
+    if (f.size() != t.header.size())
+      return parse_error(name + ":" + std::to_string(no) + ": " + std::to_string(f.size()) + " fields, header has " +
+                         std::to_string(t.header.size()));
+    t.rows.push_back(std::move(f));
+    t.lines.push_back(line);
+  }
+  return t;
+}
+
+Result<SweepTable> read_sweep_csv(const std::string& path) {
+  auto text = problem_io::read_text_file(path);
+  if (!text.ok()) return text.status();
+  return parse_sweep_csv(*text, path);
+}
+
+RowKey row_key(const SweepTable& t, size_t i) {
+  return {t.get(i, "kernel"), t.get(i, "spec"), t.get(i, "provider")};
+}
+
+Status prepare_append(const std::string& path, const std::string& header, std::set<RowKey>* done,
+                      size_t* dropped_bytes) {
+  if (dropped_bytes) *dropped_bytes = 0;
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(path, ec);
+  std::string text;
+  if (exists) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return io_error(path + ": cannot read");
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    text = ss.str();
+  }
+  // A torn last line: everything after the last newline is a partial row.
+  const size_t nl = text.rfind('\n');
+  const size_t keep = nl == std::string::npos ? 0 : nl + 1;
+  if (keep < text.size()) {
+    if (dropped_bytes) *dropped_bytes = text.size() - keep;
+    std::filesystem::resize_file(path, keep, ec);
+    if (ec) return io_error(path + ": cannot truncate torn last line: " + ec.message());
+    text.resize(keep);
+  }
+  if (text.empty()) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << header << "\n";
+    f.flush();
+    if (!f) return io_error(path + ": cannot write");
+    return Status::Ok();
+  }
+  auto table = parse_sweep_csv(text, path);
+  if (!table.ok()) return table.status();
+  std::string have;
+  for (const auto& h : table->header) have += (have.empty() ? "" : ",") + h;
+  if (have != header)
+    return invalid_argument(path + ": existing header differs from this version's sweep columns; write to a new file");
+  for (size_t i = 0; i < table->rows.size(); ++i) done->insert(row_key(*table, i));
+  return Status::Ok();
+}
+
+RowWriter::~RowWriter() {
+  if (owned_ && fd_ >= 0) ::close(fd_);
+}
+
+Status RowWriter::open(const std::string& path) {
+  if (path.empty() || path == "-") {
+    fd_ = STDOUT_FILENO;
+    owned_ = false;
+    return Status::Ok();
+  }
+  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) return io_error(path + ": " + std::strerror(errno));
+  owned_ = true;
+  return Status::Ok();
+}
+
+Status RowWriter::write_line(const std::string& line) {
+  const std::string s = line + "\n";
+  size_t off = 0;
+  while (off < s.size()) {  // one write in practice; loop only on a short write
+    const ssize_t n = ::write(fd_, s.data() + off, s.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return io_error(std::string("write: ") + std::strerror(errno));
+    }
+    off += size_t(n);
+  }
+  return Status::Ok();
+}
+
+}  // namespace gconv::bench
