@@ -13,7 +13,7 @@ export GCONV_CONFIG_DIR=$PWD/configs GCONV_PROBLEMS_DIR=$PWD/problems GCONV_CACH
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 ngpu=$(nvidia-smi -L | wc -l); ncpu=$(nproc)
-export GPUS=$ngpu GCONV_GPU_TEST_JOBS=$(( ncpu / ngpu ))
+export GPUS=$ngpu GCONV_GPU_TEST_JOBS=$(( ncpu / ngpu )) GCONV_CLI=$PWD/.device/gconv
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sort | uniq -c; echo "cpus $ncpu"
 for stage in "$@"; do
   start=$(date +%s)
@@ -24,9 +24,9 @@ for stage in "$@"; do
     tests)
       mkdir -p /tmp/gpulogs
       LOG_DIR=/tmp/gpulogs scripts/gpu-test .device | tee "$OUT/gpu_tests_summary.txt"
-      cat /tmp/gpulogs/*.log > "$OUT/gpu_tests.log"
+      cat /tmp/gpulogs/*.log > /tmp/gpu_tests.log; gzip -c /tmp/gpu_tests.log > "$OUT/gpu_tests.log.gz"
       grep -h "^TALLY" /tmp/gpulogs/*.log | sort
-      grep -h -E "^(igemm|direct)_.* on |Failure|no test problem" "$OUT/gpu_tests.log" | head -n 30 ;;
+      grep -h -E "^(igemm|direct)_.* on |Failure|no test problem|CUDNN|crash" /tmp/gpu_tests.log | head -n 30 ;;
     bench)
       i=0
       for d in fwd bwd_data bwd_weight; do
@@ -58,6 +58,17 @@ for stage in "$@"; do
       grep -v 'rc=0 check: ok' "$OUT/examples.txt" | head -n 20
       echo "examples: $(grep -c . "$OUT/examples.txt") runs, $(grep -c 'rc=0 check: ok' "$OUT/examples.txt") ok"
       echo "conv_c: $(.device/conv_c 2>&1 | tail -n 1)" ;;
+    sweep)
+      # The benchmark-harness check: one sweep, gconv and cuDNN side by side,
+      # worker processes over every GPU, then gconv report.
+      devs=$(seq -s, 0 $((ngpu - 1)))
+      .device/gconv bench --problems problems/cudnn_public_h200.jsonl --provider gconv,cudnn --devices "$devs" \
+        --out /tmp/sweep.csv --warmup 2 --repeats 5 --timeout-s 120 --jobs "$ncpu" --progress-s 30 2> "$OUT/sweep_stderr.log"
+      echo "bench rc=$?"; tail -n 4 "$OUT/sweep_stderr.log"
+      gzip -c /tmp/sweep.csv > "$OUT/sweep_public_providers.csv.gz"
+      .device/gconv report /tmp/sweep.csv --baseline cudnn --plots /tmp/plots > "$OUT/report.txt" 2>&1
+      cp /tmp/plots/*.png "$OUT/" 2>/dev/null
+      head -n 60 "$OUT/report.txt" ;;
     cli)
       for spec in fwd_bf16_n32c256k256_h56w56_y3x3_p1 bwd_data_bf16_n32c128k128g32_h56w56_y3x3_p1 \
                   bwd_weight_fp16_n32c64k64_h56w56_y3x3_p1 fwd_fp32_n8c96k96g96_h112w112_y3x3_s2_p0:1; do
