@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/sweep_csv.hpp"
 #include "gconv/problem_file.hpp"
 #include "problem/read_text.hpp"
 
@@ -32,40 +33,6 @@ std::string lower(std::string s) {
 
 // RFC 4180 fields of one line (a quoted field may not span lines: the sweep
 // writer never puts a newline in a field).
-Result<std::vector<std::string>> split_csv(const std::string& line) {
-  std::vector<std::string> fields;
-  std::string cur;
-  size_t i = 0;
-  while (true) {
-    cur.clear();
-    if (i < line.size() && line[i] == '"') {
-      ++i;
-      while (true) {
-        if (i >= line.size()) return parse_error("unterminated quoted field");
-        if (line[i] == '"') {
-          if (i + 1 < line.size() && line[i + 1] == '"') {
-            cur += '"';
-            i += 2;
-            continue;
-          }
-          ++i;
-          break;
-        }
-        cur += line[i++];
-      }
-      if (i < line.size() && line[i] != ',') return parse_error("unexpected text after a quoted field");
-      fields.push_back(cur);
-    } else {
-      size_t e = line.find(',', i);
-      fields.push_back(trim(line.substr(i, e == std::string::npos ? std::string::npos : e - i)));
-      i = e == std::string::npos ? line.size() : e;
-    }
-    if (i >= line.size()) break;
-    ++i;  // the comma
-  }
-  return fields;
-}
-
 double parse_double(const std::string& s) {
   if (s.empty()) return kNaN;
   char* end = nullptr;
@@ -123,40 +90,23 @@ std::vector<std::string> split_sources(const std::string& source) {
 }
 
 Result<Sweep> parse_sweep_csv(const std::string& text, const std::string& name) {
+  // The sweep module's reader splits the lines and checks the field counts;
+  // this function only interprets the columns.
+  auto table = bench::parse_sweep_csv(text, name);
+  if (!table.ok()) return table.status();
+  if (table->header.empty()) return parse_error(name + ": no header line");
   Sweep sweep;
   std::unordered_map<std::string, int> col;  // lower-case name -> index
   std::unordered_map<std::string, int> by_spec;  // spec as written -> problem
   std::unordered_map<std::string, int> by_canonical;
-  size_t ncols = 0;
-  int64_t line_no = 0;
-  size_t pos = 0;
   auto cell = [&](const std::vector<std::string>& f, const char* c) -> std::string {
     auto it = col.find(c);
-    return it == col.end() ? std::string() : f[size_t(it->second)];
+    return it == col.end() ? std::string() : trim(f[size_t(it->second)]);
   };
-  while (pos < text.size()) {
-    size_t e = text.find('\n', pos);
-    if (e == std::string::npos) e = text.size();
-    std::string line = text.substr(pos, e - pos);
-    pos = e + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const std::string t = trim(line);
-    if (t.empty() || t[0] == '#') continue;
-    auto fields = split_csv(line);
-    const std::string where = name + ":" + std::to_string(line_no) + ": ";
-    if (!fields.ok()) return parse_error(where + fields.status().message());
-    if (ncols == 0) {  // the header
-      ncols = fields->size();
-      for (size_t i = 0; i < ncols; ++i) col.emplace(lower((*fields)[i]), int(i));
-      for (const char* req : {"kernel", "spec", "status", "latency_ms"})
-        if (!col.count(req)) return parse_error(where + "missing required column '" + req + "'");
-      continue;
-    }
-    if (fields->size() != ncols)
-      return parse_error(where + "row has " + std::to_string(fields->size()) + " fields, header has " +
-                         std::to_string(ncols));
-    const auto& f = *fields;
+  for (size_t i = 0; i < table->header.size(); ++i) col.emplace(lower(trim(table->header[i])), int(i));
+  for (const char* req : {"kernel", "spec", "status", "latency_ms"})
+    if (!col.count(req)) return parse_error(name + ": missing required column '" + req + "'");
+  for (const std::vector<std::string>& f : table->rows) {
     SweepRow row;
     row.kernel = cell(f, "kernel");
     row.status = cell(f, "status");
@@ -199,7 +149,6 @@ Result<Sweep> parse_sweep_csv(const std::string& text, const std::string& name) 
     if (info.source.empty()) info.source = cell(f, "source");
     sweep.rows.push_back(std::move(row));
   }
-  if (ncols == 0) return parse_error(name + ": no header line");
   return sweep;
 }
 
