@@ -5,6 +5,12 @@
 #   bench     gconv bench over the public cuDNN shapes (one direction per GPU)
 #             and cuDNN through PyTorch, then the comparison
 #   sanitize  compute-sanitizer memcheck and racecheck on 2 kernels of each bf16 pool
+#   train     train_sweep only, every GPU, TRAIN_S seconds (default 420), no checks, resumed
+#             from .device/train_prev.csv.gz
+#   data      training data for the selector, bounded by DATA_S seconds (default 420):
+#             cuDNN (native provider) on the public shapes, then the full pools on
+#             validation_holdout (shuffled) on the last GPU; train_sweep with a sample
+#             of kernels per problem (--sample) on the other GPUs. Run `build` first.
 # Usage: bash bench/device_call.sh STAGE...   ($OUT receives the logs)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -69,6 +75,32 @@ for stage in "$@"; do
       .device/gconv report /tmp/sweep.csv --baseline cudnn --plots /tmp/plots > "$OUT/report.txt" 2>&1
       cp /tmp/plots/*.png "$OUT/" 2>/dev/null
       head -n 60 "$OUT/report.txt" ;;
+    data)
+      T=${DATA_S:-420}; last=$((ngpu - 1)); train_devs=$(seq -s, 0 $((ngpu > 1 ? ngpu - 2 : 0)))
+      .device/gconv device > "$OUT/gpu.json"
+      python3 -c "import random,sys; l=open('problems/validation_holdout.csv').read().splitlines(); h=[x for x in l if x.startswith('#')]; b=[x for x in l if not x.startswith('#')]; r=b[1:]; random.Random(3).shuffle(r); open('/tmp/holdout.csv','w').write('\n'.join(h+b[:1]+r)+'\n')"
+      timeout -k 10 "$T" .device/gconv bench --problems problems/train_sweep.csv --directions all --sample "${SAMPLE:-28}" \
+        --devices "$train_devs" --out /tmp/train.csv --warmup 1 --repeats 5 --timeout-s 60 --progress-s 60 2> "$OUT/train_stderr.log" &
+      ( CUDA_VISIBLE_DEVICES=$last timeout -k 10 120 .device/gconv bench --problems problems/cudnn_public_h200.jsonl \
+          --provider cudnn --out /tmp/cudnn_public.csv --warmup 2 --repeats 5 --timeout-s 60 2> "$OUT/cudnn_stderr.log"
+        left=$(( T - ( $(date +%s) - start ) - 5 ))
+        timeout -k 10 "$left" .device/gconv bench --problems /tmp/holdout.csv --directions all --devices "$last" \
+          --out /tmp/holdout_sweep.csv --warmup 1 --repeats 5 --timeout-s 60 --progress-s 60 2> "$OUT/holdout_stderr.log" ) &
+      wait
+      tail -n 2 "$OUT/train_stderr.log" "$OUT/cudnn_stderr.log" "$OUT/holdout_stderr.log"
+      for f in train holdout_sweep cudnn_public; do echo "$f: $(wc -l < /tmp/$f.csv) lines"; gzip -c /tmp/$f.csv > "$OUT/$f.csv.gz"; done
+      ls -la "$OUT" ;;
+    train)
+      # More training rows: train_sweep on every GPU for TRAIN_S seconds, no
+      # checks (every kernel was checked by the GPU tests and the holdout sweep),
+      # resuming from .device/train_prev.csv.gz when a run left one.
+      T=${TRAIN_S:-420}; devs=$(seq -s, 0 $((ngpu - 1)))
+      [ -f .device/train_prev.csv.gz ] && zcat .device/train_prev.csv.gz > /tmp/train.csv
+      timeout -k 10 "$T" .device/gconv bench --problems problems/train_sweep.csv --directions all --sample "${SAMPLE:-28}" \
+        --devices "$devs" --out /tmp/train.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --progress-s 60 \
+        2> "$OUT/train_stderr.log"
+      tail -n 3 "$OUT/train_stderr.log"; echo "train: $(wc -l < /tmp/train.csv) lines"
+      gzip -c /tmp/train.csv > "$OUT/train.csv.gz"; ls -la "$OUT" ;;
     cli)
       for spec in fwd_bf16_n32c256k256_h56w56_y3x3_p1 bwd_data_bf16_n32c128k128g32_h56w56_y3x3_p1 \
                   bwd_weight_fp16_n32c64k64_h56w56_y3x3_p1 fwd_fp32_n8c96k96g96_h112w112_y3x3_s2_p0:1; do

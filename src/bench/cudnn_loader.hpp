@@ -5,9 +5,10 @@
 // Library search (first that opens wins): $GCONV_CUDNN_LIB, "libcudnn.so.9",
 // "libcudnn.so" (the last two through the dynamic loader, so LD_LIBRARY_PATH
 // applies: on the GPU machine cuDNN is PyTorch's wheel, nvidia/cudnn/lib).
-// In cuDNN 9 the legacy convolution API is exported by libcudnn.so.9 itself,
-// a small shim that dispatches to libcudnn_cnn / libcudnn_ops / libcudnn_graph,
-// so the shim is the one library opened.
+// In cuDNN 9 the legacy convolution API and the graph (backend) API
+// (cudnnBackend*) are both exported by libcudnn.so.9 itself, a small shim that
+// dispatches to libcudnn_cnn / libcudnn_ops / libcudnn_graph, so the shim is
+// the one library opened.
 //
 // A loaded library is never closed: cuDNN's sub-libraries keep process-wide
 // state (and unloading them while the CUDA runtime still holds their kernels
@@ -51,7 +52,13 @@ namespace gconv::bench {
   X(cudnnGetConvolutionBackwardFilterAlgorithm_v7)      \
   X(cudnnFindConvolutionBackwardFilterAlgorithmEx)      \
   X(cudnnGetConvolutionBackwardFilterWorkspaceSize)     \
-  X(cudnnConvolutionBackwardFilter)
+  X(cudnnConvolutionBackwardFilter)                     \
+  X(cudnnBackendCreateDescriptor)                       \
+  X(cudnnBackendDestroyDescriptor)                      \
+  X(cudnnBackendSetAttribute)                           \
+  X(cudnnBackendGetAttribute)                           \
+  X(cudnnBackendFinalize)                               \
+  X(cudnnBackendExecute)
 
 // Every cuDNN function gconv uses, resolved from one library.
 struct CudnnApi {

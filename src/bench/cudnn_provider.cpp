@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "bench/cudnn_graph.hpp"
 #include "bench/cudnn_loader.hpp"
 #include "core/cuda_check.hpp"
 
@@ -251,7 +252,9 @@ Result<void*> workspace_for(size_t bytes, const DeviceBuffers& bufs, DevMem& own
   return own.p;
 }
 
-SweepRow base_row(const Problem& p, const std::string& kernel) {
+}  // namespace
+
+SweepRow cudnn_row(const Problem& p, const std::string& kernel) {
   SweepRow r;
   r.kernel = kernel;
   r.spec = p.to_spec();
@@ -261,7 +264,13 @@ SweepRow base_row(const Problem& p, const std::string& kernel) {
   return r;
 }
 
-}  // namespace
+void set_cudnn_timing(SweepRow& r, const Problem& p, const Timing& t) {
+  r.status = "ok";
+  r.median_ms = t.median_ms;
+  r.min_ms = t.min_ms;
+  r.tflops = p.flops() / (r.median_ms * 1e-3) / 1e12;
+  r.gbps = double(p.min_bytes()) / (r.median_ms * 1e-3) / 1e9;
+}
 
 Status run_cudnn_once(const Problem& p, const DeviceBuffers& bufs, cudaStream_t stream) {
   GCONV_RETURN_IF_ERROR(p.validate());
@@ -281,16 +290,17 @@ Status run_cudnn_once(const Problem& p, const DeviceBuffers& bufs, cudaStream_t 
   return cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 }
 
-Status run_cudnn_rows(const Problem& p, const DeviceBuffers& bufs, const TimingOptions& timing,
-                      const std::function<void(const SweepRow&)>& on_row) {
-  GCONV_RETURN_IF_ERROR(p.validate());
-  auto api = cudnn_api();
-  if (!api.ok()) return api.status();
+namespace {
 
+// The two legacy rows (heuristic, best) of `p`, timed with `timer` on
+// `stream`; returns a non-ok Status only for a fatal error (no device, a
+// broken context).
+Status legacy_rows(const CudnnApi& api, const Problem& p, const DeviceBuffers& bufs, const TimingOptions& timing,
+                   Timer& timer, cudaStream_t stream, const std::function<void(const SweepRow&)>& on_row) {
   // A per-problem failure becomes both rows (nothing is dropped).
   auto both_rows = [&](const std::string& status, const std::string& why) {
     for (const char* k : {"cudnn_heuristic", "cudnn_best"}) {
-      SweepRow r = base_row(p, k);
+      SweepRow r = cudnn_row(p, k);
       r.status = status;
       r.check = why.substr(0, 200);
       on_row(r);
@@ -303,36 +313,26 @@ Status run_cudnn_rows(const Problem& p, const DeviceBuffers& bufs, const TimingO
     both_rows("unsupported", shape.status().message());
     return Status::Ok();
   }
-  // The stream outlives the handle, whose last stream it is.
-  cudaStream_t stream = nullptr;
-  GCONV_CUDA_RETURN_IF_ERROR(cudaStreamCreate(&stream));
-  std::unique_ptr<cudaStream_t, void (*)(cudaStream_t*)> stream_guard(&stream, [](cudaStream_t* s) {
-    cudaStreamDestroy(*s);
-  });
-  CudnnConv conv(**api, p, bufs);
+  CudnnConv conv(api, p, bufs);
   GCONV_RETURN_IF_ERROR(conv.create_handle());
   if (Status s = conv.describe(*shape); !s.ok()) {
     both_rows(status_of(s), s.message());
     return Status::Ok();
   }
-
-  auto timer_r = Timer::create(stream);
-  if (!timer_r.ok()) return timer_r.status();
-  std::unique_ptr<Timer> timer = std::move(timer_r).value();
   DevMem own;
 
   // Times `c` and emits its row; returns a Status only for a broken context.
   auto time_row = [&](const std::string& prefix, const Result<Choice>& c) -> Status {
     if (!c.ok()) {
-      SweepRow r = base_row(p, prefix);
+      SweepRow r = cudnn_row(p, prefix);
       r.status = status_of(c.status());
       r.check = c.status().message().substr(0, 200);
       on_row(r);
       return Status::Ok();
     }
-    SweepRow r = base_row(p, prefix + ":" + cudnn_algo_name(p.direction, c->algo));
+    SweepRow r = cudnn_row(p, prefix + ":" + cudnn_algo_name(p.direction, c->algo));
     auto ws = workspace_for(c->workspace, bufs, own);
-    Result<Timing> t = ws.ok() ? timer->time([&](cudaStream_t s) { return conv.launch(*c, *ws, c->workspace, s); },
+    Result<Timing> t = ws.ok() ? timer.time([&](cudaStream_t s) { return conv.launch(*c, *ws, c->workspace, s); },
                                              timing)
                                : Result<Timing>(ws.status());
     if (!t.ok()) {
@@ -342,11 +342,7 @@ Status run_cudnn_rows(const Problem& p, const DeviceBuffers& bufs, const TimingO
       // A fault that poisons the context ends the sweep, as for gconv kernels.
       return cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     }
-    r.status = "ok";
-    r.median_ms = t->median_ms;
-    r.min_ms = t->min_ms;
-    r.tflops = p.flops() / (r.median_ms * 1e-3) / 1e12;
-    r.gbps = double(p.min_bytes()) / (r.median_ms * 1e-3) / 1e9;
+    set_cudnn_timing(r, p, *t);
     r.check = "not checked; workspace " + std::to_string(c->workspace) + " B";
     on_row(r);
     return Status::Ok();
@@ -373,6 +369,27 @@ Status run_cudnn_rows(const Problem& p, const DeviceBuffers& bufs, const TimingO
                         : found->empty() ? Result<Choice>(not_supported("cudnnFind*AlgorithmEx: no algorithm ran"))
                                          : Result<Choice>(found->front());
   return time_row("cudnn_best", best);
+}
+
+}  // namespace
+
+Status run_cudnn_rows(const Problem& p, const DeviceBuffers& bufs, const TimingOptions& timing,
+                      const std::function<void(const SweepRow&)>& on_row) {
+  GCONV_RETURN_IF_ERROR(p.validate());
+  auto api = cudnn_api();
+  if (!api.ok()) return api.status();
+  // Device first: without one there are no rows at all (see the header). The
+  // stream outlives both APIs' handles, whose last stream it is, and the timer.
+  cudaStream_t stream = nullptr;
+  GCONV_CUDA_RETURN_IF_ERROR(cudaStreamCreate(&stream));
+  std::unique_ptr<cudaStream_t, void (*)(cudaStream_t*)> stream_guard(&stream, [](cudaStream_t* s) {
+    cudaStreamDestroy(*s);
+  });
+  auto timer_r = Timer::create(stream);
+  if (!timer_r.ok()) return timer_r.status();
+  std::unique_ptr<Timer> timer = std::move(timer_r).value();
+  GCONV_RETURN_IF_ERROR(legacy_rows(**api, p, bufs, timing, *timer, stream, on_row));
+  return run_cudnn_graph_rows(**api, p, bufs, timing, *timer, stream, on_row);
 }
 
 }  // namespace gconv::bench

@@ -1,5 +1,6 @@
 #include "bench/plan.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -64,6 +65,8 @@ Result<Plan> build_plan(const PlanOptions& o) {
   }
   for (const auto& k : plan.kernels) plan.kernel_names.push_back(kernel_name(k));
   for (const auto& e : plan.problems) plan.specs.push_back(e.problem.to_spec());
+  if (o.sample < 0) return invalid_argument("--sample must be >= 0 (0 = every kernel)");
+  plan.sample = o.sample;
   return plan;
 }
 
@@ -101,13 +104,31 @@ bool in_shard(const Shard& s, const std::string& kernel, const std::string& spec
 std::vector<WorkItem> candidate_items(const Plan& plan, std::vector<bool>* applicable) {
   std::vector<WorkItem> items;
   if (applicable) applicable->clear();
+  std::vector<std::pair<uint64_t, int>> sampled;  // (hash, kernel) of one problem
   for (size_t pi = 0; pi < plan.problems.size(); ++pi) {
     const Problem& p = plan.problems[pi].problem;
+    sampled.clear();
     for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
       const KernelTraits& t = plan.kernels[ki];
       if (t.direction != p.direction || t.dtype != p.dtype || t.ndim != p.ndim) continue;
+      const bool ok = family_of(t).can_implement(t, p, nullptr);
+      if (plan.sample > 0) {
+        if (ok) sampled.push_back({fnv1a(plan.kernel_names[ki] + "|" + plan.specs[pi] + "|sample"), int(ki)});
+        continue;
+      }
       items.push_back(WorkItem{int(pi), int(ki), 0});
-      if (applicable) applicable->push_back(family_of(t).can_implement(t, p, nullptr));
+      if (applicable) applicable->push_back(ok);
+    }
+    if (plan.sample > 0) {
+      const size_t keep = std::min(sampled.size(), size_t(plan.sample));
+      std::partial_sort(sampled.begin(), sampled.begin() + long(keep), sampled.end());
+      sampled.resize(keep);
+      // Pool order within the problem, as without sampling.
+      std::sort(sampled.begin(), sampled.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+      for (const auto& [h, ki] : sampled) {
+        items.push_back(WorkItem{int(pi), ki, 0});
+        if (applicable) applicable->push_back(true);
+      }
     }
   }
   return items;

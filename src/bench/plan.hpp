@@ -22,6 +22,11 @@ struct PlanOptions {
   std::string problems;    // set name or file
   std::string directions;  // "", "all" or a comma list
   std::string filter;      // kernel filter expression ("" = all)
+  // Kernels per problem (0 = every applicable one): a deterministic, uniform
+  // sample of the applicable kernels (those whose FNV-1a hash of
+  // "kernel|spec|sample" is smallest), for training sweeps that want many
+  // shapes more than every kernel of each. Sampled-out pairs are not items.
+  int sample = 0;
 };
 
 // One unit of work: kernel index -1 means a provider's own row set for the
@@ -37,6 +42,7 @@ struct Plan {
   std::vector<KernelTraits> kernels;
   std::vector<std::string> kernel_names;  // kernel_name(kernels[i])
   std::vector<std::string> specs;         // problems[i].problem.to_spec()
+  int sample = 0;                         // PlanOptions::sample
 };
 
 Result<Plan> build_plan(const PlanOptions& o);
@@ -51,6 +57,7 @@ bool in_shard(const Shard& s, const std::string& kernel, const std::string& spec
 
 // Every (problem, kernel) pair whose kernel has the problem's direction,
 // dtype and ndim; `applicable` (may be null) receives can_implement for each.
+// With Plan::sample > 0, only the sampled applicable pairs (all `true`).
 std::vector<WorkItem> candidate_items(const Plan& plan, std::vector<bool>* applicable);
 
 // "a,b,c" -> {"a","b","c"} (empty parts dropped).

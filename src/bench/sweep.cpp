@@ -1,5 +1,7 @@
 #include "bench/sweep.hpp"
 
+#include <algorithm>
+
 #include <cuda_runtime_api.h>
 
 #include <cstring>
@@ -163,17 +165,37 @@ struct SweepWorker::Impl {
     filled_spec.clear();
     have_ref = false;
     const ReferenceOperands ops = reference_operands(p);
-    const int es = dtype_bytes(p.dtype);
-    std::vector<unsigned char> ha(size_t(ops.a) * es), hb(size_t(ops.b) * es);
-    fill_random(p.dtype, ha.data(), ops.a, 11);
-    fill_random(p.dtype, hb.data(), ops.b, 12);
-    GCONV_RETURN_IF_ERROR(a.ensure(ha.size()));
-    GCONV_RETURN_IF_ERROR(b.ensure(hb.size()));
+    const size_t es = size_t(dtype_bytes(p.dtype));
+    GCONV_RETURN_IF_ERROR(a.ensure(size_t(ops.a) * es));
+    GCONV_RETURN_IF_ERROR(b.ensure(size_t(ops.b) * es));
     GCONV_RETURN_IF_ERROR(out.ensure(size_t(ops.out) * es));
     GCONV_RETURN_IF_ERROR(ref.ensure(size_t(ops.out) * es));
-    GCONV_CUDA_RETURN_IF_ERROR(cudaMemcpy(a.p, ha.data(), ha.size(), cudaMemcpyHostToDevice));
-    GCONV_CUDA_RETURN_IF_ERROR(cudaMemcpy(b.p, hb.data(), hb.size(), cudaMemcpyHostToDevice));
+    GCONV_RETURN_IF_ERROR(fill_device(a.p, p.dtype, ops.a, 11));
+    GCONV_RETURN_IF_ERROR(fill_device(b.p, p.dtype, ops.b, 12));
     filled_spec = spec;
+    return Status::Ok();
+  }
+
+  // Random values for `n` elements at `dst`: a host-generated block of
+  // kFillPeriod elements, repeated on the device by doubling copies. Filling
+  // large problems element by element on the host took seconds per problem
+  // (a training sweep of many shapes spent most of its time there). The
+  // period is prime so that it aligns with no power-of-two tensor stride: an
+  // indexing bug still reads different values.
+  static constexpr int64_t kFillPeriod = 1048573;
+  Status fill_device(void* dst, DType t, int64_t n, uint64_t seed) {
+    const size_t es = size_t(dtype_bytes(t));
+    const int64_t block = std::min(n, kFillPeriod);
+    std::vector<unsigned char> h(size_t(block) * es);
+    fill_random(t, h.data(), block, seed);
+    auto* d = static_cast<unsigned char*>(dst);
+    GCONV_CUDA_RETURN_IF_ERROR(cudaMemcpy(d, h.data(), h.size(), cudaMemcpyHostToDevice));
+    for (int64_t done = block; done < n;) {
+      const int64_t chunk = std::min(done, n - done);
+      GCONV_CUDA_RETURN_IF_ERROR(
+          cudaMemcpy(d + size_t(done) * es, d, size_t(chunk) * es, cudaMemcpyDeviceToDevice));
+      done += chunk;
+    }
     return Status::Ok();
   }
 };

@@ -1,10 +1,40 @@
 #include "bench/timer.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "core/cuda_check.hpp"
 
 namespace gconv::bench {
+
+// One repetition's gate: the stream's host function spins until `open`, or
+// until kGateLimit has passed (a launch that synchronizes internally would
+// otherwise deadlock against its own gate; it is then timed with its host
+// time and counted in Timing::gate_timeouts).
+struct Timer::Gate {
+  std::atomic<bool> open{false};
+  std::atomic<bool> timed_out{false};
+};
+
+namespace {
+
+constexpr auto kGateLimit = std::chrono::milliseconds(200);
+
+void CUDART_CB wait_at_gate(void* arg) {
+  auto* g = static_cast<Timer::Gate*>(arg);
+  const auto deadline = std::chrono::steady_clock::now() + kGateLimit;
+  while (!g->open.load(std::memory_order_acquire)) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      g->timed_out.store(true, std::memory_order_relaxed);
+      return;
+    }
+    std::this_thread::yield();
+  }
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Timer>> Timer::create(cudaStream_t stream) {
   int dev = 0;
@@ -31,15 +61,38 @@ Result<Timing> Timer::time(const std::function<Status(cudaStream_t)>& launch, co
     GCONV_CUDA_RETURN_IF_ERROR(cudaEventCreate(&e));
     events_.push_back(e);
   }
-  for (int i = 0; i < o.warmup; ++i) GCONV_RETURN_IF_ERROR(launch(stream_));
+  while (gates_.size() < size_t(reps)) gates_.push_back(std::make_unique<Gate>());
   for (int i = 0; i < reps; ++i) {
-    if (o.flush_l2) GCONV_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(flush_, i & 0xff, flush_bytes_, stream_));
-    GCONV_CUDA_RETURN_IF_ERROR(cudaEventRecord(events_[2 * i], stream_));
-    GCONV_RETURN_IF_ERROR(launch(stream_));
-    GCONV_CUDA_RETURN_IF_ERROR(cudaEventRecord(events_[2 * i + 1], stream_));
+    gates_[size_t(i)]->open.store(false);
+    gates_[size_t(i)]->timed_out.store(false);
   }
+  // Every gate enqueued must be opened before returning, also on an error
+  // path, or the stream's host function would spin until its limit.
+  int enqueued_gates = 0;
+  auto open_all = [&] {
+    for (int i = 0; i < enqueued_gates; ++i) gates_[size_t(i)]->open.store(true, std::memory_order_release);
+  };
+  auto enqueue_all = [&]() -> Status {
+    for (int i = 0; i < o.warmup; ++i) GCONV_RETURN_IF_ERROR(launch(stream_));
+    for (int i = 0; i < reps; ++i) {
+      if (o.flush_l2) GCONV_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(flush_, i & 0xff, flush_bytes_, stream_));
+      if (o.gate) {
+        GCONV_CUDA_RETURN_IF_ERROR(cudaLaunchHostFunc(stream_, wait_at_gate, gates_[size_t(i)].get()));
+        ++enqueued_gates;
+      }
+      GCONV_CUDA_RETURN_IF_ERROR(cudaEventRecord(events_[2 * i], stream_));
+      GCONV_RETURN_IF_ERROR(launch(stream_));
+      GCONV_CUDA_RETURN_IF_ERROR(cudaEventRecord(events_[2 * i + 1], stream_));
+      if (o.gate) gates_[size_t(i)]->open.store(true, std::memory_order_release);
+    }
+    return Status::Ok();
+  };
+  Status enq = enqueue_all();
+  open_all();
+  GCONV_RETURN_IF_ERROR(enq);
   GCONV_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
   Timing t;
+  for (int i = 0; i < reps; ++i) t.gate_timeouts += gates_[size_t(i)]->timed_out.load() ? 1 : 0;
   for (int i = 0; i < reps; ++i) {
     float ms = 0;
     GCONV_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, events_[2 * i], events_[2 * i + 1]));

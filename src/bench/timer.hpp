@@ -2,6 +2,13 @@
 // preceded by an L2 flush (a memset over twice the L2 size, so the measured
 // launch reads its inputs from HBM as in a real network), timed with CUDA
 // events around the launch alone; median and min reported.
+//
+// Host time is kept out of the measurement: each repetition's stream waits at
+// a gate (a host function that returns once the host has enqueued the whole
+// repetition, end event included), so the start event fires only when the
+// launch is already queued. Without the gate a provider whose API call costs
+// more host time than the flush takes (cuDNN's legacy API rebuilds its plan
+// on every call: ~70 us) would be timed with the GPU idling inside its events.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -18,12 +25,14 @@ struct TimingOptions {
   int warmup = 3;
   int repeats = 10;
   bool flush_l2 = true;
+  bool gate = true;  // hold the stream until the repetition is enqueued (above)
 };
 
 struct Timing {
   double median_ms = 0;
   double min_ms = 0;
   std::vector<float> samples_ms;
+  int gate_timeouts = 0;  // repetitions whose enqueue outlasted the gate's limit (then timed as is)
 };
 
 // Owns the flush buffer and events of one device; not thread-safe (one per
@@ -38,12 +47,15 @@ class Timer {
   // `launch` enqueues the work on the timer's stream and returns its Status.
   Result<Timing> time(const std::function<Status(cudaStream_t)>& launch, const TimingOptions& o);
 
+  struct Gate;  // one repetition's gate (timer.cpp)
+
  private:
   Timer() = default;
   cudaStream_t stream_ = nullptr;
   void* flush_ = nullptr;
   size_t flush_bytes_ = 0;
   std::vector<cudaEvent_t> events_;
+  std::vector<std::unique_ptr<Gate>> gates_;
 };
 
 }  // namespace gconv::bench

@@ -17,6 +17,7 @@ void register_merge_command(CLI::App& app) {
     std::string out;
     std::vector<std::string> inputs;
     std::string problems, directions, filter;
+    int sample = 0;
     bool strict = false;
   };
   auto o = std::make_shared<Opts>();
@@ -25,6 +26,7 @@ void register_merge_command(CLI::App& app) {
   cmd->add_option("--problems", o->problems, "the sweep's problem set: report gconv rows missing from the union");
   cmd->add_option("--directions", o->directions, "as given to gconv bench");
   cmd->add_option("--filter", o->filter, "as given to gconv bench");
+  cmd->add_option("--sample", o->sample, "as given to gconv bench");
   cmd->add_flag("--strict", o->strict, "exit 1 when there are conflicting duplicates or gaps");
   cmd->callback([o] {
     auto fail = [](const std::string& m) {
@@ -41,7 +43,7 @@ void register_merge_command(CLI::App& app) {
     }
     std::set<bench::RowKey> expected;
     if (!o->problems.empty()) {
-      auto plan = bench::build_plan({o->problems, o->directions, o->filter});
+      auto plan = bench::build_plan({o->problems, o->directions, o->filter, o->sample});
       if (!plan.ok()) fail(plan.status().to_string());
       std::vector<bool> applicable;
       const auto items = bench::candidate_items(*plan, &applicable);

@@ -91,7 +91,8 @@ json to_json(const Options& opt, const Sweep& sweep, const std::vector<Oracle>& 
                     {"family", to_string(p.family)}, {"ndim", p.ndim}, {"gconv_ms", r.gconv_ms},
                     {"baseline_ms", r.baseline_ms}, {"ratio", r.ratio}});
     }
-    c.push_back({{"baseline", cmp.baseline}, {"without_baseline", cmp.without_baseline},
+    c.push_back({{"baseline", cmp.baseline}, {"baseline_rows", cmp.baseline_rows},
+                 {"without_baseline", cmp.without_baseline},
                  {"without_oracle", cmp.without_oracle}, {"slices", slices},
                  {"networks", networks_json(cmp.networks, true)}, {"per_problem", pp}});
   }
@@ -124,9 +125,10 @@ void print_tables(const Options& opt, const Sweep& sweep, const std::vector<Orac
       fmt::print("{:<32} {:>8} {:>10.3f}\n", n.network + "/" + n.direction, n.problems, n.gconv_ms);
   }
   for (const auto& c : comps) {
-    fmt::print("\nbaseline {}; ratio = baseline / gconv oracle (>1: gconv faster); {} problems without a baseline "
+    fmt::print("\nbaseline {}{}; ratio = baseline / gconv oracle (>1: gconv faster); {} problems without a baseline "
                "time, {} baseline problems without an ok gconv row\n",
-               c.baseline, c.without_baseline, c.without_oracle);
+               c.baseline, c.baseline_rows.empty() ? "" : " (" + c.baseline_rows + ")", c.without_baseline,
+               c.without_oracle);
     fmt::print("{:<28} {:>5} {:>8} {:>7} {:>7} {:>5}\n", "slice", "n", "geomean", "min", "max", "wins");
     for (const auto& r : c.slices)
       fmt::print("{:<28} {:>5} {:>8.3f} {:>7.3f} {:>7.3f} {:>5}\n", r.slice, r.n, r.geomean, r.min, r.max, r.wins);
@@ -222,7 +224,9 @@ void register_report_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("report", "Summarize a sweep CSV: fastest kernel per problem, comparison with a baseline");
   cmd->add_option("sweep", opt->sweep, "sweep CSV from `gconv bench` (.gz / .zst are decompressed)")->required();
   cmd->add_option("--baseline", opt->baseline,
-                  "baseline provider among the sweep's rows (provider column, or kernels named <provider>_*)")
+                  "baseline provider among the sweep's rows (provider column, or kernels named <provider>_*); "
+                  "with cuDNN graph-API rows: <p>_best = faster of legacy and graph best, <p>_heuristic = graph "
+                  "heuristic (else legacy), plus <p>_legacy_best / <p>_legacy_heuristic")
       ->capture_default_str();
   cmd->add_option("--baseline-jsonl", opt->baseline_jsonl,
                   "also compare with the times of a JSON-lines problem file (e.g. bench/cudnn_torch.py output)");

@@ -16,5 +16,6 @@ void register_select_command(CLI::App& app);     // gconv select
 void register_run_command(CLI::App& app);        // gconv run
 void register_merge_command(CLI::App& app);      // gconv merge
 void register_report_command(CLI::App& app);     // gconv report
+void register_device_command(CLI::App& app);     // gconv device
 
 }  // namespace gconv::cli

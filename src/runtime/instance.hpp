@@ -37,7 +37,8 @@ Result<std::shared_ptr<const Instance>> load_instance(const KernelTraits& t, con
 Status launch_instance(const Instance& inst, const Problem& p, const ConvArgs& args, cudaStream_t stream);
 
 // Compiles many kernels ahead of time into the disk cache (no GPU needed when
-// `arch` is given), `jobs` at once. Returns one Status per kernel, in order.
+// `arch` is given), `jobs` at once (<= 0: one per hardware thread). Returns
+// one Status per kernel, in order.
 std::vector<Status> prebuild(const std::vector<KernelTraits>& kernels, int jobs, const std::string& arch = "",
                              jit::JitEngine& jit = jit::JitEngine::global());
 
