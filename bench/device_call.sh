@@ -101,6 +101,29 @@ for stage in "$@"; do
         2> "$OUT/train_stderr.log"
       tail -n 3 "$OUT/train_stderr.log"; echo "train: $(wc -l < /tmp/train.csv) lines"
       gzip -c /tmp/train.csv > "$OUT/train.csv.gz"; ls -la "$OUT" ;;
+    final)
+      # GPUs 0..n-2: more training rows (TRAIN_S s); the last GPU: the cuDNN
+      # provider's GPU tests (legacy + graph outputs checked). Then the public
+      # shapes on every GPU with --provider cudnn,gconv (PUB_S s) and the report.
+      T=${TRAIN_S:-190}; last=$((ngpu - 1)); train_devs=$(seq -s, 0 $((ngpu > 1 ? ngpu - 2 : 0)))
+      ( CUDA_VISIBLE_DEVICES=$last timeout -k 5 150 .device/gconv_gpu_tests --gtest_filter='*CudnnProvider*:*CudnnGraph*' \
+          > "$OUT/cudnn_gpu_tests.txt" 2>&1; echo "cudnn gpu tests rc=$?" ) &
+      [ -f .device/train_prev.csv.gz ] && zcat .device/train_prev.csv.gz > /tmp/train.csv
+      timeout -k 10 "$T" .device/gconv bench --problems problems/train_sweep.csv --directions all --sample "${SAMPLE:-28}" \
+        --devices "$train_devs" --out /tmp/train.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --progress-s 60 \
+        2> "$OUT/train_stderr.log"
+      wait
+      grep -E "^\[  (PASSED|FAILED) |tests ran" "$OUT/cudnn_gpu_tests.txt" | head
+      tail -n 2 "$OUT/train_stderr.log"; echo "train: $(wc -l < /tmp/train.csv) lines"
+      gzip -c /tmp/train.csv > "$OUT/train.csv.gz"
+      devs=$(seq -s, 0 $((ngpu - 1)))
+      GCONV_CUDNN_GRAPH_CONFIGS=${GRAPH_CONFIGS:-4} GCONV_CUDNN_GRAPH_BUDGET_S=${GRAPH_BUDGET_S:-0.8} \
+        timeout -k 10 "${PUB_S:-270}" .device/gconv bench --problems problems/cudnn_public_h200.jsonl --provider cudnn,gconv \
+        --devices "$devs" --out /tmp/public.csv --warmup 1 --repeats 5 --timeout-s 60 --progress-s 30 2> "$OUT/public_stderr.log"
+      echo "public bench rc=$?"; tail -n 3 "$OUT/public_stderr.log"
+      gzip -c /tmp/public.csv > "$OUT/sweep_public_providers.csv.gz"
+      .device/gconv report /tmp/public.csv --baseline cudnn > "$OUT/report.txt" 2>&1
+      head -n 40 "$OUT/report.txt" ;;
     cli)
       for spec in fwd_bf16_n32c256k256_h56w56_y3x3_p1 bwd_data_bf16_n32c128k128g32_h56w56_y3x3_p1 \
                   bwd_weight_fp16_n32c64k64_h56w56_y3x3_p1 fwd_fp32_n8c96k96g96_h112w112_y3x3_s2_p0:1; do

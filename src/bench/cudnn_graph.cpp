@@ -2,6 +2,8 @@
 // choice and the autotuned best, timed like every other row.
 #include "bench/cudnn_graph.hpp"
 
+#include <cstdlib>
+
 #include <chrono>
 #include <limits>
 #include <memory>
@@ -94,6 +96,13 @@ std::string summary(const GraphCandidates& cs, size_t limit) {
 }
 
 }  // namespace
+
+GraphTuneOptions GraphTuneOptions::from_env() {
+  GraphTuneOptions o;
+  if (const char* v = std::getenv("GCONV_CUDNN_GRAPH_CONFIGS")) o.max_configs = std::max(1, std::atoi(v));
+  if (const char* v = std::getenv("GCONV_CUDNN_GRAPH_BUDGET_S")) o.budget_s = std::max(0.0, std::atof(v));
+  return o;
+}
 
 Status run_cudnn_graph_rows(const CudnnApi& api, const Problem& p, const DeviceBuffers& bufs,
                             const TimingOptions& timing, Timer& timer, cudaStream_t stream,

@@ -13,6 +13,9 @@
 //       up to GraphTuneOptions::max_configs of them and within its time budget,
 //       each finalized and timed; the fastest median wins and is timed again
 //       for the row (so its time is not the minimum of noisy selections).
+// The time budget keeps a problem's four cuDNN rows inside `gconv bench`'s
+// per-item limit (--timeout-s, default 10 s; a timed-out item loses all its
+// rows): finalizing a runtime-compiled engine can take a second or more.
 // <engine> (graph_engine_name): "eng<global index>", then its notes and knobs,
 // e.g. "eng3_tc_rtc_tile7_stages4" (one token, no ',' or ':').
 //
@@ -57,6 +60,12 @@ struct GraphTuneOptions {
   int max_configs = 24;      // configs tried by cudnn_graph_best (the heuristic's is always among them)
   double budget_s = 4.0;     // no further config is tried once the graph rows took this long
   size_t workspace_limit = kCudnnWorkspaceLimit;
+
+  // The defaults, overridden by $GCONV_CUDNN_GRAPH_CONFIGS and
+  // $GCONV_CUDNN_GRAPH_BUDGET_S when set (a sweep over many problems trades
+  // autotuning depth for time: each finalize of a runtime-compiled engine can
+  // take a second).
+  static GraphTuneOptions from_env();
 };
 
 // Emits the two graph rows of `p` (see above) through on_row, timing with the

@@ -389,7 +389,7 @@ Status run_cudnn_rows(const Problem& p, const DeviceBuffers& bufs, const TimingO
   if (!timer_r.ok()) return timer_r.status();
   std::unique_ptr<Timer> timer = std::move(timer_r).value();
   GCONV_RETURN_IF_ERROR(legacy_rows(**api, p, bufs, timing, *timer, stream, on_row));
-  return run_cudnn_graph_rows(**api, p, bufs, timing, *timer, stream, on_row);
+  return run_cudnn_graph_rows(**api, p, bufs, timing, *timer, stream, on_row, GraphTuneOptions::from_env());
 }
 
 }  // namespace gconv::bench

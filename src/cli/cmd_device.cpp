@@ -1,7 +1,7 @@
 // gconv device: what gconv knows about the GPU (or, without one, the
 // estimates it would rank kernels with), as JSON. The learned selector's
-// training reads this file for the GPU that measured a sweep, so a sweep run
-// saves `gconv device > gpu.json` next to its CSV.
+// training reads this file (`gconv train --gpu`) for the GPU that measured a
+// sweep, so a sweep run saves `gconv device > gpu.json` next to its CSV.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "heuristic/features.hpp"
 #include "registry/device_info.hpp"
 
 namespace gconv::cli {
@@ -23,22 +24,11 @@ void register_device_command(CLI::App& app) {
       std::fprintf(stderr, "gconv device: %s\n", d.status().to_string().c_str());
       throw CLI::RuntimeError(1);
     }
-    nlohmann::ordered_json j;
-    j["name"] = d->name;
+    // The learned selector's GpuProps (its JSON is what `gconv train --gpu`
+    // reads), plus what identifies the device.
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(heuristic::to_json(heuristic::gpu_props_of(*d)));
     j["has_gpu"] = d->has_gpu;
-    j["arch"] = d->arch;
     j["cc"] = std::to_string(d->cc_major) + "." + std::to_string(d->cc_minor);
-    j["sm_count"] = d->sm_count;
-    j["clock_mhz"] = d->clock_mhz;
-    j["l2_bytes"] = d->l2_bytes;
-    j["smem_per_sm_bytes"] = d->smem_per_sm_bytes;
-    j["regs_per_sm"] = d->regs_per_sm;
-    j["max_threads_per_sm"] = d->max_threads_per_sm;
-    j["max_blocks_per_sm"] = d->max_blocks_per_sm;
-    j["hbm_gbps"] = d->hbm_gbps;
-    j["l2_gbps"] = d->l2_gbps;
-    j["mma_tflops"] = d->mma_tflops;
-    j["cuda_core_tflops"] = d->cuda_core_tflops;
     std::printf("%s\n", j.dump(2).c_str());
   });
 }

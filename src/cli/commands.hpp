@@ -17,5 +17,7 @@ void register_run_command(CLI::App& app);        // gconv run
 void register_merge_command(CLI::App& app);      // gconv merge
 void register_report_command(CLI::App& app);     // gconv report
 void register_device_command(CLI::App& app);     // gconv device
+void register_train_command(CLI::App& app);      // gconv train
+void register_eval_command(CLI::App& app);       // gconv eval
 
 }  // namespace gconv::cli

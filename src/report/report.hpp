@@ -14,6 +14,14 @@
 // or a kernel named "cudnn_*"; their kernel "<variant>:<algo>" (e.g.
 // "cudnn_best:IMPLICIT_GEMM") gives one baseline per variant, the fastest ok
 // row per problem. Baseline rows never become the gconv oracle.
+// cuDNN has two APIs (src/bench/cudnn_provider.hpp): where a sweep holds graph
+// API rows (<p>_graph_best / <p>_graph_heuristic) the baselines are
+//   <p>_best             per problem the faster of <p>_best and <p>_graph_best
+//                        (the best cuDNN can do),
+//   <p>_heuristic        <p>_graph_heuristic where it ran, else <p>_heuristic
+//                        (cuDNN's choice as a framework gets it),
+//   <p>_legacy_best, <p>_legacy_heuristic  the legacy rows alone;
+// Baseline::rows says which rows each one uses.
 #pragma once
 
 #include <cstdint>
@@ -89,9 +97,12 @@ std::vector<SourceSummary> summarize_sources(const Sweep& sweep, const std::vect
 struct Baseline {
   std::string name;  // e.g. "cudnn_best", "jsonl:torch_exh_ms"
   std::map<std::string, double> ms;
+  std::string rows;  // which rows it uses, e.g. "min of cudnn_best:* and cudnn_graph_best:*"
 };
 // Baselines from the sweep's own rows whose provider is `provider` (or whose
-// kernel starts with provider + "_"), one per kernel variant (text before ':').
+// kernel starts with provider + "_"), one per kernel variant (text before ':'),
+// alphabetical; with graph rows present, the combined ones of the file
+// comment first, then the other variants alphabetically.
 std::vector<Baseline> baselines_from_sweep(const Sweep& sweep, const std::string& provider);
 // A baseline from a JSON-lines file that read_problem_file accepts (e.g. the
 // cuDNN timing files), its time taken from `field` of each record; records
@@ -117,6 +128,7 @@ struct NetworkSum {
 };
 struct Comparison {
   std::string baseline;
+  std::string baseline_rows;  // Baseline::rows
   std::vector<ProblemRatio> per_problem;  // problems with both times, sorted by ratio
   std::vector<RatioStats> slices;         // fixed order; empty slices left out
   std::vector<NetworkSum> networks;       // over per_problem, sorted by network, direction

@@ -1,0 +1,127 @@
+// gconv eval: a trained selector against the measured oracle of each problem
+// of sweep CSVs (heuristic/metrics.hpp), beside the analytic policy on the
+// same problems. --per-problem and --rows write CSVs; --plots draws them
+// (scripts/plot_eval.py: predicted vs measured, efficiency histogram,
+// efficiency vs problem size).
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "bench/plan.hpp"
+#include "cli/commands.hpp"
+#include "heuristic/model.hpp"
+#include "heuristic/train.hpp"
+#include "pool/arch_rules.hpp"
+#include "registry/analytic.hpp"
+
+namespace gconv::cli {
+namespace {
+
+struct EvalFlags {
+  std::string model, data, per_problem, rows, plots, json;
+};
+
+[[noreturn]] void fail(const std::string& m) {
+  std::fprintf(stderr, "gconv eval: %s\n", m.c_str());
+  throw CLI::RuntimeError(1);
+}
+
+}  // namespace
+
+void register_eval_command(CLI::App& app) {
+  auto f = std::make_shared<EvalFlags>();
+  auto* cmd = app.add_subcommand("eval", "Evaluate a selector model against the measured oracle of sweep CSVs");
+  cmd->add_option("--model", f->model, "model folder (gconv train --out)")->required();
+  cmd->add_option("--data", f->data, "sweep CSV files (comma list), e.g. a validation_holdout sweep")->required();
+  cmd->add_option("--per-problem", f->per_problem, "write one CSV row per problem (pick, oracle, efficiency)");
+  cmd->add_option("--rows", f->rows, "write one CSV row per measured kernel (predicted and measured ms)");
+  cmd->add_option("--plots", f->plots, "folder for PNG plots (needs python3-matplotlib)");
+  cmd->add_option("--json", f->json, "write the metrics as JSON to this file");
+  cmd->callback([f] {
+    auto sel = heuristic::Selector::load(f->model);
+    if (!sel.ok()) fail(sel.status().to_string());
+    const heuristic::Selector& s = **sel;
+    heuristic::LoadStats stats;
+    auto d = heuristic::load_sweeps(bench::split_list(f->data), &stats);
+    if (!d.ok()) fail(d.status().to_string());
+    const heuristic::GpuProps& g = s.manifest().gpu;
+    if (d->gpu != g.name)
+      std::fprintf(stderr, "gconv eval: warning: data measured on %s, model trained on %s\n", d->gpu.c_str(),
+                   g.name.c_str());
+    auto rules = load_default_arch_rules();
+    const DeviceInfo dev =
+        heuristic::device_info_for(g, rules.ok() ? std::make_shared<const ArchRules>(*rules) : nullptr);
+    std::vector<float> scores(d->rows()), analytic(d->rows()), scratch;
+    std::vector<const KernelTraits*> ks;
+    for (size_t gi = 0; gi < d->groups(); ++gi) {
+      const size_t b = d->begin[gi], n = d->begin[gi + 1] - b;
+      ks.clear();
+      for (size_t r = b; r < b + n; ++r) {
+        ks.push_back(&d->kernels[r]);
+        analytic[r] = -float(analytic_ms(d->kernels[r], d->problems[gi], dev));
+      }
+      s.score(d->problems[gi], ks.data(), n, g, dev, scores.data() + b, scratch);
+    }
+    const auto picks = heuristic::evaluate_scores(*d, scores);
+    const auto model_slices = heuristic::summarize_slices(*d, picks);
+    const auto an_slices = heuristic::summarize_slices(*d, heuristic::evaluate_scores(*d, analytic));
+    std::printf("data: %s\nmodel %s (objective %s, trained on %s)\n%s", stats.summary().c_str(), f->model.c_str(),
+                s.manifest().objective.c_str(), g.name.c_str(), heuristic::format_slices(model_slices).c_str());
+    std::printf("\nanalytic policy on the same problems\n%s", heuristic::format_slices(an_slices).c_str());
+
+    if (!f->json.empty()) {
+      nlohmann::ordered_json j;
+      auto put = [](const auto& sl) {
+        nlohmann::ordered_json o = nlohmann::ordered_json::object();
+        for (const auto& [name, x] : sl)
+          o[name] = {{"problems", x.problems}, {"mean", x.mean}, {"median", x.median}, {"p10", x.p10},
+                     {"min", x.min},           {"top1", x.top1}, {"top5", x.top5}};
+        return o;
+      };
+      j["model"] = f->model;
+      j["data"] = f->data;
+      j["model_slices"] = put(model_slices);
+      j["analytic_slices"] = put(an_slices);
+      std::ofstream(f->json) << j.dump(2) << "\n";
+    }
+    const std::string per_problem = !f->per_problem.empty() ? f->per_problem
+                                    : !f->plots.empty()     ? f->plots + "/per_problem.csv"
+                                                            : "";
+    const std::string rows = !f->rows.empty() ? f->rows : !f->plots.empty() ? f->plots + "/rows.csv" : "";
+    if (!f->plots.empty()) std::system(("mkdir -p '" + f->plots + "'").c_str());
+    if (!per_problem.empty()) {
+      std::ofstream o(per_problem);
+      o << "spec,direction,kind,ndim,gflop,oracle_ms,picked_kernel,picked_ms,efficiency,top1\n";
+      for (const auto& p : picks) {
+        const Problem& pr = d->problems[p.group];
+        o << d->specs[p.group] << "," << to_string(pr.direction) << "," << heuristic::kind_of(pr) << "," << pr.ndim
+          << "," << pr.flops() / 1e9 << "," << d->best_ms(p.group) << "," << d->kernel_names[p.picked_row] << ","
+          << d->time_ms[p.picked_row] << "," << p.efficiency << "," << int(p.top1) << "\n";
+      }
+      if (!o) fail(per_problem + ": cannot write");
+    }
+    if (!rows.empty()) {
+      std::ofstream o(rows);
+      o << "spec,kernel,measured_ms,predicted_ms,score\n";
+      for (size_t gi = 0; gi < d->groups(); ++gi)
+        for (size_t r = d->begin[gi]; r < d->begin[gi + 1]; ++r)
+          o << d->specs[gi] << "," << d->kernel_names[r] << "," << d->time_ms[r] << "," << s.predicted_ms(scores[r])
+            << "," << scores[r] << "\n";
+      if (!o) fail(rows + ": cannot write");
+    }
+    if (!f->plots.empty()) {
+      const std::string cmdline = "python3 scripts/plot_eval.py --per-problem '" + per_problem + "' --rows '" + rows +
+                                  "' --out '" + f->plots + "'";
+      if (std::system(cmdline.c_str()) != 0)
+        std::fprintf(stderr, "gconv eval: plotting failed (%s); the CSVs are written\n", cmdline.c_str());
+    }
+  });
+}
+
+}  // namespace gconv::cli

@@ -1,0 +1,163 @@
+#include "heuristic/dataset.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "bench/plan.hpp"
+#include "bench/sweep_csv.hpp"
+
+namespace gconv::heuristic {
+
+float Dataset::best_ms(size_t g) const {
+  float best = time_ms[begin[g]];
+  for (size_t r = begin[g] + 1; r < begin[g + 1]; ++r) best = std::min(best, time_ms[r]);
+  return best;
+}
+
+std::string LoadStats::summary() const {
+  return std::to_string(files) + " files, " + std::to_string(lines) + " rows read, " + std::to_string(used) +
+         " used (" + std::to_string(not_ok) + " not ok, " + std::to_string(other_provider) + " other providers, " +
+         std::to_string(duplicates) + " duplicates, " + std::to_string(small_groups) +
+         " rows in groups too small to rank)";
+}
+
+const char* kind_of(const Problem& p) {
+  if (p.is_depthwise()) return "depthwise";
+  if (p.is_grouped()) return "grouped";
+  return "dense";
+}
+
+std::string shape_key(const Problem& p) {
+  Problem q = p;
+  q.direction = Direction::fwd;
+  return q.to_spec().substr(4);  // without "fwd_"
+}
+
+namespace {
+
+struct Row {
+  std::string spec, source, kernel;
+  Problem problem;
+  KernelTraits traits;
+  float ms;
+};
+
+bool parse_float(const std::string& s, float* out) {
+  const char* b = s.data();
+  const char* e = b + s.size();
+  auto r = std::from_chars(b, e, *out);
+  return r.ec == std::errc() && r.ptr == e;
+}
+
+}  // namespace
+
+Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* stats_out, size_t min_rows) {
+  LoadStats stats;
+  Dataset d;
+  std::map<std::string, std::vector<Row>> by_spec;  // ordered: a stable group order
+  std::set<std::pair<std::string, std::string>> seen;
+  std::map<std::string, Problem> problem_of;  // spec parse cache
+  for (const auto& path : paths) {
+    auto t = bench::read_sweep_csv(path);
+    if (!t.ok()) return t.status();
+    ++stats.files;
+    for (const char* col : {"kernel", "spec", "provider", "status", "latency_ms", "gpu"})
+      if (t->column(col) < 0) return parse_error(path + ": not a sweep file (no '" + std::string(col) + "' column)");
+    const int c_kernel = t->column("kernel"), c_spec = t->column("spec"), c_prov = t->column("provider"),
+              c_status = t->column("status"), c_lat = t->column("latency_ms"), c_gpu = t->column("gpu"),
+              c_source = t->column("source");
+    for (size_t i = 0; i < t->rows.size(); ++i) {
+      const auto& f = t->rows[i];
+      ++stats.lines;
+      // The row's position for messages: data rows are counted after the header.
+      auto where = [&] { return path + ": data row " + std::to_string(i + 1); };
+      if (f[size_t(c_prov)] != "gconv") {
+        ++stats.other_provider;
+        continue;
+      }
+      if (f[size_t(c_status)] != "ok") {
+        ++stats.not_ok;
+        continue;
+      }
+      const std::string& gpu = f[size_t(c_gpu)];
+      if (d.gpu.empty()) d.gpu = gpu;
+      if (gpu != d.gpu)
+        return invalid_argument(where() + ": GPU '" + gpu + "' differs from '" + d.gpu +
+                                "' of earlier rows; train one model per GPU type");
+      Row r;
+      r.kernel = f[size_t(c_kernel)];
+      r.spec = f[size_t(c_spec)];
+      r.source = c_source >= 0 ? f[size_t(c_source)] : "";
+      if (!parse_float(f[size_t(c_lat)], &r.ms) || !(r.ms > 0))
+        return parse_error(where() + ": latency_ms '" + f[size_t(c_lat)] + "' is not a positive number");
+      auto k = parse_kernel_name(r.kernel);
+      if (!k.ok()) return parse_error(where() + ": " + k.status().message());
+      r.traits = *k;
+      auto pit = problem_of.find(r.spec);
+      if (pit == problem_of.end()) {
+        auto p = Problem::parse_spec(r.spec);
+        if (!p.ok()) return parse_error(where() + ": spec: " + p.status().message());
+        pit = problem_of.emplace(r.spec, *p).first;
+      }
+      r.problem = pit->second;
+      if (r.traits.direction != r.problem.direction || r.traits.dtype != r.problem.dtype)
+        return parse_error(where() + ": kernel " + r.kernel + " does not match the problem's direction/dtype");
+      if (!seen.insert({r.kernel, r.spec}).second) {
+        ++stats.duplicates;  // the first measurement of a (kernel, problem) is kept
+        continue;
+      }
+      by_spec[r.spec].push_back(std::move(r));
+    }
+  }
+  for (auto& [spec, rows] : by_spec) {
+    if (rows.size() < min_rows) {
+      stats.small_groups += rows.size();
+      continue;
+    }
+    d.begin.push_back(d.kernels.size());
+    d.problems.push_back(rows.front().problem);
+    d.specs.push_back(spec);
+    d.sources.push_back(rows.front().source);
+    for (auto& r : rows) {
+      d.kernels.push_back(r.traits);
+      d.kernel_names.push_back(std::move(r.kernel));
+      d.time_ms.push_back(r.ms);
+    }
+  }
+  d.begin.push_back(d.kernels.size());
+  stats.used = d.rows();
+  if (stats_out) *stats_out = stats;
+  if (d.groups() == 0) return invalid_argument("no usable rows (" + stats.summary() + ")");
+  return d;
+}
+
+std::vector<int> group_k_fold(const Dataset& d, int folds) {
+  std::map<std::string, std::vector<size_t>> shapes;
+  for (size_t g = 0; g < d.groups(); ++g) shapes[shape_key(d.problems[g])].push_back(g);
+  struct Shape {
+    size_t rows;
+    uint64_t hash;
+    const std::vector<size_t>* groups;
+  };
+  std::vector<Shape> order;
+  for (const auto& [key, groups] : shapes) {
+    size_t rows = 0;
+    for (size_t g : groups) rows += d.begin[g + 1] - d.begin[g];
+    order.push_back({rows, bench::fnv1a(key), &groups});
+  }
+  std::sort(order.begin(), order.end(),
+            [](const Shape& a, const Shape& b) { return a.rows != b.rows ? a.rows > b.rows : a.hash < b.hash; });
+  std::vector<size_t> fold_rows(size_t(std::max(1, folds)), 0);
+  std::vector<int> fold(d.groups(), 0);
+  for (const auto& s : order) {
+    const size_t f = size_t(std::min_element(fold_rows.begin(), fold_rows.end()) - fold_rows.begin());
+    fold_rows[f] += s.rows;
+    for (size_t g : *s.groups) fold[g] = int(f);
+  }
+  return fold;
+}
+
+}  // namespace gconv::heuristic

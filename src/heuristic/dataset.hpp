@@ -1,0 +1,62 @@
+// Training and evaluation data of the learned selector: the ok gconv rows of
+// one or more sweep CSVs (bench/sweep.hpp schema), grouped by problem.
+//
+// A group is one problem (spec: shape, direction, dtype); its rows are the
+// kernels measured on it, with their median times. The best time of a group
+// is its oracle: efficiencies are measured against it. Rows of other
+// providers (cudnn) and non-ok rows are counted and left out; a malformed row
+// (unparsable kernel name, spec or time) is an error naming file and line, so
+// a corrupt file is never half-read.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gconv/problem.hpp"
+#include "gconv/status.hpp"
+#include "kernels/traits.hpp"
+
+namespace gconv::heuristic {
+
+struct Dataset {
+  std::string gpu;  // the sweeps' GPU column (first seen); files of different GPUs are refused
+  // Per group.
+  std::vector<Problem> problems;
+  std::vector<std::string> specs;
+  std::vector<std::string> sources;
+  std::vector<size_t> begin;  // rows of group g: [begin[g], begin[g + 1]); size groups() + 1
+  // Per row.
+  std::vector<KernelTraits> kernels;
+  std::vector<std::string> kernel_names;
+  std::vector<float> time_ms;
+
+  size_t rows() const { return kernels.size(); }
+  size_t groups() const { return problems.size(); }
+  float best_ms(size_t g) const;  // the group's oracle time
+};
+
+struct LoadStats {
+  size_t files = 0, lines = 0, used = 0;
+  size_t not_ok = 0, other_provider = 0, duplicates = 0, small_groups = 0;
+  std::string summary() const;
+};
+
+// Reads every file (CSV, .gz, .zst); groups with fewer than `min_rows` ok
+// rows are dropped (a ranking needs at least 2). invalid_argument when the
+// files' GPUs differ or nothing is left.
+Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* stats = nullptr, size_t min_rows = 2);
+
+// The shape of a problem, direction left out: GroupKFold keys folds by it, so
+// the three directions of one layer shape are never split between train and
+// test.
+std::string shape_key(const Problem& p);
+
+// 0..folds-1 per group: groups of one shape share a fold; shapes are dealt
+// to folds largest first into the fold with the fewest rows (sklearn's
+// GroupKFold), ties broken by a hash of the shape so the split is stable.
+std::vector<int> group_k_fold(const Dataset& d, int folds);
+
+// "dense" | "grouped" | "depthwise".
+const char* kind_of(const Problem& p);
+
+}  // namespace gconv::heuristic

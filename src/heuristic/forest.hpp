@@ -1,0 +1,103 @@
+// A compiled tree ensemble: the kernel selector's hot path. It reads an
+// XGBoost gbtree model (the JSON or UBJSON file Booster::save_file writes)
+// into flat arrays and computes the same margins as XGBoost's
+// predict(output_margin=true), bit for bit on the supported objectives.
+//
+// Evaluation kernels are in forest_eval.hpp: a branch-free row-by-row walk
+// of complete-layout trees, and (AVX-512) a walk of each tree with the set
+// of rows at each node, which is much cheaper when the rows share their
+// paths, as the candidate kernels of one problem do. Trees deeper than the
+// kernels take, and models wider than detail::kMaxKernelFeatures, are
+// evaluated exactly node by node instead.
+//
+// Sums are formed as XGBoost forms them: base margin first, then each tree's
+// leaf in model order, in float.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gconv/status.hpp"
+#include "heuristic/forest_eval.hpp"
+
+namespace gconv::heuristic {
+
+class Forest {
+ public:
+  Forest() = default;  // no trees, no features: predicts 0
+
+  // Parses XGBoost's JSON model text. parse_error (with the reason) for
+  // malformed JSON or arrays (ids out of range, a node reached twice,
+  // inconsistent sizes), a booster other than gbtree, multi-class or
+  // multi-target models, categorical splits, an objective whose base margin
+  // is unknown, or (expected_features >= 0) a different feature count.
+  static Result<Forest> from_json(const std::string& xgb_json_text, int expected_features = -1);
+  // The same from XGBoost's UBJSON model bytes.
+  static Result<Forest> from_ubjson(const std::string& xgb_ubj_bytes, int expected_features = -1);
+  // A model file; JSON or UBJSON decided by its content.
+  static Result<Forest> load_file(const std::string& path, int expected_features = -1);
+
+  int num_features() const { return num_features_; }
+  int num_trees() const { return static_cast<int>(trees_.size()); }
+  float base_margin() const { return base_margin_; }
+  const std::string& objective() const { return objective_; }
+
+  // Margins of `rows` rows (x row-major, num_features() columns, NaN =
+  // missing) into out[0..rows). No allocation; ~100 KiB of stack.
+  // Thread-safe (const, no shared state).
+  void predict(const float* x, int rows, float* out) const;
+  // The same with a given kernel (tests, benchmarks).
+  void predict(const float* x, int rows, float* out, detail::Kernel kernel) const;
+  // Trees evaluated node by node, outside the kernels (too deep).
+  int num_exact_trees() const;
+
+  // Path-based ("Saabas") contributions of one row, as XGBoost's
+  // pred_contribs with approx_contribs: out[0..num_features()) per feature,
+  // out[num_features()] the bias (base margin + the trees' root expectations).
+  // They sum to the margin (up to float rounding). Node expectations are the
+  // cover-weighted means of the leaves below (XGBoost's node mean values).
+  void contributions(const float* row, float* out) const;
+
+  // Per feature: the sum of the loss reductions of its splits (XGBoost's
+  // "total_gain" importance) and the number of its splits.
+  const std::vector<double>& feature_gain() const { return gain_; }
+  const std::vector<int>& feature_splits() const { return splits_; }
+
+ private:
+  struct Tree {
+    int32_t depth = 0;  // longest root-to-leaf path
+    uint32_t root = 0;  // index into nodes_
+  };
+  // The model as read (reachable nodes only, renumbered breadth-first).
+  struct Node {
+    int32_t left = -1, right = -1;  // indices into nodes_, -1 for a leaf
+    uint32_t feature = 0;
+    float threshold = 0;  // split: go left when x < threshold
+    float value = 0;      // leaf: its value
+    float mean = 0;       // cover-weighted mean of the leaves below
+    bool default_left = false;
+  };
+  friend class ForestBuilder;
+
+  float tree_value_exact(const Tree& t, const float* row) const;
+  static float exact_tree(const void* self, int tree, const float* row);
+  void predict_exact(const float* x, int rows, float* out) const;
+
+  int num_features_ = 0;
+  float base_margin_ = 0;
+  std::string objective_;
+  std::vector<Tree> trees_;
+  std::vector<Node> nodes_;
+  // The kernels' layouts (detail::ForestView documents them).
+  std::vector<detail::SetNode> set_nodes_;
+  std::vector<uint32_t> set_first_, full_split_, full_leaf_;
+  std::vector<uint8_t> depth_;
+  std::vector<uint32_t> full_col_;
+  std::vector<int32_t> full_key_;
+  std::vector<float> full_value_;
+  std::vector<double> gain_;
+  std::vector<int> splits_;
+};
+
+}  // namespace gconv::heuristic

@@ -1,0 +1,372 @@
+// The two evaluation kernels of forest_eval.hpp and the choice between them.
+//
+// `sets` is one driver, run_sets, instantiated per instruction set with the
+// operations that differ (SetOps below). The AVX-512 entry point carries a
+// target attribute and `flatten`, so the driver, the operations and the
+// traversal it may fall back to are compiled for AVX-512 inside it; it runs
+// only where have_avx512() says so.
+#include "heuristic/forest_eval.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
+#define GCONV_FOREST_X86 1
+#include <immintrin.h>
+#endif
+
+namespace gconv::heuristic::detail {
+
+int32_t order_key(float v) {
+  v += 0.0f;  // -0 -> +0: they compare equal as floats
+  int32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b >= 0 ? b : b ^ 0x7fffffff;
+}
+
+int32_t threshold_key(float t, bool default_left) {
+  // x < NaN is false for every x: all non-missing values go right. Missing
+  // ones read INT32_MIN (default left), which must stay below: -inf's key.
+  if (t != t) return default_left ? order_key(-std::numeric_limits<float>::infinity()) : INT32_MIN;
+  return order_key(t);
+}
+
+namespace {
+
+// ---- traverse -----------------------------------------------------------
+
+constexpr int kTraverseInts = 4096;  // doubled rows of one sub-block: 16 KiB
+constexpr int kChains = 8;           // rows walked at once through one tree
+
+// Rows [0, B) of x as keys, each row 2F wide: [0, F) with NaN -> INT32_MIN
+// (read by default-left splits: below every threshold key, goes left),
+// [F, 2F) with NaN -> INT32_MAX (read by default-right splits: goes right).
+inline void widen_rows(const float* x, int B, int F, int32_t* buf) {
+  for (int r = 0; r < B; ++r) {
+    const float* s = x + static_cast<size_t>(r) * F;
+    int32_t* dl = buf + static_cast<size_t>(r) * 2 * F;
+    int32_t* dr = dl + F;
+    for (int c = 0; c < F; ++c) {
+      const float v = s[c];
+      const bool miss = v != v;
+      const int32_t k = order_key(v);
+      dl[c] = miss ? INT32_MIN : k;
+      dr[c] = miss ? INT32_MAX : k;
+    }
+  }
+}
+
+// One complete-layout tree of depth D over B doubled rows (width W): adds
+// each row's leaf to acc. A step's latency is two dependent loads and a
+// compare; kChains rows at a time keep enough steps in flight to cover it.
+inline void walk_full(const uint32_t* col, const int32_t* key, const float* leaf, int D, const int32_t* buf, int W,
+                      int B, float* acc) {
+  const uint32_t first_leaf = (1u << D) - 1;
+  int r = 0;
+  for (; r + kChains <= B; r += kChains) {
+    const int32_t* p[kChains];
+    uint32_t i[kChains];
+    // Unrolled so that i[] and p[] live in registers.
+#pragma GCC unroll 8
+    for (int k = 0; k < kChains; ++k) {
+      p[k] = buf + static_cast<size_t>(r + k) * W;
+      i[k] = 0;
+    }
+    for (int l = 0; l < D; ++l) {
+#pragma GCC unroll 8
+      for (int k = 0; k < kChains; ++k) i[k] = 2 * i[k] + 1 + (p[k][col[i[k]]] >= key[i[k]]);
+    }
+#pragma GCC unroll 8
+    for (int k = 0; k < kChains; ++k) acc[r + k] += leaf[i[k] - first_leaf];
+  }
+  for (; r < B; ++r) {
+    const int32_t* p = buf + static_cast<size_t>(r) * W;
+    uint32_t i = 0;
+    for (int l = 0; l < D; ++l) i = 2 * i + 1 + (p[col[i]] >= key[i]);
+    acc[r] += leaf[i - first_leaf];
+  }
+}
+
+// Trees [first_tree, num_trees) over rows [0, nb) of x, added to acc.
+inline void traverse_rows(const ForestView& f, const float* x, int nb, float* acc, int first_tree) {
+  const int F = f.num_features;
+  const int W = 2 * F;
+  alignas(64) int32_t buf[kTraverseInts];
+  int B = std::max(1, std::min(64, kTraverseInts / std::max(W, 1)));
+  if (B >= kChains) B -= B % kChains;
+  for (int r0 = 0; r0 < nb; r0 += B) {
+    const int n = std::min(B, nb - r0);
+    const float* xb = x + static_cast<size_t>(r0) * F;
+    widen_rows(xb, n, F, buf);
+    for (int t = first_tree; t < f.num_trees; ++t) {
+      const uint32_t split = f.full_split[t];
+      if (split != ForestView::kNone) {
+        walk_full(f.full_col + split, f.full_key + split, f.full_value + f.full_leaf[t], f.depth[t], buf, W, n,
+                  acc + r0);
+      } else {
+        for (int r = 0; r < n; ++r) acc[r0 + r] += f.exact_tree(f.exact_ctx, t, xb + static_cast<size_t>(r) * F);
+      }
+    }
+  }
+}
+
+// ---- sets ---------------------------------------------------------------
+
+constexpr int kMaxRows = 256;
+constexpr int kMaxWords = kMaxRows / 64;
+constexpr int kBlockFloats = 16384;  // rows per block * features (+ the stride padding)
+// automatic: trees walked as sets before deciding, and the cost of one set
+// node visit in traversal steps (one row, one level). Measured on Zen 4
+// (AVX-512): ~16 ns a visit, ~0.8 ns a step.
+constexpr int kProbeTrees = 8;
+constexpr int kVisitCostInSteps = 20;
+
+// Per-ISA operations on a 64-row slice:
+//   right_bits(col, t)        bit r set when col[r] >= t (false for NaN);
+//   store_bits(vals, bits, v) vals[r] = v for the rows in bits;
+//   add_rows(acc, vals)       acc[r] += vals[r] for the 64 rows.
+struct PortableOps {
+  static uint64_t right_bits(const float* p, float t) {
+    uint64_t m = 0;
+    for (int r = 0; r < 64; ++r) m |= static_cast<uint64_t>(p[r] >= t) << r;
+    return m;
+  }
+  static void store_bits(float* vals, uint64_t bits, float v) {
+    while (bits) {
+      vals[std::countr_zero(bits)] = v;
+      bits &= bits - 1;
+    }
+  }
+  static void add_rows(float* acc, const float* vals) {
+    for (int r = 0; r < 64; ++r) acc[r] += vals[r];
+  }
+};
+
+#if defined(GCONV_FOREST_X86)
+#define GCONV_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,bmi,bmi2,popcnt")))
+
+struct Avx512Ops {
+  GCONV_TARGET_AVX512 static uint64_t right_bits(const float* p, float t) {
+    const __m512 tv = _mm512_set1_ps(t);
+    const __mmask16 m0 = _mm512_cmp_ps_mask(_mm512_load_ps(p), tv, _CMP_GE_OQ);
+    const __mmask16 m1 = _mm512_cmp_ps_mask(_mm512_load_ps(p + 16), tv, _CMP_GE_OQ);
+    const __mmask16 m2 = _mm512_cmp_ps_mask(_mm512_load_ps(p + 32), tv, _CMP_GE_OQ);
+    const __mmask16 m3 = _mm512_cmp_ps_mask(_mm512_load_ps(p + 48), tv, _CMP_GE_OQ);
+    return _cvtmask64_u64(_mm512_kunpackd(_mm512_kunpackw(m3, m2), _mm512_kunpackw(m1, m0)));
+  }
+  GCONV_TARGET_AVX512 static void store_bits(float* vals, uint64_t bits, float v) {
+    const __m512 vv = _mm512_set1_ps(v);
+    const __mmask64 k = _cvtu64_mask64(bits);
+    _mm512_mask_store_ps(vals, static_cast<__mmask16>(k), vv);
+    _mm512_mask_store_ps(vals + 16, static_cast<__mmask16>(_kshiftri_mask64(k, 16)), vv);
+    _mm512_mask_store_ps(vals + 32, static_cast<__mmask16>(_kshiftri_mask64(k, 32)), vv);
+    _mm512_mask_store_ps(vals + 48, static_cast<__mmask16>(_kshiftri_mask64(k, 48)), vv);
+  }
+  GCONV_TARGET_AVX512 static void add_rows(float* acc, const float* vals) {
+    for (int j = 0; j < 64; j += 16)
+      _mm512_store_ps(acc + j, _mm512_add_ps(_mm512_load_ps(acc + j), _mm512_load_ps(vals + j)));
+  }
+};
+#endif  // GCONV_FOREST_X86
+
+// Per-block state, on the caller's stack (~85 KiB).
+struct Block {
+  // Column-major copy of the block: col[c * stride + r]. The stride is the
+  // rows per block plus 16 floats, so that one row's columns do not all map
+  // to the same few L1 sets while the block is transposed.
+  alignas(64) float col[kBlockFloats + 16 * kMaxKernelFeatures];
+  alignas(64) float acc[kMaxRows];   // margins so far
+  alignas(64) float vals[kMaxRows];  // the current tree's leaf value per row
+  uint64_t miss[kBlockFloats / 64];  // per column and word: rows whose value is NaN
+  bool constant[kMaxKernelFeatures];  // the column holds the same bits in every row of the block
+};
+
+struct Frame {
+  uint32_t node;
+  uint64_t rows[kMaxWords];
+};
+
+// Transposes rows [0, nb) of x into b->col and fills b->miss.
+inline void load_block(const float* x, int nb, int F, int rb, int stride, Block* b) {
+  for (int r = 0; r < nb; ++r) {
+    const float* src = x + static_cast<size_t>(r) * F;
+    for (int c = 0; c < F; ++c) b->col[c * stride + r] = src[c];
+  }
+  const int words = rb / 64;
+  for (int c = 0; c < F; ++c) {
+    float* col = b->col + c * stride;
+    std::fill(col + nb, col + rb, 0.0f);  // rows past the end: defined values, never in a set
+    uint32_t first, bits;
+    std::memcpy(&first, col, sizeof first);
+    bool same = true;
+    for (int r = 1; r < nb; ++r) {
+      std::memcpy(&bits, col + r, sizeof bits);
+      same &= bits == first;
+    }
+    b->constant[c] = same;
+    for (int w = 0; w < words; ++w) {
+      uint64_t m = 0;
+      for (int r = 0; r < 64; ++r) m |= static_cast<uint64_t>(col[64 * w + r] != col[64 * w + r]) << r;
+      b->miss[c * words + w] = m;
+    }
+  }
+}
+
+// One tree over the block's rows `all`: each row's leaf value into b->vals.
+// Returns the vector visits (leaves and splits over a varying column).
+template <class Ops>
+inline int walk_sets(const SetNode* nodes, const uint64_t* all, int words, int stride, Block* b,
+                     Frame* stack) {
+  uint32_t i = 0;
+  uint64_t s[kMaxWords];
+  std::copy_n(all, kMaxWords, s);
+  int sp = 0, visits = 0;
+  for (;;) {
+    const SetNode n = nodes[i];
+    if (n.col == SetNode::kLeaf) {
+      ++visits;
+      for (int w = 0; w < words; ++w) Ops::store_bits(b->vals + 64 * w, s[w], n.value);
+      if (sp == 0) return visits;
+      --sp;
+      i = stack[sp].node;
+      std::copy_n(stack[sp].rows, kMaxWords, s);
+      continue;
+    }
+    const int c = n.col & ~SetNode::kDefaultRight;
+    const float* col = b->col + c * stride;
+    const uint64_t* miss = b->miss + c * words;
+    const uint64_t missing_right = (n.col & SetNode::kDefaultRight) ? ~uint64_t{0} : 0;
+    if (b->constant[c]) {
+      // The problem's own features are equal in every candidate row: one compare moves the whole set.
+      const float v = col[0];
+      i = (v != v ? missing_right != 0 : v >= n.value) ? n.left + 1u : n.left;
+      continue;
+    }
+    // Every word is compared (no branch per word): most sets span them all.
+    ++visits;
+    uint64_t right[kMaxWords] = {}, left[kMaxWords] = {};
+    uint64_t any_left = 0, any_right = 0;
+    for (int w = 0; w < words; ++w) {
+      right[w] = (Ops::right_bits(col + 64 * w, n.value) | (miss[w] & missing_right)) & s[w];
+      left[w] = s[w] & ~right[w];
+      any_left |= left[w];
+      any_right |= right[w];
+    }
+    if (any_left && any_right) {
+      stack[sp].node = n.left + 1u;
+      std::copy_n(right, kMaxWords, stack[sp].rows);
+      ++sp;
+      std::copy_n(left, kMaxWords, s);
+      i = n.left;
+    } else {
+      i = any_left ? n.left : n.left + 1u;  // the whole set goes one way
+    }
+  }
+}
+
+template <class Ops>
+inline void run_sets(const ForestView& f, const float* x, int rows, float* out, bool adaptive) {
+  const int F = f.num_features;
+  int rb = kMaxRows;
+  while (rb > 64 && F * rb > kBlockFloats) rb /= 2;
+  const int words = rb / 64;
+  const int stride = rb + 16;
+  Block b;
+  Frame stack[kMaxSetDepth + 1];
+  std::fill_n(b.vals, kMaxRows, 0.0f);
+  for (int r0 = 0; r0 < rows; r0 += rb) {
+    const int nb = std::min(rb, rows - r0);
+    const float* xb = x + static_cast<size_t>(r0) * F;
+    load_block(xb, nb, F, rb, stride, &b);
+    std::fill_n(b.acc, rb, f.base_margin);
+    uint64_t all[kMaxWords] = {};
+    for (int w = 0; w < words; ++w) {
+      const int n = std::min(64, nb - 64 * w);
+      all[w] = n <= 0 ? 0 : n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+    }
+    long visits = 0, steps = 0;  // set visits so far; traversal steps they replaced
+    int t = 0;
+    for (; t < f.num_trees; ++t) {
+      // Rows that share little of their paths walk faster one by one.
+      if (adaptive && t == kProbeTrees && visits * kVisitCostInSteps > steps) break;
+      const uint32_t first = f.set_first[t];
+      if (first == ForestView::kNone) {
+        for (int r = 0; r < nb; ++r) b.acc[r] += f.exact_tree(f.exact_ctx, t, xb + static_cast<size_t>(r) * F);
+        continue;
+      }
+      visits += walk_sets<Ops>(f.set_nodes + first, all, words, stride, &b, stack);
+      steps += static_cast<long>(nb) * f.depth[t];
+      for (int w = 0; w < words; ++w) Ops::add_rows(b.acc + 64 * w, b.vals + 64 * w);
+    }
+    if (t < f.num_trees) traverse_rows(f, xb, nb, b.acc, t);
+    std::copy_n(b.acc, nb, out + r0);
+  }
+}
+
+void traverse_all(const ForestView& f, const float* x, int rows, float* out) {
+  std::fill_n(out, rows, f.base_margin);
+  // Blocks of 256 rows keep the trees' arrays hot across sub-blocks.
+  for (int r0 = 0; r0 < rows; r0 += kMaxRows)
+    traverse_rows(f, x + static_cast<size_t>(r0) * f.num_features, std::min(kMaxRows, rows - r0), out + r0, 0);
+}
+
+void sets_portable(const ForestView& f, const float* x, int rows, float* out, bool adaptive) {
+  run_sets<PortableOps>(f, x, rows, out, adaptive);
+}
+
+#if defined(GCONV_FOREST_X86)
+GCONV_TARGET_AVX512 __attribute__((flatten)) void sets_avx512(const ForestView& f, const float* x, int rows,
+                                                               float* out, bool adaptive) {
+  run_sets<Avx512Ops>(f, x, rows, out, adaptive);
+}
+#endif
+
+}  // namespace
+
+bool have_avx512() {
+#if defined(GCONV_FOREST_X86)
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+  }();
+  return yes;
+#else
+  return false;
+#endif
+}
+
+void eval_forest(const ForestView& f, const float* x, int rows, float* out, Kernel kernel) {
+  if (rows <= 0) return;
+  switch (kernel) {
+    case Kernel::automatic:
+#if defined(GCONV_FOREST_X86)
+      if (have_avx512()) {
+        sets_avx512(f, x, rows, out, /*adaptive=*/true);
+        return;
+      }
+#endif
+      traverse_all(f, x, rows, out);
+      return;
+    case Kernel::traverse:
+      traverse_all(f, x, rows, out);
+      return;
+    case Kernel::sets:
+#if defined(GCONV_FOREST_X86)
+      if (have_avx512()) {
+        sets_avx512(f, x, rows, out, /*adaptive=*/false);
+        return;
+      }
+#endif
+      sets_portable(f, x, rows, out, /*adaptive=*/false);
+      return;
+    case Kernel::sets_portable:
+      sets_portable(f, x, rows, out, /*adaptive=*/false);
+      return;
+  }
+}
+
+}  // namespace gconv::heuristic::detail

@@ -1,0 +1,91 @@
+// Forest evaluation kernels (internal to heuristic::Forest).
+//
+// Two ways to evaluate a tree over a block of rows, giving identical sums:
+//
+// traverse  Each row walks the tree in a complete layout (node i has
+//           children 2i+1 and 2i+2; leaves above the bottom are replicated
+//           down), one branch-free step per level: i = 2i + 1 + (x >= t).
+//           Values are compared as order-preserving int32 keys; a row is
+//           stored twice (NaN -> INT32_MIN for default-left splits, NaN ->
+//           INT32_MAX for default-right ones) so missing values need no test.
+//           8 rows walk at once so their dependent loads overlap. Cost:
+//           rows x depth steps, whatever the data. Portable.
+// sets      Each tree is walked once for a block of up to 256 rows, depth
+//           first, carrying the SET of rows that reaches each node (a
+//           256-bit mask). A split is one vector compare over a column-major
+//           copy of the block, or one scalar compare when the column is the
+//           same in every row; empty halves are skipped; a leaf stores its
+//           value into its rows. Cost: the distinct nodes the rows reach. The
+//           candidate kernels of one problem share most of their paths, so
+//           this is 2-3x cheaper there, and 2-3x dearer for unrelated rows.
+//           Fast with AVX-512 only (a compare or a masked store is one
+//           instruction per 16 rows).
+// automatic (what Forest::predict uses) runs `sets` on AVX-512 CPUs and,
+//           per block, measures the first trees: when the rows do not share
+//           enough of their paths it finishes the block with `traverse`.
+//           Elsewhere it runs `traverse`.
+//
+// Float semantics are XGBoost's: a row goes right when !(x < threshold), a
+// missing (NaN) value goes the split's default way. Each row receives exactly
+// one leaf per tree, in model order, added in float to the base margin, so
+// the sums equal XGBoost's bit for bit.
+#pragma once
+
+#include <cstdint>
+
+namespace gconv::heuristic::detail {
+
+// One node for the `sets` walk, breadth-first, children adjacent (right =
+// left + 1). 8 bytes so that a 300-tree model stays mostly in L2.
+struct SetNode {
+  static constexpr uint16_t kLeaf = 0xffff;          // in col
+  static constexpr uint16_t kDefaultRight = 0x8000;  // flag in col: missing goes right
+  float value;    // split: threshold (NaN stored as -inf: both send every value right); leaf: its value
+  uint16_t col;   // feature | kDefaultRight, or kLeaf
+  uint16_t left;  // left child, relative to the tree's first node
+};
+
+// Deepest tree `sets` takes (its DFS stack) and deepest complete layout.
+inline constexpr int kMaxSetDepth = 64;
+inline constexpr int kMaxTraverseDepth = 10;
+// Widest model the kernels take (column-major block of 64+ rows: 64 KiB);
+// wider ones are evaluated tree by tree, row by row (Forest's exact path).
+inline constexpr int kMaxKernelFeatures = 256;
+
+struct ForestView {
+  static constexpr uint32_t kNone = 0xffffffff;
+  int num_trees = 0;
+  int num_features = 0;
+  float base_margin = 0;
+  // Per tree.
+  const uint32_t* set_first = nullptr;   // root in set_nodes, or kNone
+  const uint32_t* full_split = nullptr;  // first split in full_col / full_key, or kNone
+  const uint32_t* full_leaf = nullptr;   // first leaf in full_value
+  const uint8_t* depth = nullptr;        // longest root-to-leaf path (complete layout: its depth)
+  const SetNode* set_nodes = nullptr;
+  // Complete layout: column in the doubled row (feature, + num_features when
+  // missing goes right), threshold key, leaf values.
+  const uint32_t* full_col = nullptr;
+  const int32_t* full_key = nullptr;
+  const float* full_value = nullptr;
+  // Trees neither layout takes: one tree, one row (row-major), exactly.
+  float (*exact_tree)(const void* ctx, int tree, const float* row) = nullptr;
+  const void* exact_ctx = nullptr;
+};
+
+// sets_portable: `sets` without AVX-512 (what non-x86 hosts would run; for tests).
+enum class Kernel { automatic, traverse, sets, sets_portable };
+
+// Margins of rows (row-major x) into out. num_features <= kMaxKernelFeatures.
+void eval_forest(const ForestView& f, const float* x, int rows, float* out, Kernel kernel);
+
+// Order-preserving int32 image of a non-NaN float (-0 and +0 map together).
+int32_t order_key(float v);
+// The complete-layout key of a split threshold (the row goes right when its
+// key >= this); NaN thresholds send every non-missing value right.
+int32_t threshold_key(float threshold, bool default_left);
+
+// Whether `sets` runs with AVX-512 here (automatic then prefers it).
+bool have_avx512();
+
+}  // namespace gconv::heuristic::detail

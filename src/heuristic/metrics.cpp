@@ -1,0 +1,103 @@
+#include "heuristic/metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include <fmt/format.h>
+
+namespace gconv::heuristic {
+
+std::vector<GroupResult> evaluate_scores(const Dataset& d, const std::vector<float>& scores) {
+  std::vector<GroupResult> out;
+  out.reserve(d.groups());
+  std::vector<size_t> idx;
+  for (size_t g = 0; g < d.groups(); ++g) {
+    const size_t b = d.begin[g], e = d.begin[g + 1];
+    idx.resize(e - b);
+    std::iota(idx.begin(), idx.end(), b);
+    // Best score first; ties go to the earlier row (pool order), never to
+    // the faster one, so a tie cannot profit from the measured times.
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return scores[x] > scores[y]; });
+    const float best = d.best_ms(g);
+    GroupResult r;
+    r.group = g;
+    r.picked_row = idx[0];
+    r.efficiency = double(best) / double(d.time_ms[idx[0]]);
+    r.top1 = d.time_ms[idx[0]] <= best * 1.005f;
+    for (size_t i = 0; i < idx.size() && i < 5; ++i)
+      if (d.time_ms[idx[i]] == best) r.oracle_in_top5 = true;
+    out.push_back(r);
+  }
+  return out;
+}
+
+Summary summarize(const std::vector<GroupResult>& r) {
+  Summary s;
+  s.problems = r.size();
+  if (r.empty()) return s;
+  std::vector<double> e;
+  for (const auto& x : r) {
+    e.push_back(x.efficiency);
+    s.top1 += x.top1;
+    s.top5 += x.oracle_in_top5;
+  }
+  std::sort(e.begin(), e.end());
+  s.mean = std::accumulate(e.begin(), e.end(), 0.0) / double(e.size());
+  s.median = e.size() % 2 ? e[e.size() / 2] : 0.5 * (e[e.size() / 2 - 1] + e[e.size() / 2]);
+  s.p10 = e[size_t(std::floor(0.1 * double(e.size() - 1)))];  // lower 10th percentile (nearest rank below)
+  s.min = e.front();
+  s.top1 /= double(r.size());
+  s.top5 /= double(r.size());
+  return s;
+}
+
+std::vector<std::pair<std::string, Summary>> summarize_slices(const Dataset& d, const std::vector<GroupResult>& r) {
+  const std::vector<std::string> names = {"all",   "fwd", "bwd_data", "bwd_weight", "dense", "grouped",
+                                          "depthwise", "1d", "2d",   "3d",         "small", "large"};
+  std::map<std::string, std::vector<GroupResult>> parts;
+  for (const auto& x : r) {
+    const Problem& p = d.problems[x.group];
+    parts["all"].push_back(x);
+    parts[to_string(p.direction)].push_back(x);
+    parts[kind_of(p)].push_back(x);
+    parts[std::to_string(p.ndim) + "d"].push_back(x);
+    parts[p.flops() < kSmallFlops ? "small" : "large"].push_back(x);
+  }
+  std::vector<std::pair<std::string, Summary>> out;
+  for (const auto& n : names) out.push_back({n, summarize(parts[n])});
+  return out;
+}
+
+std::vector<float> single_best_scores(const Dataset& d, const std::vector<bool>& train_groups) {
+  std::map<std::string, std::pair<double, int>> eff;  // kernel -> (sum, count)
+  for (size_t g = 0; g < d.groups(); ++g) {
+    if (!train_groups[g]) continue;
+    const float best = d.best_ms(g);
+    for (size_t r = d.begin[g]; r < d.begin[g + 1]; ++r) {
+      auto& e = eff[d.kernel_names[r]];
+      e.first += double(best) / double(d.time_ms[r]);
+      e.second += 1;
+    }
+  }
+  std::vector<float> s(d.rows(), -1.0f);  // unseen kernels rank last
+  for (size_t r = 0; r < d.rows(); ++r) {
+    auto it = eff.find(d.kernel_names[r]);
+    if (it != eff.end()) s[r] = float(it->second.first / it->second.second);
+  }
+  return s;
+}
+
+std::string format_slices(const std::vector<std::pair<std::string, Summary>>& s) {
+  std::string out = fmt::format("{:<11} {:>8} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}\n", "slice", "problems", "mean",
+                                "median", "p10", "min", "top1", "top5");
+  for (const auto& [name, x] : s) {
+    if (x.problems == 0) continue;
+    out += fmt::format("{:<11} {:>8} {:>7.4f} {:>7.4f} {:>7.4f} {:>7.4f} {:>6.3f} {:>6.3f}\n", name, x.problems, x.mean,
+                       x.median, x.p10, x.min, x.top1, x.top5);
+  }
+  return out;
+}
+
+}  // namespace gconv::heuristic

@@ -1,0 +1,52 @@
+// How well a selection does against the measured oracle of each problem.
+//
+// For one group (problem) of a Dataset, a scorer gives every measured kernel
+// a score (higher = picked first). The pick is the top-scored row; its
+// efficiency is oracle time / picked time (1 = the fastest kernel measured).
+// Summaries: mean, median, P10 and min efficiency, top-1 accuracy (the pick
+// is the oracle, or within 0.5% of it: repeated timings of one kernel differ
+// by about that much) and "oracle in top 5", sliced by direction,
+// dense/grouped/depthwise, 1D/2D/3D and small/large.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "heuristic/dataset.hpp"
+
+namespace gconv::heuristic {
+
+struct GroupResult {
+  size_t group = 0;
+  size_t picked_row = 0;
+  double efficiency = 0;  // oracle ms / picked ms
+  bool top1 = false;
+  bool oracle_in_top5 = false;
+};
+
+// scores: one per row of d (higher = better).
+std::vector<GroupResult> evaluate_scores(const Dataset& d, const std::vector<float>& scores);
+
+struct Summary {
+  size_t problems = 0;
+  double mean = 0, median = 0, p10 = 0, min = 0, top1 = 0, top5 = 0;
+};
+Summary summarize(const std::vector<GroupResult>& r);
+
+// Slices, in a fixed order: "all", "fwd", "bwd_data", "bwd_weight", "dense",
+// "grouped", "depthwise", "1d", "2d", "3d", "small", "large" (small: under
+// kSmallFlops FLOPs). Empty slices are kept (problems = 0).
+inline constexpr double kSmallFlops = 1e9;
+std::vector<std::pair<std::string, Summary>> summarize_slices(const Dataset& d, const std::vector<GroupResult>& r);
+
+// Baselines with the same scoring interface. single_best: one global ranking
+// of kernels by their mean efficiency over `train_groups` (a kernel not
+// measured on a group counts there as missing, not as zero), used for every
+// problem: the "one kernel best on average" baseline.
+std::vector<float> single_best_scores(const Dataset& d, const std::vector<bool>& train_groups);
+
+// A table of the slices ("slice problems mean median p10 min top1 top5").
+std::string format_slices(const std::vector<std::pair<std::string, Summary>>& s);
+
+}  // namespace gconv::heuristic

@@ -1,0 +1,79 @@
+#include "heuristic/model.hpp"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "problem/read_text.hpp"
+
+namespace gconv::heuristic {
+
+Result<Manifest> parse_manifest(const std::string& text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    return parse_error(std::string("manifest.json: not JSON: ") + e.what());
+  }
+  Manifest m;
+  try {
+    for (const char* key : {"format", "feature_schema", "num_features", "objective", "gpu"})
+      if (!j.contains(key)) return parse_error(std::string("manifest.json: missing key '") + key + "'");
+    m.format = j.at("format").get<std::string>();
+    if (m.format != kModelFormat)
+      return parse_error("manifest.json: format '" + m.format + "', this build reads '" + kModelFormat + "'");
+    m.feature_schema = j.at("feature_schema").get<std::string>();
+    m.num_features = j.at("num_features").get<int>();
+    m.objective = j.at("objective").get<std::string>();
+    if (m.objective != "reg" && m.objective.rfind("rank:", 0) != 0)
+      return parse_error("manifest.json: unknown objective '" + m.objective + "'");
+  } catch (const std::exception& e) {
+    return parse_error(std::string("manifest.json: ") + e.what());
+  }
+  auto g = gpu_props_from_json(j.at("gpu").dump());
+  if (!g.ok()) return parse_error("manifest.json: gpu: " + g.status().message());
+  m.gpu = *g;
+  m.json_text = text;
+  return m;
+}
+
+Result<std::shared_ptr<const Selector>> Selector::load(const std::string& dir) {
+  auto mt = problem_io::read_text_file(dir + "/manifest.json");
+  if (!mt.ok()) return mt.status();
+  auto m = parse_manifest(*mt);
+  if (!m.ok()) return Status(m.status().code(), dir + "/" + m.status().message());
+  if (m->feature_schema != feature_schema_id() || m->num_features != num_features())
+    return not_supported(dir + ": model trained on feature schema " + m->feature_schema + " (" +
+                               std::to_string(m->num_features) + " features); this build computes " +
+                               feature_schema_id() + " (" + std::to_string(num_features()) + "): retrain it");
+  auto f = Forest::load_file(dir + "/model.json", num_features());
+  if (!f.ok()) return Status(f.status().code(), dir + "/model.json: " + f.status().message());
+  auto s = std::make_shared<Selector>();
+  s->manifest_ = std::move(*m);
+  s->forest_ = std::move(*f);
+  s->dir_ = dir;
+  return std::shared_ptr<const Selector>(std::move(s));
+}
+
+std::string Selector::check_gpu(const GpuProps& current) const {
+  const GpuProps& t = manifest_.gpu;
+  if (current.name == t.name && current.sm_count == t.sm_count) return "";
+  return "model " + dir_ + " was trained on " + t.name + " (" + std::to_string(t.sm_count) + " SMs); this GPU is " +
+         current.name + " (" + std::to_string(current.sm_count) + " SMs): selections may be poorer";
+}
+
+void Selector::score(const Problem& p, const KernelTraits* const* kernels, size_t n, const GpuProps& g,
+                     const DeviceInfo& d, float* scores, std::vector<float>& scratch) const {
+  const size_t nf = size_t(num_features());
+  if (scratch.size() < n * nf) scratch.resize(n * nf);
+  for (size_t i = 0; i < n; ++i) compute_features(p, *kernels[i], g, d, scratch.data() + i * nf);
+  forest_.predict(scratch.data(), int(n), scores);
+  if (manifest_.objective == "reg")
+    for (size_t i = 0; i < n; ++i) scores[i] = -scores[i];  // log(ms): lower is better
+}
+
+double Selector::predicted_ms(float score) const {
+  return manifest_.objective == "reg" ? std::exp(-double(score)) : -1.0;
+}
+
+}  // namespace gconv::heuristic

@@ -1,0 +1,72 @@
+// A trained selector model: a folder with
+//   model.json     the XGBoost model (JSON), read at run time by Forest
+//   manifest.json  format, feature schema id, objective and score sense, the
+//                  GPU's properties, data files (with hashes), rows, problems,
+//                  shapes, parameters, XGBoost version, source revision
+//   features.json  the feature table (name, formula, why) the model was trained on
+//   cv.json        out-of-fold metrics of every objective tried and the baselines
+// Selector loads one and scores kernels for a problem (higher = better).
+//
+// Compatibility: a model whose feature schema differs from this build's is
+// refused (its features would be read in the wrong order); one trained on
+// another GPU type is used, with a warning (check_gpu).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gconv/problem.hpp"
+#include "gconv/status.hpp"
+#include "heuristic/features.hpp"
+#include "heuristic/forest.hpp"
+#include "kernels/traits.hpp"
+
+namespace gconv::heuristic {
+
+inline constexpr const char* kModelFormat = "gconv-selector/1";
+
+struct Manifest {
+  std::string format = kModelFormat;
+  std::string feature_schema;  // feature_schema_id() at training
+  int num_features = 0;
+  // "reg" (XGBoost reg:squarederror on log(ms); score = -margin, predicted
+  // ms = exp(margin)) or a rank objective ("rank:pairwise", "rank:ndcg";
+  // score = margin, no predicted time).
+  std::string objective;
+  GpuProps gpu;
+  std::string json_text;  // the whole manifest as read / written
+};
+
+// Parses manifest.json text; parse_error naming the missing or bad key.
+Result<Manifest> parse_manifest(const std::string& text);
+
+class Selector {
+ public:
+  // Loads dir/manifest.json and dir/model.json. parse_error / not_found with
+  // the file named; not_supported when the feature schema differs.
+  static Result<std::shared_ptr<const Selector>> load(const std::string& dir);
+
+  const Manifest& manifest() const { return manifest_; }
+  const Forest& forest() const { return forest_; }
+  const std::string& dir() const { return dir_; }
+
+  // "" when `current` is the GPU the model was trained on, else the warning.
+  std::string check_gpu(const GpuProps& current) const;
+
+  // Scores n kernels on p (higher = better). `scratch` is reused between
+  // calls (no allocation once grown). Features use `g` / `d`.
+  void score(const Problem& p, const KernelTraits* const* kernels, size_t n, const GpuProps& g, const DeviceInfo& d,
+             float* scores, std::vector<float>& scratch) const;
+
+  // The model's predicted milliseconds for a score (regression models), or
+  // -1 for rank models.
+  double predicted_ms(float score) const;
+
+ private:
+  Manifest manifest_;
+  Forest forest_;
+  std::string dir_;
+};
+
+}  // namespace gconv::heuristic
