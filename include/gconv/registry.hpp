@@ -71,6 +71,17 @@ struct RegistryOptions {
   // select() remembers its analytic / heuristic answer per (problem, policy)
   // in memory; false recomputes the ranking on every call (benchmarks).
   bool memoize = true;
+  // The heuristic policy's learned model: a folder of models (the one for
+  // this GPU, else for its arch, is chosen; see src/heuristic/model.hpp);
+  // "" = $GCONV_MODELS_DIR or the models folder beside the configs; "off" =
+  // none. Without a usable model (missing, corrupt, other feature schema)
+  // the heuristic policy ranks by the analytic estimate, after one warning.
+  std::string model_dir;
+  // The model scores only the K best candidates by the analytic estimate
+  // (0 = all): the cost of a new selection is then bounded whatever the pool
+  // size. On the H200 holdout, K = 64 picks as well as scoring all
+  // (`gconv eval --candidates`).
+  int model_candidates = 64;
 };
 
 class Registry {

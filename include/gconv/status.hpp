@@ -52,6 +52,7 @@ inline Status parse_error(std::string m) { return {StatusCode::parse_error, std:
 inline Status io_error(std::string m) { return {StatusCode::io_error, std::move(m)}; }
 inline Status not_supported(std::string m) { return {StatusCode::not_supported, std::move(m)}; }
 inline Status internal_error(std::string m) { return {StatusCode::internal, std::move(m)}; }
+inline Status not_found(std::string m) { return {StatusCode::not_found, std::move(m)}; }
 
 // A value or an error. Accessing value() of an error Result is a bug (asserted).
 template <class T>

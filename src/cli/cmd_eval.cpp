@@ -3,9 +3,12 @@
 // same problems. --per-problem and --rows write CSVs; --plots draws them
 // (scripts/plot_eval.py: predicted vs measured, efficiency histogram,
 // efficiency vs problem size).
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -14,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/plan.hpp"
+#include "bench/sweep.hpp"
 #include "cli/commands.hpp"
 #include "heuristic/model.hpp"
 #include "heuristic/train.hpp"
@@ -25,6 +29,7 @@ namespace {
 
 struct EvalFlags {
   std::string model, data, per_problem, rows, plots, json;
+  int candidates = 0;
 };
 
 [[noreturn]] void fail(const std::string& m) {
@@ -43,6 +48,9 @@ void register_eval_command(CLI::App& app) {
   cmd->add_option("--rows", f->rows, "write one CSV row per measured kernel (predicted and measured ms)");
   cmd->add_option("--plots", f->plots, "folder for PNG plots (needs python3-matplotlib)");
   cmd->add_option("--json", f->json, "write the metrics as JSON to this file");
+  cmd->add_option("--candidates", f->candidates,
+                  "score only each problem's K best kernels by the analytic estimate, as the registry does "
+                  "(RegistryOptions::model_candidates; 0 = all)");
   cmd->callback([f] {
     auto sel = heuristic::Selector::load(f->model);
     if (!sel.ok()) fail(sel.status().to_string());
@@ -67,6 +75,14 @@ void register_eval_command(CLI::App& app) {
         analytic[r] = -float(analytic_ms(d->kernels[r], d->problems[gi], dev));
       }
       s.score(d->problems[gi], ks.data(), n, g, dev, scores.data() + b, scratch);
+      if (f->candidates > 0 && n > size_t(f->candidates)) {
+        // Kernels outside the analytic top K are never scored by the registry.
+        std::vector<float> a(analytic.begin() + long(b), analytic.begin() + long(b + n));
+        std::nth_element(a.begin(), a.begin() + (f->candidates - 1), a.end(), std::greater<float>());
+        const float cut = a[size_t(f->candidates - 1)];
+        for (size_t r = b; r < b + n; ++r)
+          if (analytic[r] < cut) scores[r] = -1e30f;
+      }
     }
     const auto picks = heuristic::evaluate_scores(*d, scores);
     const auto model_slices = heuristic::summarize_slices(*d, picks);
@@ -88,19 +104,25 @@ void register_eval_command(CLI::App& app) {
       j["data"] = f->data;
       j["model_slices"] = put(model_slices);
       j["analytic_slices"] = put(an_slices);
-      std::ofstream(f->json) << j.dump(2) << "\n";
+      std::ofstream jf(f->json);
+      jf << j.dump(2) << "\n";
+      if (!jf) fail(f->json + ": cannot write");
     }
     const std::string per_problem = !f->per_problem.empty() ? f->per_problem
                                     : !f->plots.empty()     ? f->plots + "/per_problem.csv"
                                                             : "";
     const std::string rows = !f->rows.empty() ? f->rows : !f->plots.empty() ? f->plots + "/rows.csv" : "";
-    if (!f->plots.empty()) std::system(("mkdir -p '" + f->plots + "'").c_str());
+    if (!f->plots.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(f->plots, ec);
+      if (ec) fail(f->plots + ": " + ec.message());
+    }
     if (!per_problem.empty()) {
       std::ofstream o(per_problem);
       o << "spec,direction,kind,ndim,gflop,oracle_ms,picked_kernel,picked_ms,efficiency,top1\n";
       for (const auto& p : picks) {
         const Problem& pr = d->problems[p.group];
-        o << d->specs[p.group] << "," << to_string(pr.direction) << "," << heuristic::kind_of(pr) << "," << pr.ndim
+        o << bench::csv_field(d->specs[p.group]) << "," << to_string(pr.direction) << "," << heuristic::kind_of(pr) << "," << pr.ndim
           << "," << pr.flops() / 1e9 << "," << d->best_ms(p.group) << "," << d->kernel_names[p.picked_row] << ","
           << d->time_ms[p.picked_row] << "," << p.efficiency << "," << int(p.top1) << "\n";
       }
@@ -111,13 +133,16 @@ void register_eval_command(CLI::App& app) {
       o << "spec,kernel,measured_ms,predicted_ms,score\n";
       for (size_t gi = 0; gi < d->groups(); ++gi)
         for (size_t r = d->begin[gi]; r < d->begin[gi + 1]; ++r)
-          o << d->specs[gi] << "," << d->kernel_names[r] << "," << d->time_ms[r] << "," << s.predicted_ms(scores[r])
+          o << bench::csv_field(d->specs[gi]) << "," << d->kernel_names[r] << "," << d->time_ms[r] << "," << s.predicted_ms(scores[r])
             << "," << scores[r] << "\n";
       if (!o) fail(rows + ": cannot write");
     }
     if (!f->plots.empty()) {
-      const std::string cmdline = "python3 scripts/plot_eval.py --per-problem '" + per_problem + "' --rows '" + rows +
+      // The script sits in scripts/ beside the configs folder (source tree).
+      const std::string script = (std::filesystem::path(config_dir()).parent_path() / "scripts/plot_eval.py").string();
+      const std::string cmdline = "python3 '" + script + "' --per-problem '" + per_problem + "' --rows '" + rows +
                                   "' --out '" + f->plots + "'";
+      std::fflush(stdout);
       if (std::system(cmdline.c_str()) != 0)
         std::fprintf(stderr, "gconv eval: plotting failed (%s); the CSVs are written\n", cmdline.c_str());
     }

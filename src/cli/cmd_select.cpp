@@ -3,6 +3,7 @@
 // GPU for the analytic and heuristic policies. --bench N reports the latency
 // of select() itself.
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -13,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "heuristic/model.hpp"
+#include "registry/device_info.hpp"
 #include "cli/problem_flags.hpp"
 #include "gconv/problem_file.hpp"
 #include "gconv/registry.hpp"
@@ -22,10 +25,10 @@ namespace {
 
 struct SelectOptions {
   ProblemFlags problem;
-  std::string problems, policy = "heuristic", filter, tuning_cache, arch;
+  std::string problems, policy = "heuristic", filter, tuning_cache, arch, model;
   int top = 0;
   int bench = 0;
-  bool json = false;
+  bool json = false, explain = false;
 };
 
 [[noreturn]] void fail(const std::string& message) {
@@ -69,6 +72,7 @@ std::unique_ptr<Registry> make_registry(const SelectOptions& o, bool memoize) {
   ro.tuning_cache_path = o.tuning_cache;
   ro.arch = o.arch;
   ro.memoize = memoize;
+  ro.model_dir = o.model;
   auto reg = Registry::create(ro);
   if (!reg.ok()) fail(reg.status().to_string());
   return std::move(reg).value();
@@ -86,6 +90,11 @@ double percentile(std::vector<double> v, double q) {
 // first call of each (direction, dtype) is reported apart.
 void run_bench(const SelectOptions& o) {
   if (o.bench < 1) fail("--bench N needs N >= 1");
+  auto pol = Policy::parse(o.policy);
+  if (!pol.ok()) fail(pol.status().to_string());
+  if (pol->kind != Policy::Kind::analytic && pol->kind != Policy::Kind::heuristic)
+    fail("--bench times the estimating policies only (heuristic, analytic)");
+  const Policy policy = *pol;
   const std::vector<ProblemEntry> problems = load_problems(o, true);
   if (problems.empty()) fail("no problems to select for");
   using clock = std::chrono::steady_clock;
@@ -96,28 +105,28 @@ void run_bench(const SelectOptions& o) {
   auto ranked = make_registry(o, false);
   const auto t_first = clock::now();
   for (const ProblemEntry& e : problems) {
-    auto s = ranked->select(e.problem, Policy::analytic());
+    auto s = ranked->select(e.problem, policy);
     if (!s.ok()) fail(e.problem.to_spec() + ": " + s.status().to_string());
   }
   const double first_pass_us = us_since(t_first);
 
   auto memo = make_registry(o, true);
-  for (const ProblemEntry& e : problems) (void)memo->select(e.problem, Policy::analytic());
+  for (const ProblemEntry& e : problems) (void)memo->select(e.problem, policy);
 
   std::vector<double> cold, warm;
   for (int r = 0; r < o.bench; ++r) {
     for (const ProblemEntry& e : problems) {
       auto t0 = clock::now();
-      auto s = ranked->select(e.problem, Policy::analytic());
+      auto s = ranked->select(e.problem, policy);
       cold.push_back(us_since(t0));
       t0 = clock::now();
-      auto m = memo->select(e.problem, Policy::analytic());
+      auto m = memo->select(e.problem, policy);
       warm.push_back(us_since(t0));
       if (!s.ok() || !m.ok() || s->kernel != m->kernel) fail("select disagreed with itself on " + e.problem.to_spec());
     }
   }
   if (o.json) {
-    nlohmann::json j = {{"policy", "analytic"},
+    nlohmann::json j = {{"policy", policy.to_string()},
                         {"problems", problems.size()},
                         {"rounds", o.bench},
                         {"first_pass_us", first_pass_us},
@@ -128,14 +137,50 @@ void run_bench(const SelectOptions& o) {
     std::printf("%s\n", j.dump().c_str());
     return;
   }
-  std::printf("%s", fmt::format("select latency, policy analytic, {} problems x {} rounds, device {}\n"
+  std::printf("%s", fmt::format("select latency, policy {}, {} problems x {} rounds, device {}\n"
                                 "  first pass (loads pools)  {:.1f} ms total\n"
                                 "  ranked   (memoize off)    p50 {:.1f} us   p99 {:.1f} us\n"
                                 "  memoized (repeat call)    p50 {:.2f} us   p99 {:.2f} us\n",
-                                problems.size(), o.bench, ranked->device_name(), first_pass_us / 1000.0,
+                                policy.to_string(), problems.size(), o.bench, ranked->device_name(), first_pass_us / 1000.0,
                                 percentile(cold, 0.5), percentile(cold, 0.99), percentile(warm, 0.5),
                                 percentile(warm, 0.99))
                         .c_str());
+}
+
+// --explain: the features that moved the model's prediction for the chosen
+// kernel most (path contributions of the trees: the prediction is the bias
+// plus their sum), with their values.
+void explain(const SelectOptions& o, const Problem& p, const Solution& s) {
+  auto dev = query_device(o.arch);
+  if (!dev.ok()) fail(dev.status().to_string());
+  const heuristic::GpuProps current = heuristic::gpu_props_of(*dev);
+  auto sel = heuristic::find_model(o.model.empty() ? heuristic::models_dir() : o.model, current, nullptr);
+  if (!sel.ok()) {
+    std::printf("    explain: no learned model (%s)\n", sel.status().message().c_str());
+    return;
+  }
+  auto t = parse_kernel_name(s.kernel);
+  if (!t.ok()) {
+    std::printf("    explain: %s is not a pool kernel (%s)\n", s.kernel.c_str(), s.reason.c_str());
+    return;
+  }
+  const heuristic::GpuProps props = dev->has_gpu ? current : (*sel)->manifest().gpu;
+  const DeviceInfo fdev = heuristic::device_info_for(props, dev->rules);
+  const int nf = heuristic::num_features();
+  std::vector<float> x(static_cast<size_t>(nf)), c(static_cast<size_t>(nf) + 1);
+  heuristic::compute_features(p, *t, props, fdev, x.data());
+  (*sel)->forest().contributions(x.data(), c.data());
+  std::vector<int> idx(static_cast<size_t>(nf));
+  for (int i = 0; i < nf; ++i) idx[size_t(i)] = i;
+  std::sort(idx.begin(), idx.end(), [&](int a, int b) { return std::fabs(c[size_t(a)]) > std::fabs(c[size_t(b)]); });
+  const bool reg = (*sel)->manifest().objective == "reg";
+  std::printf("    explain (%s): bias %+.3f%s; features that weighed most for %s:\n", (*sel)->dir().c_str(),
+              c[size_t(nf)], reg ? " (log ms; + = slower)" : "", s.kernel.c_str());
+  const auto& table = heuristic::feature_table();
+  for (int i = 0; i < 8 && i < nf; ++i) {
+    const int f = idx[size_t(i)];
+    std::printf("      %+.3f  %-28s = %g\n", c[size_t(f)], table[size_t(f)].name.c_str(), x[size_t(f)]);
+  }
 }
 
 void run_select(const SelectOptions& o) {
@@ -155,8 +200,9 @@ void run_select(const SelectOptions& o) {
       continue;
     }
     std::vector<Solution> top;
-    if (o.top > 0) {
-      auto r = reg->rank(e.problem, *policy, size_t(o.top));
+    const int ntop = o.explain ? std::max(o.top, 5) : o.top;
+    if (ntop > 0) {
+      auto r = reg->rank(e.problem, *policy, size_t(ntop));
       if (!r.ok()) fail(spec + ": " + r.status().to_string());
       top = std::move(r).value();
     }
@@ -181,6 +227,7 @@ void run_select(const SelectOptions& o) {
     for (size_t i = 0; i < top.size(); ++i)
       std::printf("    %2zu. %s  %.4f ms  %s\n", i + 1, top[i].kernel.c_str(), top[i].predicted_ms,
                   top[i].reason.c_str());
+    if (o.explain) explain(o, e.problem, *s);
   }
   if (failures > 0) fail(fmt::format("{} of {} problems failed", failures, problems.size()));
 }
@@ -196,13 +243,16 @@ void register_select_command(CLI::App& app) {
   cmd->add_option("--policy", o->policy, "heuristic | analytic | exhaustive | topk:K (the last two measure on the GPU)")
       ->capture_default_str();
   cmd->add_option("--filter", o->filter, "Kernel filter expression, e.g. 'family==igemm && split_k==1'");
-  cmd->add_option("--top", o->top, "Also list the N best candidates by the analytic estimate");
+  cmd->add_option("--top", o->top, "Also list the N best candidates of the policy (heuristic: by the model)");
   cmd->add_option("--tuning-cache", o->tuning_cache,
                   "Tuning cache file ('off' disables; default $GCONV_TUNING_CACHE or <cache dir>/tuning.json)");
   cmd->add_option("--arch", o->arch, "Select for this arch (e.g. sm_90a) instead of the current GPU");
   cmd->add_flag("--json", o->json, "One JSON object per problem (JSON lines) instead of text");
+  cmd->add_flag("--explain", o->explain,
+                "Show the 5 best candidates with predicted times and the features that weighed most in the pick");
+  cmd->add_option("--model", o->model, "Models folder for the heuristic policy ('off': none; default models/)");
   cmd->add_option("--bench", o->bench,
-                  "Report p50/p99 latency of select(analytic) over N rounds of the problems "
+                  "Report p50/p99 latency of select(--policy: heuristic or analytic) over N rounds of the problems "
                   "(default problems/example.csv)");
   cmd->callback([o] { run_select(*o); });
 }

@@ -1,9 +1,13 @@
 #include "heuristic/model.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
+#include "pool/arch_rules.hpp"
 #include "problem/read_text.hpp"
 
 namespace gconv::heuristic {
@@ -74,6 +78,41 @@ void Selector::score(const Problem& p, const KernelTraits* const* kernels, size_
 
 double Selector::predicted_ms(float score) const {
   return manifest_.objective == "reg" ? std::exp(-double(score)) : -1.0;
+}
+
+std::string models_dir() {
+  if (const char* v = std::getenv("GCONV_MODELS_DIR"); v && *v) return v;
+  return (std::filesystem::path(config_dir()).parent_path() / "models").string();
+}
+
+Result<std::shared_ptr<const Selector>> find_model(const std::string& dir, const GpuProps& current,
+                                                   std::string* warning) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return not_found("no models folder " + dir);
+  std::vector<std::string> subdirs;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_directory()) subdirs.push_back(e.path().string());
+  std::sort(subdirs.begin(), subdirs.end());  // a stable choice between equals
+  std::string same_gpu, same_arch, skipped;
+  for (const auto& sub : subdirs) {
+    auto text = problem_io::read_text_file(sub + "/manifest.json");
+    auto m = text.ok() ? parse_manifest(*text) : Result<Manifest>(text.status());
+    if (!m.ok()) {
+      skipped += " " + sub + " (" + m.status().message() + ")";
+      continue;
+    }
+    if (same_gpu.empty() && m->gpu.name == current.name) same_gpu = sub;
+    if (same_arch.empty() && m->gpu.arch == current.arch) same_arch = sub;
+  }
+  const std::string chosen = !same_gpu.empty() ? same_gpu : same_arch;
+  if (chosen.empty())
+    return not_found("no model in " + dir + " for " + current.name + " (" + current.arch + ")" +
+                     (skipped.empty() ? "" : "; skipped:" + skipped));
+  auto s = Selector::load(chosen);
+  if (!s.ok()) return s.status();
+  if (warning) *warning = (*s)->check_gpu(current);
+  return s;
 }
 
 }  // namespace gconv::heuristic

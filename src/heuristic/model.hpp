@@ -69,4 +69,16 @@ class Selector {
   std::string dir_;
 };
 
+// The models folder: $GCONV_MODELS_DIR, else "models" beside config_dir()
+// (the source tree's or the install's share/gconv).
+std::string models_dir();
+
+// The model for this GPU among the subfolders of `dir`: one whose manifest
+// names this GPU (gpu.name), else one of the same arch (used with a warning:
+// `*warning` is set), else not_found. A subfolder whose manifest is unreadable
+// is skipped and named in the not_found message; a chosen model that fails to
+// load (corrupt model.json, other feature schema) is returned as that error.
+Result<std::shared_ptr<const Selector>> find_model(const std::string& dir, const GpuProps& current,
+                                                   std::string* warning);
+
 }  // namespace gconv::heuristic

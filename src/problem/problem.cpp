@@ -111,12 +111,17 @@ Status Problem::validate() const {
     if (out(i) < 1) return bad(std::string("output size ") + kSlotName[i] + " is below 1");
   }
   // Element counts: each tensor must fit 64 bits, and kernels index with 32 bits.
-  struct Named { const char* what; TensorDesc d; };
-  const Named tensors[] = {{"input x", x_desc()}, {"weight w", w_desc()}, {"output y", y_desc()}};
+  // Computed from the fields (not through x_desc()/w_desc()/y_desc(), which
+  // build string vectors): validate() runs per candidate kernel in selection.
+  const int64_t x_dims[5] = {n, in[0], in[1], in[2], c};
+  const int64_t w_dims[5] = {k, filter[0], filter[1], filter[2], c_per_group()};
+  const int64_t y_dims[5] = {n, out(0), out(1), out(2), k};
+  struct Named { const char* what; const int64_t* dims; };
+  const Named tensors[] = {{"input x", x_dims}, {"weight w", w_dims}, {"output y", y_dims}};
   for (const auto& t : tensors) {
     int64_t e = 1;
-    for (size_t j = 0; j < t.d.shape.size(); ++j) {
-      if (mul_overflows(e, t.d.shape[j], &e))
+    for (int j = 0; j < 5; ++j) {
+      if (mul_overflows(e, t.dims[j], &e))
         return bad(std::string(t.what) + ": element count overflows 64 bits");
     }
     if (e > kMaxTensorElements)
@@ -146,7 +151,8 @@ double Problem::flops() const {
 }
 
 int64_t Problem::min_bytes() const {
-  return (x_desc().elements() + w_desc().elements() + y_desc().elements()) * dtype_bytes(dtype);
+  // The element counts of x_desc(), w_desc() and y_desc(), without building them.
+  return (n * in_volume() * c + k * filter_volume() * c_per_group() + n * out_volume() * k) * dtype_bytes(dtype);
 }
 
 bool Problem::is_pointwise() const {

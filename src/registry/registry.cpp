@@ -20,6 +20,7 @@
 #include "kernels/naive/naive.hpp"
 #include "pool/filter.hpp"
 #include "pool/pool.hpp"
+#include "heuristic/model.hpp"
 #include "registry/analytic.hpp"
 #include "registry/device_info.hpp"
 #include "registry/measure.hpp"
@@ -51,13 +52,42 @@ struct Candidate {
   const KernelTraits* traits;
   double ms;
   AnalyticBreakdown detail;
+  float score = 0;  // the learned model's (heuristic policy with a model), higher = better
 };
+
+// The learned model of the heuristic policy and the GPU its features
+// describe: this GPU when there is one, else the GPU the model was trained
+// for (selection without a GPU predicts for that GPU).
+struct LearnedModel {
+  std::shared_ptr<const heuristic::Selector> selector;
+  heuristic::GpuProps props;
+  DeviceInfo feature_device;
+};
+
+LearnedModel load_learned_model(const RegistryOptions& o, const DeviceInfo& device) {
+  LearnedModel m;
+  if (o.model_dir == "off") return m;
+  const heuristic::GpuProps current = heuristic::gpu_props_of(device);
+  std::string warning;
+  auto s = heuristic::find_model(o.model_dir.empty() ? heuristic::models_dir() : o.model_dir, current, &warning);
+  if (!s.ok()) {
+    log_warn("heuristic policy: " + s.status().message() + "; it uses the analytic estimate instead");
+    return m;
+  }
+  // Without a GPU the model predicts for the GPU it was trained on: no warning.
+  if (!warning.empty() && device.has_gpu) log_warn(warning);
+  m.selector = *s;
+  m.props = device.has_gpu ? current : (*s)->manifest().gpu;
+  m.feature_device = heuristic::device_info_for(m.props, device.rules);
+  return m;
+}
 
 class RegistryImpl final : public Registry {
  public:
   RegistryImpl(RegistryOptions options, DeviceInfo device, std::optional<Filter> filter, TuningKey key)
       : options_(std::move(options)),
         device_(std::move(device)),
+        learned_(load_learned_model(options_, device_)),
         filter_(std::move(filter)),
         tuning_(resolve_tuning_cache_path(options_.tuning_cache_path), std::move(key)) {}
 
@@ -84,6 +114,10 @@ class RegistryImpl final : public Registry {
 
   Result<const Pool*> pool(Direction d, DType t) const;
   Result<std::vector<Candidate>> ranked(const Problem& p) const;
+  // Orders candidates by the learned model's score (best first); false when
+  // there is no model (the analytic order stays).
+  bool rank_by_model(const Problem& p, std::vector<Candidate>& cands) const;
+  std::string model_reason(const Candidate& c, size_t analytic_rank, size_t n) const;
   Solution from_candidate(const Candidate& c, const Problem& p, std::string reason) const;
   Solution fallback(const Problem& p) const;
   Result<Solution> select_measured(const Problem& p, const Policy& policy, const std::vector<Candidate>& cands);
@@ -95,6 +129,7 @@ class RegistryImpl final : public Registry {
 
   const RegistryOptions options_;
   const DeviceInfo device_;
+  const LearnedModel learned_;
   const std::optional<Filter> filter_;
   TuningCache tuning_;
 
@@ -161,6 +196,31 @@ Result<std::vector<Candidate>> RegistryImpl::ranked(const Problem& p) const {
   return out;
 }
 
+bool RegistryImpl::rank_by_model(const Problem& p, std::vector<Candidate>& cands) const {
+  if (!learned_.selector || cands.empty()) return false;
+  // cands arrive in analytic order: the model sees the best K of them.
+  if (options_.model_candidates > 0 && cands.size() > size_t(options_.model_candidates))
+    cands.resize(size_t(options_.model_candidates));
+  thread_local std::vector<const KernelTraits*> ks;
+  thread_local std::vector<float> scores, scratch;
+  ks.clear();
+  for (const Candidate& c : cands) ks.push_back(c.traits);
+  scores.resize(cands.size());
+  learned_.selector->score(p, ks.data(), ks.size(), learned_.props, learned_.feature_device, scores.data(), scratch);
+  for (size_t i = 0; i < cands.size(); ++i) cands[i].score = scores[i];
+  // Stable: equal scores keep the analytic order.
+  std::stable_sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
+  return true;
+}
+
+std::string RegistryImpl::model_reason(const Candidate& c, size_t analytic_rank, size_t n) const {
+  const double ms = learned_.selector->predicted_ms(c.score);
+  return fmt::format("heuristic: model {} ({}) {}; analytic rank {} of {}", learned_.selector->dir(),
+                     learned_.selector->manifest().objective,
+                     ms > 0 ? fmt::format("predicts {:.4f} ms", ms) : fmt::format("score {:.3f}", c.score),
+                     analytic_rank, n);
+}
+
 Solution RegistryImpl::from_candidate(const Candidate& c, const Problem& p, std::string reason) const {
   Solution s;
   s.kernel = kernel_name(*c.traits);
@@ -202,13 +262,22 @@ Result<Solution> RegistryImpl::select(const Problem& p, const Policy& policy) {
     s = fallback(p);
   } else if (!estimate_only) {
     return select_measured(p, policy, *cands);
+  } else if (policy.kind == Policy::Kind::heuristic && learned_.selector) {
+    std::vector<Candidate> by_model = *cands;
+    rank_by_model(p, by_model);
+    const Candidate& best = by_model.front();
+    size_t analytic_rank = 1;
+    while (analytic_rank <= cands->size() && (*cands)[analytic_rank - 1].traits != best.traits) ++analytic_rank;
+    s = from_candidate(best, p, model_reason(best, analytic_rank, cands->size()));
+    const double ms = learned_.selector->predicted_ms(best.score);
+    if (ms > 0) s.predicted_ms = ms;
   } else {
     const Candidate& best = cands->front();
     const std::string why = fmt::format("{} ({} candidates)", best.detail.summary(), cands->size());
     s = from_candidate(best, p,
                        policy.kind == Policy::Kind::analytic
                            ? "analytic: " + why
-                           : "heuristic: no learned model yet, analytic estimate: " + why);
+                           : "heuristic: no learned model, analytic estimate: " + why);
   }
   if (!key.empty()) {
     std::lock_guard<std::mutex> lock(memo_mu_);
@@ -276,6 +345,19 @@ Result<std::vector<Solution>> RegistryImpl::rank(const Problem& p, const Policy&
   std::vector<Solution> out;
   if (cands->empty()) {
     if (limit > 0) out.push_back(fallback(p));
+    return out;
+  }
+  if (policy.kind == Policy::Kind::heuristic && learned_.selector) {
+    std::vector<Candidate> by_model = *cands;
+    rank_by_model(p, by_model);
+    for (size_t i = 0; i < by_model.size() && out.size() < limit; ++i) {
+      size_t ar = 1;
+      while (ar <= cands->size() && (*cands)[ar - 1].traits != by_model[i].traits) ++ar;
+      Solution s = from_candidate(by_model[i], p, model_reason(by_model[i], ar, cands->size()));
+      const double ms = learned_.selector->predicted_ms(by_model[i].score);
+      if (ms > 0) s.predicted_ms = ms;
+      out.push_back(std::move(s));
+    }
     return out;
   }
   const std::string prefix = policy.kind == Policy::Kind::analytic ? "analytic: " : "analytic estimate: ";

@@ -32,9 +32,12 @@ inline const DeviceInfo& test_device() {
   return d;
 }
 
+// model_dir "off" by default: these tests pin the analytic behaviour; the
+// learned model's policy is tested with explicit folders (model_policy_test).
 inline std::unique_ptr<Registry> make_registry(const std::string& filter = "", const std::string& cache = "off",
-                                               bool memoize = true) {
+                                               bool memoize = true, const std::string& model_dir = "off") {
   RegistryOptions o;
+  o.model_dir = model_dir;
   o.kernel_filter = filter;
   o.tuning_cache_path = cache;
   o.memoize = memoize;

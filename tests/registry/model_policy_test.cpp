@@ -1,0 +1,122 @@
+// The heuristic policy with a learned model: the shipped H200 model is found
+// and used (reason names it; picks differ from the analytic ones somewhere;
+// rank's first equals select), and a corrupt, truncated or foreign-schema
+// model falls back to the analytic estimate, selecting exactly what the
+// analytic policy selects.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "registry_test_util.hpp"
+
+namespace gconv {
+namespace {
+
+using testing::make_registry;
+using testing::spec;
+using testing::TempDir;
+namespace fs = std::filesystem;
+
+const std::string kModels = std::string(GCONV_SOURCE_DIR) + "/models";
+
+std::vector<Problem> some_problems() {
+  return {spec("fwd_bf16_n32c64k64_h56w56_y3x3_p1"), spec("bwd_data_bf16_n32c256k256_h28w28_y3x3_s2_p1"),
+          spec("bwd_weight_bf16_n8c512k512_h14w14_y3x3_p1"), spec("fwd_bf16_n32c192k192g192_h28w28_y3x3_p1"),
+          spec("fwd_bf16_n16c256k256g32_h28w28_y3x3_p1"), spec("bwd_weight_bf16_n4c64k64_d8h28w28_z3y3x3_p1"),
+          spec("fwd_bf16_n8c80k160_w3000_x5_p2")};
+}
+
+TEST(ModelPolicy, ShippedModelIsUsedAndNamedInTheReason) {
+  auto reg = make_registry("", "off", true, kModels);
+  auto an = make_registry("", "off", true, "off");
+  ASSERT_NE(reg, nullptr);
+  int differ = 0;
+  for (const Problem& p : some_problems()) {
+    auto h = reg->select(p, Policy::heuristic());
+    auto a = an->select(p, Policy::analytic());
+    ASSERT_TRUE(h.ok() && a.ok()) << p.to_spec();
+    EXPECT_NE(h->reason.find("heuristic: model"), std::string::npos) << h->reason;
+    EXPECT_GT(h->predicted_ms, 0);
+    differ += h->kernel != a->kernel;
+    auto r = reg->rank(p, Policy::heuristic(), 3);
+    ASSERT_TRUE(r.ok());
+    ASSERT_FALSE(r->empty());
+    EXPECT_EQ(r->front().kernel, h->kernel) << p.to_spec();
+    for (size_t i = 1; i < r->size(); ++i) EXPECT_NE((*r)[i].kernel, (*r)[i - 1].kernel);
+  }
+  EXPECT_GT(differ, 0) << "the model never disagreed with the analytic policy: is it used?";
+}
+
+// A copy of the shipped model folder with `edit` applied to one file.
+void copy_model(const fs::path& to) {
+  fs::create_directories(to);
+  for (const auto& e : fs::directory_iterator(kModels + "/h200_bf16")) fs::copy_file(e.path(), to / e.path().filename());
+}
+
+void expect_analytic_fallback(const std::string& models_dir) {
+  auto reg = make_registry("", "off", true, models_dir);
+  auto an = make_registry("", "off", true, "off");
+  ASSERT_NE(reg, nullptr);
+  for (const Problem& p : some_problems()) {
+    auto h = reg->select(p, Policy::heuristic());
+    auto a = an->select(p, Policy::analytic());
+    ASSERT_TRUE(h.ok() && a.ok());
+    EXPECT_EQ(h->kernel, a->kernel) << p.to_spec();
+    EXPECT_NE(h->reason.find("no learned model"), std::string::npos) << h->reason;
+  }
+}
+
+TEST(ModelPolicy, TruncatedModelFallsBackToAnalytic) {
+  TempDir d;
+  copy_model(d.path() / "h200_bf16");
+  const fs::path m = d.path() / "h200_bf16" / "model.json";
+  fs::resize_file(m, fs::file_size(m) / 2);
+  expect_analytic_fallback(d.path().string());
+}
+
+TEST(ModelPolicy, OtherFeatureSchemaFallsBackToAnalytic) {
+  TempDir d;
+  copy_model(d.path() / "h200_bf16");
+  const fs::path man = d.path() / "h200_bf16" / "manifest.json";
+  std::ifstream in(man);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = text.find("\"feature_schema\": \"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("\"feature_schema\": \"").size(), "\"feature_schema\": \"v0-old");
+  std::ofstream(man) << text;
+  expect_analytic_fallback(d.path().string());
+}
+
+TEST(ModelPolicy, GarbageManifestAndEmptyFolderFallBack) {
+  TempDir d;
+  fs::create_directories(d.path() / "broken");
+  std::ofstream(d.path() / "broken" / "manifest.json") << "{ not json";
+  expect_analytic_fallback(d.path().string());
+  expect_analytic_fallback((d.path() / "missing").string());
+}
+
+TEST(ModelPolicy, ConcurrentHeuristicSelectsAgree) {
+  const std::vector<Problem> problems = some_problems();
+  auto reference = make_registry("", "off", true, kModels);
+  std::vector<std::string> expected;
+  for (const Problem& p : problems) expected.push_back(reference->select(p, Policy::heuristic())->kernel);
+  auto reg = make_registry("", "off", false, kModels);  // no memo: every call scores
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 3; ++round)
+        for (size_t i = 0; i < problems.size(); ++i) {
+          const size_t j = (i + size_t(t)) % problems.size();
+          auto s = reg->select(problems[j], Policy::heuristic());
+          if (!s.ok() || s->kernel != expected[j]) ++mismatches[size_t(t)];
+        }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(mismatches[size_t(t)], 0) << "thread " << t;
+}
+
+}  // namespace
+}  // namespace gconv
