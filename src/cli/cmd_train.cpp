@@ -64,8 +64,8 @@ void register_train_command(CLI::App& app) {
       if (!listed) o.objectives.push_back(o.objective);
     }
     for (const auto& x : o.objectives)
-      if (x != "reg" && x != "rank:pairwise" && x != "rank:ndcg")
-        fail("unknown objective '" + x + "' (reg, rank:pairwise, rank:ndcg)");
+      if (x != "reg" && x != "reg_rel" && x != "rank:pairwise" && x != "rank:ndcg")
+        fail("unknown objective '" + x + "' (reg, reg_rel, rank:pairwise, rank:ndcg)");
     o.folds = f->folds;
     o.params.rounds = f->rounds;
     o.params.max_depth = f->depth;

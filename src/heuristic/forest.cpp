@@ -12,6 +12,9 @@
 //     leaf), default_left, sum_hessian (cover), loss_changes, split_type.
 #include "heuristic/forest.hpp"
 
+#include <filesystem>
+#include "problem/read_text.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -83,13 +86,12 @@ Result<float> base_margin_of(const std::string& objective, float base_score) {
   return parse_error("objective '" + objective + "': its base margin is unknown to gconv's Forest");
 }
 
+// The model file's bytes; .zst / .gz are decompressed (shipped models are
+// compressed). not_found for a path that does not exist.
 Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(StatusCode::not_found, "cannot open model file " + path + ": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return io_error("cannot read " + path);
-  return ss.str();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return Status(StatusCode::not_found, "model file " + path + " does not exist");
+  return problem_io::read_text_file(path);
 }
 
 }  // namespace

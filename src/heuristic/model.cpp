@@ -29,7 +29,7 @@ Result<Manifest> parse_manifest(const std::string& text) {
     m.feature_schema = j.at("feature_schema").get<std::string>();
     m.num_features = j.at("num_features").get<int>();
     m.objective = j.at("objective").get<std::string>();
-    if (m.objective != "reg" && m.objective.rfind("rank:", 0) != 0)
+    if (m.objective != "reg" && m.objective != "reg_rel" && m.objective.rfind("rank:", 0) != 0)
       return parse_error("manifest.json: unknown objective '" + m.objective + "'");
   } catch (const std::exception& e) {
     return parse_error(std::string("manifest.json: ") + e.what());
@@ -50,12 +50,17 @@ Result<std::shared_ptr<const Selector>> Selector::load(const std::string& dir) {
     return not_supported(dir + ": model trained on feature schema " + m->feature_schema + " (" +
                                std::to_string(m->num_features) + " features); this build computes " +
                                feature_schema_id() + " (" + std::to_string(num_features()) + "): retrain it");
-  auto f = Forest::load_file(dir + "/model.json", num_features());
-  if (!f.ok()) return Status(f.status().code(), dir + "/model.json: " + f.status().message());
+  // model.json as training writes it, or model.json.zst as models/ ships it.
+  std::error_code ec;
+  const std::string path =
+      std::filesystem::exists(dir + "/model.json", ec) ? dir + "/model.json" : dir + "/model.json.zst";
+  auto f = Forest::load_file(path, num_features());
+  if (!f.ok()) return Status(f.status().code(), path + ": " + f.status().message());
   auto s = std::make_shared<Selector>();
   s->manifest_ = std::move(*m);
   s->forest_ = std::move(*f);
   s->dir_ = dir;
+  s->model_path_ = path;
   return std::shared_ptr<const Selector>(std::move(s));
 }
 
@@ -72,8 +77,8 @@ void Selector::score(const Problem& p, const KernelTraits* const* kernels, size_
   if (scratch.size() < n * nf) scratch.resize(n * nf);
   for (size_t i = 0; i < n; ++i) compute_features(p, *kernels[i], g, d, scratch.data() + i * nf);
   forest_.predict(scratch.data(), int(n), scores);
-  if (manifest_.objective == "reg")
-    for (size_t i = 0; i < n; ++i) scores[i] = -scores[i];  // log(ms): lower is better
+  if (manifest_.objective == "reg" || manifest_.objective == "reg_rel")
+    for (size_t i = 0; i < n; ++i) scores[i] = -scores[i];  // log(ms) or log(ms / best): lower is better
 }
 
 double Selector::predicted_ms(float score) const {

@@ -1,5 +1,6 @@
 // A trained selector model: a folder with
-//   model.json     the XGBoost model (JSON), read at run time by Forest
+//   model.json     the XGBoost model (JSON), read at run time by Forest;
+//                  models/ ships it zstd-compressed as model.json.zst
 //   manifest.json  format, feature schema id, objective and score sense, the
 //                  GPU's properties, data files (with hashes), rows, problems,
 //                  shapes, parameters, XGBoost version, source revision
@@ -31,7 +32,8 @@ struct Manifest {
   std::string feature_schema;  // feature_schema_id() at training
   int num_features = 0;
   // "reg" (XGBoost reg:squarederror on log(ms); score = -margin, predicted
-  // ms = exp(margin)) or a rank objective ("rank:pairwise", "rank:ndcg";
+  // ms = exp(margin)), "reg_rel" (log(ms / the problem's best ms); score =
+  // -margin, no predicted time) or a rank objective ("rank:pairwise", "rank:ndcg";
   // score = margin, no predicted time).
   std::string objective;
   GpuProps gpu;
@@ -50,6 +52,7 @@ class Selector {
   const Manifest& manifest() const { return manifest_; }
   const Forest& forest() const { return forest_; }
   const std::string& dir() const { return dir_; }
+  const std::string& model_path() const { return model_path_; }  // model.json or model.json.zst
 
   // "" when `current` is the GPU the model was trained on, else the warning.
   std::string check_gpu(const GpuProps& current) const;
@@ -67,6 +70,7 @@ class Selector {
   Manifest manifest_;
   Forest forest_;
   std::string dir_;
+  std::string model_path_;
 };
 
 // The models folder: $GCONV_MODELS_DIR, else "models" beside config_dir()

@@ -27,7 +27,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string xgb_objective(const std::string& o) { return o == "reg" ? "reg:squarederror" : o; }
+std::string xgb_objective(const std::string& o) {
+  return o == "reg" || o == "reg_rel" ? "reg:squarederror" : o;
+}
 
 json slices_json(const std::vector<std::pair<std::string, Summary>>& s) {
   json j = json::object();
@@ -86,18 +88,19 @@ TrainData make_train_data(const Dataset& d, const std::vector<float>& x, const s
       const float eff = best / d.time_ms[r];
       float label;
       if (objective == "reg") label = std::log(d.time_ms[r]);
+      else if (objective == "reg_rel") label = std::log(d.time_ms[r] / best);
       else if (objective == "rank:ndcg") label = std::floor(31.0f * eff * eff);
       else label = eff;
       t.label.push_back(label);
     }
   }
   t.rows = int(t.label.size());
-  if (objective == "reg") t.group_sizes.clear();
+  if (objective == "reg" || objective == "reg_rel") t.group_sizes.clear();
   return t;
 }
 
 void margins_to_scores(const std::string& objective, std::vector<float>* m) {
-  if (objective == "reg")
+  if (objective == "reg" || objective == "reg_rel")
     for (float& v : *m) v = -v;
 }
 
@@ -135,8 +138,11 @@ Result<TrainReport> train_selector(const TrainOptions& o) {
   if (!o.warm_start.empty()) {
     auto m = Selector::load(o.warm_start);  // checks the schema
     if (!m.ok()) return Status(m.status().code(), "--warm-start: " + m.status().message());
-    auto b = Booster::load_file(o.warm_start + "/model.json");
-    if (!b.ok()) return b.status();
+    const std::string path = (*m)->model_path();
+    auto text = problem_io::read_text_file(path);  // shipped models are .zst
+    if (!text.ok()) return text.status();
+    auto b = Booster::load_buffer(*text);
+    if (!b.ok()) return Status(b.status().code(), path + ": " + b.status().message());
     warm.emplace(std::move(*b));
   }
 

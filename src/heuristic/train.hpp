@@ -5,6 +5,8 @@
 //
 // Objectives:
 //   reg            reg:squarederror on log(ms) of each (problem, kernel)
+//   reg_rel        reg:squarederror on log(ms / the problem's best ms): only
+//                  the relative speed within a problem is learned
 //   rank:pairwise  per problem (query group), label = efficiency (oracle ms / ms)
 //   rank:ndcg      per problem, label = floor(31 * efficiency^2) (ndcg's
 //                  graded relevance; squaring spreads the near-best kernels)
