@@ -14,7 +14,8 @@ namespace gconv::cli {
 namespace {
 
 struct TrainFlags {
-  std::string data, out, gpu, objectives = "reg,rank:pairwise,rank:ndcg", objective, warm_start, revision;
+  std::string data, out, gpu, objectives = "reg,rank:pairwise,rank:ndcg", objective, warm_start, revision,
+      model_format = "json";
   int folds = 5, rounds = 200, depth = 7, threads = 0, seed = 0;
   double eta = 0.1, subsample = 0.8, colsample = 0.8, min_child_weight = 1;
 };
@@ -46,6 +47,7 @@ void register_train_command(CLI::App& app) {
   cmd->add_option("--threads", f->threads, "threads (0 = all cores)");
   cmd->add_option("--seed", f->seed, "random seed");
   cmd->add_option("--warm-start", f->warm_start, "continue boosting from this model folder (same feature schema)");
+  cmd->add_option("--model-format", f->model_format, "json (model.json) or ubj (model.ubj: smaller, loads faster)");
   cmd->add_option("--revision", f->revision, "source revision recorded in the manifest (e.g. git describe)");
   cmd->callback([f] {
     auto gt = problem_io::read_text_file(f->gpu);
@@ -77,6 +79,7 @@ void register_train_command(CLI::App& app) {
     o.params.seed = f->seed;
     o.warm_start = f->warm_start;
     o.source_revision = f->revision;
+    o.model_format = f->model_format;
     auto r = heuristic::train_selector(o);
     if (!r.ok()) fail(r.status().to_string());
     std::printf("%s", r->text().c_str());

@@ -50,10 +50,15 @@ Result<std::shared_ptr<const Selector>> Selector::load(const std::string& dir) {
     return not_supported(dir + ": model trained on feature schema " + m->feature_schema + " (" +
                                std::to_string(m->num_features) + " features); this build computes " +
                                feature_schema_id() + " (" + std::to_string(num_features()) + "): retrain it");
-  // model.json as training writes it, or model.json.zst as models/ ships it.
+  // The model as training writes it (model.json, or model.ubj with
+  // --model-format ubj), or zstd-compressed as models/ ships it.
   std::error_code ec;
-  const std::string path =
-      std::filesystem::exists(dir + "/model.json", ec) ? dir + "/model.json" : dir + "/model.json.zst";
+  std::string path = dir + "/model.json";
+  for (const char* name : {"model.json", "model.ubj", "model.json.zst", "model.ubj.zst"})
+    if (std::filesystem::exists(dir + "/" + name, ec)) {
+      path = dir + "/" + name;
+      break;
+    }
   auto f = Forest::load_file(path, num_features());
   if (!f.ok()) return Status(f.status().code(), path + ": " + f.status().message());
   auto s = std::make_shared<Selector>();

@@ -1,6 +1,7 @@
 // A trained selector model: a folder with
-//   model.json     the XGBoost model (JSON), read at run time by Forest;
-//                  models/ ships it zstd-compressed as model.json.zst
+//   model.json     the XGBoost model (JSON; or model.ubj, UBJSON), read at run
+//                  time by Forest; models/ ships it zstd-compressed (model.ubj.zst:
+//                  a third smaller than JSON and faster to load)
 //   manifest.json  format, feature schema id, objective and score sense, the
 //                  GPU's properties, data files (with hashes), rows, problems,
 //                  shapes, parameters, XGBoost version, source revision
@@ -45,14 +46,14 @@ Result<Manifest> parse_manifest(const std::string& text);
 
 class Selector {
  public:
-  // Loads dir/manifest.json and dir/model.json. parse_error / not_found with
+  // Loads dir/manifest.json and dir/model.{json,ubj}[.zst] (first found). parse_error / not_found with
   // the file named; not_supported when the feature schema differs.
   static Result<std::shared_ptr<const Selector>> load(const std::string& dir);
 
   const Manifest& manifest() const { return manifest_; }
   const Forest& forest() const { return forest_; }
   const std::string& dir() const { return dir_; }
-  const std::string& model_path() const { return model_path_; }  // model.json or model.json.zst
+  const std::string& model_path() const { return model_path_; }  // model.{json,ubj}[.zst]
 
   // "" when `current` is the GPU the model was trained on, else the warning.
   std::string check_gpu(const GpuProps& current) const;

@@ -216,13 +216,16 @@ Result<TrainReport> train_selector(const TrainOptions& o) {
   std::error_code ec;
   std::filesystem::create_directories(o.out, ec);
   if (ec) return io_error(o.out + ": " + ec.message());
-  GCONV_RETURN_IF_ERROR(b->save_file(o.out + "/model.json"));
+  if (o.model_format != "json" && o.model_format != "ubj")
+    return invalid_argument("model format '" + o.model_format + "': json or ubj");
+  GCONV_RETURN_IF_ERROR(b->save_file(o.out + "/model." + o.model_format));
 
   json m;
   m["format"] = kModelFormat;
   m["feature_schema"] = feature_schema_id();
   m["num_features"] = num_features();
   m["objective"] = rep.chosen;
+  m["model_file"] = "model." + o.model_format;
   m["gpu"] = json::parse(to_json(o.gpu));
   json files = json::array();
   for (const auto& path : o.data) files.push_back({{"path", path}, {"hash", file_hash(path)}});

@@ -35,6 +35,7 @@ struct TrainOptions {
   TrainParams params;             // objective is set per run
   std::string warm_start;         // model folder to continue boosting from ("" = none)
   std::string source_revision;    // recorded in the manifest
+  std::string model_format = "json";  // "json" (model.json) or "ubj" (model.ubj)
 };
 
 struct CvResult {
