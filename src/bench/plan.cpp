@@ -9,20 +9,11 @@
 #include "pool/arch_rules.hpp"
 #include "pool/filter.hpp"
 #include "pool/pool.hpp"
+#include "pool/select.hpp"
 
 namespace gconv::bench {
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find(',', start);
-    if (end == std::string::npos) end = s.size();
-    if (end > start) out.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
+std::vector<std::string> split_list(const std::string& s) { return split_comma_list(s); }
 
 Result<Plan> build_plan(const PlanOptions& o) {
   Plan plan;
@@ -49,19 +40,21 @@ Result<Plan> build_plan(const PlanOptions& o) {
   }
   auto rules = load_default_arch_rules();
   if (!rules.ok()) return rules.status();
-  std::optional<Filter> filter;
-  if (!o.filter.empty()) {
+  if (!o.filter.empty()) {  // a bad filter is an error even when no problem needs a pool
     auto f = Filter::parse(o.filter);
     if (!f.ok()) return f.status();
-    filter = *f;
   }
+  // The pools of the (direction, dtype) pairs the problems need, in pair order.
   std::set<std::pair<Direction, DType>> needed;
   for (const auto& e : plan.problems) needed.insert({e.problem.direction, e.problem.dtype});
   for (auto [d, t] : needed) {
-    auto pool = load_pool(*rules, d, t);
-    if (!pool.ok()) return pool.status();
-    for (const auto& k : *pool)
-      if (!filter || filter->matches(*rules, k)) plan.kernels.push_back(k);
+    PoolSelection sel;
+    sel.directions = {d};
+    sel.dtypes = {t};
+    sel.filter = o.filter;
+    auto kernels = select_pool(*rules, sel);
+    if (!kernels.ok()) return kernels.status();
+    plan.kernels.insert(plan.kernels.end(), kernels->begin(), kernels->end());
   }
   for (const auto& k : plan.kernels) plan.kernel_names.push_back(kernel_name(k));
   for (const auto& e : plan.problems) plan.specs.push_back(e.problem.to_spec());

@@ -26,7 +26,9 @@
 #include "kernels/traits.hpp"
 #include "pool/arch_rules.hpp"
 #include "pool/filter.hpp"
+#include "pool/select.hpp"
 #include "pool/pool.hpp"
+#include "pool/select.hpp"
 
 namespace gconv::cli {
 namespace {
@@ -78,35 +80,12 @@ double median(std::vector<double> v) {
 }
 
 std::vector<KernelTraits> select_kernels(const BuildFlags& f, const ArchRules& rules) {
-  std::vector<Direction> dirs;
-  if (f.direction == "all") {
-    dirs = {Direction::fwd, Direction::bwd_data, Direction::bwd_weight};
-  } else {
-    auto d = parse_direction(f.direction);
-    if (!d.ok()) fail(d.status());
-    dirs = {*d};
-  }
-  auto dtype = parse_dtype(f.dtype);
-  if (!dtype.ok()) fail(dtype.status());
-  std::optional<Filter> filter;
-  if (!f.filter.empty()) {
-    auto parsed = Filter::parse(f.filter);
-    if (!parsed.ok()) fail(parsed.status());
-    filter = *parsed;
-  }
-  const std::string configs = f.configs.empty() ? config_dir() : f.configs;
-  std::vector<KernelTraits> out;
-  for (Direction d : dirs) {
-    auto pool = load_pool(rules, d, *dtype, configs);
-    if (!pool.ok()) fail(pool.status());
-    for (const KernelTraits& k : *pool) {
-      if (f.ndim != 0 && k.ndim != f.ndim) continue;
-      if (filter && !filter->matches(rules, k)) continue;
-      out.push_back(k);
-      if (f.limit > 0 && static_cast<int64_t>(out.size()) >= f.limit) return out;
-    }
-  }
-  return out;
+  auto sel = make_pool_selection(f.direction, f.dtype, f.ndim, f.filter, f.configs);
+  if (!sel.ok()) fail(sel.status());
+  auto out = select_pool(rules, *sel);
+  if (!out.ok()) fail(out.status());
+  if (f.limit > 0 && static_cast<int64_t>(out->size()) > f.limit) out->resize(size_t(f.limit));
+  return std::move(out).value();
 }
 
 void run(const BuildFlags& f) {

@@ -14,6 +14,7 @@
 #include "kernels/traits.hpp"
 #include "pool/arch_rules.hpp"
 #include "pool/filter.hpp"
+#include "pool/select.hpp"
 #include "pool/pool.hpp"
 
 namespace gconv::cli {
@@ -86,46 +87,15 @@ void print_stats(Direction d, DType t, const ExpandStats& s) {
 }
 
 void run(const KernelsFlags& f) {
-  std::vector<Direction> dirs;
-  if (f.direction == "all") {
-    dirs = {Direction::fwd, Direction::bwd_data, Direction::bwd_weight};
-  } else {
-    auto d = parse_direction(f.direction);
-    if (!d.ok()) fail(d.status());
-    dirs = {*d};
-  }
-  std::vector<DType> dtypes;
-  if (f.dtype == "all") {
-    dtypes = {DType::bf16, DType::fp16, DType::fp32};
-  } else {
-    auto t = parse_dtype(f.dtype);
-    if (!t.ok()) fail(t.status());
-    dtypes = {*t};
-  }
-  std::optional<Filter> filter;
-  if (!f.filter.empty()) {
-    auto parsed = Filter::parse(f.filter);
-    if (!parsed.ok()) fail(parsed.status());
-    filter = *parsed;
-  }
-  const std::string configs = f.configs.empty() ? config_dir() : f.configs;
-  auto rules = load_arch_rules(fmt::format("{}/arch/{}.json", configs, f.arch));
+  auto sel = make_pool_selection(f.direction, f.dtype, f.ndim, f.filter, f.configs.empty() ? config_dir() : f.configs);
+  if (!sel.ok()) fail(sel.status());
+  auto rules = load_arch_rules(fmt::format("{}/arch/{}.json", sel->configs_dir, f.arch));
   if (!rules.ok()) fail(rules.status());
-
-  std::vector<KernelTraits> kernels;
-  for (Direction d : dirs) {
-    for (DType t : dtypes) {
-      ExpandStats stats;
-      auto pool = load_pool(*rules, d, t, configs, &stats);
-      if (!pool.ok()) fail(pool.status());
-      if (f.stats) print_stats(d, t, stats);
-      for (const KernelTraits& k : *pool) {
-        if (f.ndim != 0 && k.ndim != f.ndim) continue;
-        if (filter && !filter->matches(*rules, k)) continue;
-        kernels.push_back(k);
-      }
-    }
-  }
+  auto selected = select_pool(*rules, *sel, [&](Direction d, DType t, const ExpandStats& stats) {
+    if (f.stats) print_stats(d, t, stats);
+  });
+  if (!selected.ok()) fail(selected.status());
+  const std::vector<KernelTraits>& kernels = *selected;
   if (f.count) {
     std::printf("%zu\n", kernels.size());
   } else if (f.as_json) {
