@@ -31,6 +31,12 @@ Result<Manifest> parse_manifest(const std::string& text) {
     m.objective = j.at("objective").get<std::string>();
     if (m.objective != "reg" && m.objective != "reg_rel" && m.objective.rfind("rank:", 0) != 0)
       return parse_error("manifest.json: unknown objective '" + m.objective + "'");
+    if (j.contains("dtypes"))
+      for (const auto& name : j.at("dtypes")) {
+        auto t = parse_dtype(name.get<std::string>());
+        if (!t.ok()) return parse_error("manifest.json: dtypes: " + t.status().message());
+        m.dtypes.push_back(*t);
+      }
   } catch (const std::exception& e) {
     return parse_error(std::string("manifest.json: ") + e.what());
   }
@@ -67,6 +73,13 @@ Result<std::shared_ptr<const Selector>> Selector::load(const std::string& dir) {
   s->dir_ = dir;
   s->model_path_ = path;
   return std::shared_ptr<const Selector>(std::move(s));
+}
+
+bool Selector::covers(DType t) const {
+  if (manifest_.dtypes.empty()) return true;
+  for (DType d : manifest_.dtypes)
+    if (d == t) return true;
+  return false;
 }
 
 std::string Selector::check_gpu(const GpuProps& current) const {

@@ -38,6 +38,9 @@ struct Manifest {
   // score = margin, no predicted time).
   std::string objective;
   GpuProps gpu;
+  // The data types the training data held ("dtypes"; absent = all): the
+  // registry uses the model for these only, the analytic estimate otherwise.
+  std::vector<DType> dtypes;
   std::string json_text;  // the whole manifest as read / written
 };
 
@@ -54,6 +57,9 @@ class Selector {
   const Forest& forest() const { return forest_; }
   const std::string& dir() const { return dir_; }
   const std::string& model_path() const { return model_path_; }  // model.{json,ubj}[.zst]
+
+  // Whether the model was trained on problems of this data type.
+  bool covers(DType t) const;
 
   // "" when `current` is the GPU the model was trained on, else the warning.
   std::string check_gpu(const GpuProps& current) const;

@@ -226,6 +226,11 @@ Result<TrainReport> train_selector(const TrainOptions& o) {
   m["num_features"] = num_features();
   m["objective"] = rep.chosen;
   m["model_file"] = "model." + o.model_format;
+  {
+    std::set<std::string> dtypes;
+    for (const auto& p : d->problems) dtypes.insert(to_string(p.dtype));
+    m["dtypes"] = dtypes;  // the registry uses the model for these only
+  }
   m["gpu"] = json::parse(to_json(o.gpu));
   json files = json::array();
   for (const auto& path : o.data) files.push_back({{"path", path}, {"hash", file_hash(path)}});

@@ -262,7 +262,7 @@ Result<Solution> RegistryImpl::select(const Problem& p, const Policy& policy) {
     s = fallback(p);
   } else if (!estimate_only) {
     return select_measured(p, policy, *cands);
-  } else if (policy.kind == Policy::Kind::heuristic && learned_.selector) {
+  } else if (policy.kind == Policy::Kind::heuristic && learned_.selector && learned_.selector->covers(p.dtype)) {
     std::vector<Candidate> by_model = *cands;
     rank_by_model(p, by_model);
     const Candidate& best = by_model.front();
@@ -277,7 +277,10 @@ Result<Solution> RegistryImpl::select(const Problem& p, const Policy& policy) {
     s = from_candidate(best, p,
                        policy.kind == Policy::Kind::analytic
                            ? "analytic: " + why
-                           : "heuristic: no learned model, analytic estimate: " + why);
+                           : (learned_.selector ? "heuristic: the learned model has no " +
+                                                      std::string(to_string(p.dtype)) + " data, analytic estimate: "
+                                                : std::string("heuristic: no learned model, analytic estimate: ")) +
+                                 why);
   }
   if (!key.empty()) {
     std::lock_guard<std::mutex> lock(memo_mu_);
@@ -347,7 +350,7 @@ Result<std::vector<Solution>> RegistryImpl::rank(const Problem& p, const Policy&
     if (limit > 0) out.push_back(fallback(p));
     return out;
   }
-  if (policy.kind == Policy::Kind::heuristic && learned_.selector) {
+  if (policy.kind == Policy::Kind::heuristic && learned_.selector && learned_.selector->covers(p.dtype)) {
     std::vector<Candidate> by_model = *cands;
     rank_by_model(p, by_model);
     for (size_t i = 0; i < by_model.size() && out.size() < limit; ++i) {

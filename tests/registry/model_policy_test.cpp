@@ -49,6 +49,19 @@ TEST(ModelPolicy, ShippedModelIsUsedAndNamedInTheReason) {
   EXPECT_GT(differ, 0) << "the model never disagreed with the analytic policy: is it used?";
 }
 
+TEST(ModelPolicy, DataTypesTheModelNeverSawUseTheAnalyticEstimate) {
+  auto reg = make_registry("", "off", true, kModels);
+  auto an = make_registry("", "off", true, "off");
+  for (const char* sp : {"fwd_fp16_n32c64k64_h56w56_y3x3_p1", "bwd_weight_fp32_n8c128k128_h28w28_y3x3_p1"}) {
+    const Problem p = spec(sp);
+    auto h = reg->select(p, Policy::heuristic());
+    auto a = an->select(p, Policy::analytic());
+    ASSERT_TRUE(h.ok() && a.ok());
+    EXPECT_EQ(h->kernel, a->kernel) << sp;
+    EXPECT_NE(h->reason.find("has no"), std::string::npos) << h->reason;
+  }
+}
+
 // A copy of the shipped model folder with `edit` applied to one file.
 void copy_model(const fs::path& to) {
   fs::create_directories(to);
