@@ -2,6 +2,8 @@
 // choice and the autotuned best, timed like every other row.
 #include "bench/cudnn_graph.hpp"
 
+#include "bench/device_memory.hpp"
+
 #include <cstdlib>
 
 #include <chrono>
@@ -15,38 +17,13 @@ namespace gconv::bench {
 
 namespace {
 
-// Device memory grown on demand (the graph plans' workspace).
-struct GraphDevMem {
-  void* p = nullptr;
-  size_t n = 0;
-  GraphDevMem() = default;
-  GraphDevMem(const GraphDevMem&) = delete;
-  GraphDevMem& operator=(const GraphDevMem&) = delete;
-  ~GraphDevMem() {
-    if (p) cudaFree(p);
-  }
-  Status ensure(size_t bytes) {
-    if (n >= bytes) return Status::Ok();
-    if (p) cudaFree(p);
-    p = nullptr;
-    n = 0;
-    GCONV_CUDA_RETURN_IF_ERROR(cudaMalloc(&p, bytes));
-    n = bytes;
-    return Status::Ok();
-  }
-};
-
 // The caller's workspace when large enough, else `own` grown to `bytes`. A
 // failed allocation leaves no sticky error (cleared here), so the config is
 // skipped and the context stays usable.
-Result<void*> graph_workspace(int64_t bytes, const DeviceBuffers& bufs, GraphDevMem& own) {
-  if (bytes <= 0) return static_cast<void*>(nullptr);
-  if (bufs.workspace && bufs.workspace_bytes >= size_t(bytes)) return bufs.workspace;
-  if (Status s = own.ensure(size_t(bytes)); !s.ok()) {
-    cudaGetLastError();
-    return s;
-  }
-  return own.p;
+Result<void*> graph_workspace(int64_t bytes, const DeviceBuffers& bufs, DevMem& own) {
+  auto ws = workspace_for(bytes > 0 ? size_t(bytes) : 0, bufs, own);
+  if (!ws.ok()) cudaGetLastError();
+  return ws;
 }
 
 const char* row_status(const Status& s) { return s.code() == StatusCode::not_supported ? "unsupported" : "launch_error"; }
@@ -126,7 +103,7 @@ Status run_cudnn_graph_rows(const CudnnApi& api, const Problem& p, const DeviceB
     return Status::Ok();
   }
   std::vector<GraphCandidate>& list = conv.candidates().list;
-  GraphDevMem own;
+  DevMem own;
 
   // cuDNN's choice: the first config (mode A's, then FALLBACK's) that finalizes within the limit.
   size_t heur = list.size();
@@ -234,7 +211,7 @@ Status run_cudnn_graph_once(const Problem& p, const DeviceBuffers& bufs, cudaStr
   GCONV_RETURN_IF_ERROR(conv.create_handle());
   GCONV_RETURN_IF_ERROR(conv.build());
   GCONV_RETURN_IF_ERROR(conv.find_candidates());
-  GraphDevMem own;
+  DevMem own;
   for (GraphCandidate& c : conv.candidates().list) {
     bool usable = false;
     GCONV_RETURN_IF_ERROR(prepare(conv, c, kCudnnWorkspaceLimit, stream, &usable));

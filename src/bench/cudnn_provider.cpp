@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "bench/cudnn_graph.hpp"
+#include "bench/device_memory.hpp"
 #include "bench/cudnn_loader.hpp"
 #include "core/cuda_check.hpp"
 
@@ -73,23 +74,6 @@ struct Choice {
   int algo = -1;
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
   size_t workspace = 0;
-};
-
-struct DevMem {
-  void* p = nullptr;
-  size_t n = 0;
-  ~DevMem() {
-    if (p) cudaFree(p);
-  }
-  Status ensure(size_t bytes) {
-    if (n >= bytes) return Status::Ok();
-    if (p) cudaFree(p);
-    p = nullptr;
-    n = 0;
-    GCONV_CUDA_RETURN_IF_ERROR(cudaMalloc(&p, bytes));
-    n = bytes;
-    return Status::Ok();
-  }
 };
 
 cudnnDataType_t data_type(DType t) {
@@ -244,13 +228,6 @@ Result<Choice> first_fitting(const Result<std::vector<Choice>>& h) {
   return not_supported("cudnnGetConvolution*Algorithm_v7: no usable algorithm within the workspace limit");
 }
 
-// The caller's workspace when large enough, else `own` grown to `bytes`.
-Result<void*> workspace_for(size_t bytes, const DeviceBuffers& bufs, DevMem& own) {
-  if (bytes == 0) return static_cast<void*>(nullptr);
-  if (bufs.workspace && bufs.workspace_bytes >= bytes) return bufs.workspace;
-  GCONV_RETURN_IF_ERROR(own.ensure(bytes));
-  return own.p;
-}
 
 }  // namespace
 
@@ -270,6 +247,13 @@ void set_cudnn_timing(SweepRow& r, const Problem& p, const Timing& t) {
   r.min_ms = t.min_ms;
   r.tflops = p.flops() / (r.median_ms * 1e-3) / 1e12;
   r.gbps = double(p.min_bytes()) / (r.median_ms * 1e-3) / 1e9;
+}
+
+Result<void*> workspace_for(size_t bytes, const DeviceBuffers& bufs, DevMem& own) {
+  if (bytes == 0) return static_cast<void*>(nullptr);
+  if (bufs.workspace && bufs.workspace_bytes >= bytes) return bufs.workspace;
+  GCONV_RETURN_IF_ERROR(own.ensure(bytes));
+  return own.p;
 }
 
 Status run_cudnn_once(const Problem& p, const DeviceBuffers& bufs, cudaStream_t stream) {

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/device_memory.hpp"
 #include "bench/sweep.hpp"
 #include "bench/timer.hpp"
 #include "gconv/problem.hpp"
@@ -43,6 +44,10 @@ namespace gconv::bench {
 struct DeviceBuffers { const void* a; const void* b; void* out; void* workspace; size_t workspace_bytes; };
 
 inline constexpr size_t kCudnnWorkspaceLimit = size_t(1) << 30;
+
+// The caller's workspace (bufs.workspace) when it holds `bytes`, else `own`
+// grown to `bytes`; null for 0 bytes. Shared by the legacy and graph rows.
+Result<void*> workspace_for(size_t bytes, const DeviceBuffers& bufs, DevMem& own);
 
 // Calls on_row four times for `p`, in the order above. Rows carry kernel,
 // spec, provider and family "cudnn", problem, status ("ok", "unsupported",

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 
+#include "bench/device_memory.hpp"
 #include "check/compare.hpp"
 #include "core/cuda_check.hpp"
 #include "gconv/numeric.hpp"
@@ -16,23 +17,6 @@
 
 namespace gconv::bench {
 namespace {
-
-struct DevMem {
-  void* p = nullptr;
-  size_t n = 0;
-  ~DevMem() {
-    if (p) cudaFree(p);
-  }
-  Status ensure(size_t bytes) {
-    if (p && n >= bytes) return Status::Ok();
-    if (p) cudaFree(p);
-    p = nullptr;
-    n = 0;
-    GCONV_CUDA_RETURN_IF_ERROR(cudaMalloc(&p, bytes ? bytes : 1));
-    n = bytes;
-    return Status::Ok();
-  }
-};
 
 const char* split_name(SplitKMode m) {
   switch (m) {
