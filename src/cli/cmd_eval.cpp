@@ -21,8 +21,6 @@
 #include "cli/commands.hpp"
 #include "heuristic/model.hpp"
 #include "heuristic/train.hpp"
-#include "pool/arch_rules.hpp"
-#include "registry/analytic.hpp"
 
 namespace gconv::cli {
 namespace {
@@ -62,18 +60,14 @@ void register_eval_command(CLI::App& app) {
     if (d->gpu != g.name)
       std::fprintf(stderr, "gconv eval: warning: data measured on %s, model trained on %s\n", d->gpu.c_str(),
                    g.name.c_str());
-    auto rules = load_default_arch_rules();
-    const DeviceInfo dev =
-        heuristic::device_info_for(g, rules.ok() ? std::make_shared<const ArchRules>(*rules) : nullptr);
-    std::vector<float> scores(d->rows()), analytic(d->rows()), scratch;
+    const DeviceInfo dev = heuristic::device_info_for(g);
+    const std::vector<float> analytic = heuristic::analytic_scores(*d, dev);
+    std::vector<float> scores(d->rows()), scratch;
     std::vector<const KernelTraits*> ks;
     for (size_t gi = 0; gi < d->groups(); ++gi) {
       const size_t b = d->begin[gi], n = d->begin[gi + 1] - b;
       ks.clear();
-      for (size_t r = b; r < b + n; ++r) {
-        ks.push_back(&d->kernels[r]);
-        analytic[r] = -float(analytic_ms(d->kernels[r], d->problems[gi], dev));
-      }
+      for (size_t r = b; r < b + n; ++r) ks.push_back(&d->kernels[r]);
       s.score(d->problems[gi], ks.data(), n, g, dev, scores.data() + b, scratch);
       if (f->candidates > 0 && n > size_t(f->candidates)) {
         // Kernels outside the analytic top K are never scored by the registry.

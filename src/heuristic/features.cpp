@@ -274,6 +274,11 @@ GpuProps gpu_props_of(const DeviceInfo& d) {
   return g;
 }
 
+DeviceInfo device_info_for(const GpuProps& g) {
+  auto rules = load_default_arch_rules();
+  return device_info_for(g, rules.ok() ? std::make_shared<const ArchRules>(*rules) : nullptr);
+}
+
 DeviceInfo device_info_for(const GpuProps& g, std::shared_ptr<const ArchRules> rules) {
   DeviceInfo d;
   d.name = g.name;

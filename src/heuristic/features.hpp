@@ -55,6 +55,8 @@ GpuProps gpu_props_of(const DeviceInfo& d);
 // comes from g, with the given arch rules (null: register estimates are 0).
 // has_gpu is false and device -1: it describes, it does not open, a GPU.
 DeviceInfo device_info_for(const GpuProps& g, std::shared_ptr<const ArchRules> rules);
+// The same with the default arch rules (configs/arch; null when unreadable).
+DeviceInfo device_info_for(const GpuProps& g);
 
 // JSON object text (nlohmann): the keys are the field names; the per-dtype
 // rates are objects keyed by dtype name ("mma_tflops": {"bf16": 450, ...}).

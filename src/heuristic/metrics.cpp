@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "registry/analytic.hpp"
+
 namespace gconv::heuristic {
 
 std::vector<GroupResult> evaluate_scores(const Dataset& d, const std::vector<float>& scores) {
@@ -86,6 +88,13 @@ std::vector<float> single_best_scores(const Dataset& d, const std::vector<bool>&
     auto it = eff.find(d.kernel_names[r]);
     if (it != eff.end()) s[r] = float(it->second.first / it->second.second);
   }
+  return s;
+}
+
+std::vector<float> analytic_scores(const Dataset& d, const DeviceInfo& dev) {
+  std::vector<float> s(d.rows());
+  for (size_t g = 0; g < d.groups(); ++g)
+    for (size_t r = d.begin[g]; r < d.begin[g + 1]; ++r) s[r] = -float(analytic_ms(d.kernels[r], d.problems[g], dev));
   return s;
 }
 

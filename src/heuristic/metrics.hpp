@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "heuristic/dataset.hpp"
+#include "registry/device_info.hpp"
 
 namespace gconv::heuristic {
 
@@ -45,6 +46,8 @@ std::vector<std::pair<std::string, Summary>> summarize_slices(const Dataset& d, 
 // measured on a group counts there as missing, not as zero), used for every
 // problem: the "one kernel best on average" baseline.
 std::vector<float> single_best_scores(const Dataset& d, const std::vector<bool>& train_groups);
+// The analytic policy: -analytic_ms of each row on the device `dev`.
+std::vector<float> analytic_scores(const Dataset& d, const DeviceInfo& dev);
 
 // A table of the slices ("slice problems mean median p10 min top1 top5").
 std::string format_slices(const std::vector<std::pair<std::string, Summary>>& s);

@@ -14,9 +14,7 @@
 #include "heuristic/model.hpp"
 #include "jit/hash.hpp"
 #include "jit/thread_pool.hpp"
-#include "pool/arch_rules.hpp"
 #include "problem/read_text.hpp"
-#include "registry/analytic.hpp"
 
 namespace gconv::heuristic {
 namespace {
@@ -63,8 +61,7 @@ std::string file_hash(const std::string& path) {
 std::vector<float> feature_matrix(const Dataset& d, const GpuProps& g, int threads) {
   const size_t nf = size_t(num_features());
   std::vector<float> x(d.rows() * nf);
-  auto rules = load_default_arch_rules();
-  const DeviceInfo dev = device_info_for(g, rules.ok() ? std::make_shared<const ArchRules>(*rules) : nullptr);
+  const DeviceInfo dev = device_info_for(g);
   if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
   // Parallel over groups: a group's rows share the problem.
   jit::parallel_for(d.groups(), threads, [&](size_t g2) {
@@ -196,12 +193,7 @@ Result<TrainReport> train_selector(const TrainOptions& o) {
           for (size_t r = d->begin[g]; r < d->begin[g + 1]; ++r) sb[r] = s[r];
     }
     rep.cv.push_back({"single_best", summarize_slices(*d, evaluate_scores(*d, sb)), 0});
-    auto rules = load_default_arch_rules();
-    const DeviceInfo dev = device_info_for(o.gpu, rules.ok() ? std::make_shared<const ArchRules>(*rules) : nullptr);
-    std::vector<float> an(d->rows());
-    for (size_t g = 0; g < d->groups(); ++g)
-      for (size_t r = d->begin[g]; r < d->begin[g + 1]; ++r)
-        an[r] = -float(analytic_ms(d->kernels[r], d->problems[g], dev));
+    const std::vector<float> an = analytic_scores(*d, device_info_for(o.gpu));
     rep.cv.push_back({"analytic", summarize_slices(*d, evaluate_scores(*d, an)), 0});
   }
   if (o.out.empty()) return rep;
