@@ -117,7 +117,14 @@ class RegistryImpl final : public Registry {
   // Orders candidates by the learned model's score (best first); false when
   // there is no model (the analytic order stays).
   bool rank_by_model(const Problem& p, std::vector<Candidate>& cands) const;
-  std::string model_reason(const Candidate& c, size_t analytic_rank, size_t n) const;
+  // Whether the heuristic policy ranks p by the learned model.
+  bool uses_model(const Problem& p, const Policy& policy) const {
+    return policy.kind == Policy::Kind::heuristic && learned_.selector && learned_.selector->covers(p.dtype);
+  }
+  // The Solution of a model-ranked candidate: the model's predicted time
+  // (when it predicts one) and a reason naming the model and the candidate's
+  // rank in `analytic_order`.
+  Solution model_solution(const Candidate& c, const Problem& p, const std::vector<Candidate>& analytic_order) const;
   Solution from_candidate(const Candidate& c, const Problem& p, std::string reason) const;
   Solution fallback(const Problem& p) const;
   Result<Solution> select_measured(const Problem& p, const Policy& policy, const std::vector<Candidate>& cands);
@@ -213,12 +220,20 @@ bool RegistryImpl::rank_by_model(const Problem& p, std::vector<Candidate>& cands
   return true;
 }
 
-std::string RegistryImpl::model_reason(const Candidate& c, size_t analytic_rank, size_t n) const {
+Solution RegistryImpl::model_solution(const Candidate& c, const Problem& p,
+                                      const std::vector<Candidate>& analytic_order) const {
+  size_t analytic_rank = 1;
+  while (analytic_rank <= analytic_order.size() && analytic_order[analytic_rank - 1].traits != c.traits)
+    ++analytic_rank;
   const double ms = learned_.selector->predicted_ms(c.score);
-  return fmt::format("heuristic: model {} ({}) {}; analytic rank {} of {}", learned_.selector->dir(),
-                     learned_.selector->manifest().objective,
-                     ms > 0 ? fmt::format("predicts {:.4f} ms", ms) : fmt::format("score {:.3f}", c.score),
-                     analytic_rank, n);
+  Solution s = from_candidate(
+      c, p,
+      fmt::format("heuristic: model {} ({}) {}; analytic rank {} of {}", learned_.selector->dir(),
+                  learned_.selector->manifest().objective,
+                  ms > 0 ? fmt::format("predicts {:.4f} ms", ms) : fmt::format("score {:.3f}", c.score),
+                  analytic_rank, analytic_order.size()));
+  if (ms > 0) s.predicted_ms = ms;
+  return s;
 }
 
 Solution RegistryImpl::from_candidate(const Candidate& c, const Problem& p, std::string reason) const {
@@ -262,15 +277,10 @@ Result<Solution> RegistryImpl::select(const Problem& p, const Policy& policy) {
     s = fallback(p);
   } else if (!estimate_only) {
     return select_measured(p, policy, *cands);
-  } else if (policy.kind == Policy::Kind::heuristic && learned_.selector && learned_.selector->covers(p.dtype)) {
+  } else if (uses_model(p, policy)) {
     std::vector<Candidate> by_model = *cands;
     rank_by_model(p, by_model);
-    const Candidate& best = by_model.front();
-    size_t analytic_rank = 1;
-    while (analytic_rank <= cands->size() && (*cands)[analytic_rank - 1].traits != best.traits) ++analytic_rank;
-    s = from_candidate(best, p, model_reason(best, analytic_rank, cands->size()));
-    const double ms = learned_.selector->predicted_ms(best.score);
-    if (ms > 0) s.predicted_ms = ms;
+    s = model_solution(by_model.front(), p, *cands);
   } else {
     const Candidate& best = cands->front();
     const std::string why = fmt::format("{} ({} candidates)", best.detail.summary(), cands->size());
@@ -350,17 +360,11 @@ Result<std::vector<Solution>> RegistryImpl::rank(const Problem& p, const Policy&
     if (limit > 0) out.push_back(fallback(p));
     return out;
   }
-  if (policy.kind == Policy::Kind::heuristic && learned_.selector && learned_.selector->covers(p.dtype)) {
+  if (uses_model(p, policy)) {
     std::vector<Candidate> by_model = *cands;
     rank_by_model(p, by_model);
-    for (size_t i = 0; i < by_model.size() && out.size() < limit; ++i) {
-      size_t ar = 1;
-      while (ar <= cands->size() && (*cands)[ar - 1].traits != by_model[i].traits) ++ar;
-      Solution s = from_candidate(by_model[i], p, model_reason(by_model[i], ar, cands->size()));
-      const double ms = learned_.selector->predicted_ms(by_model[i].score);
-      if (ms > 0) s.predicted_ms = ms;
-      out.push_back(std::move(s));
-    }
+    for (size_t i = 0; i < by_model.size() && out.size() < limit; ++i)
+      out.push_back(model_solution(by_model[i], p, *cands));
     return out;
   }
   const std::string prefix = policy.kind == Policy::Kind::analytic ? "analytic: " : "analytic estimate: ";
