@@ -16,8 +16,9 @@ Points are colored by direction. The numbers come from the C++ side; the only
 ones formed here are the mean and P10 lines of the histogram, with the
 definitions of heuristic::summarize (P10: the nearest rank below,
 sorted[floor(0.1 * (n - 1))]), so they match `gconv eval`'s table.
-Prints the written paths; exit 1 (with a message) when matplotlib is missing
-or an input cannot be read.
+Prints the written paths; exit 3 when matplotlib is missing (as
+plot_report.py: gconv eval then skips the plots), 1 when an input cannot be
+read.
 """
 import argparse
 import csv
@@ -29,9 +30,9 @@ DIRECTIONS = ["fwd", "bwd_data", "bwd_weight"]
 COLORS = {"fwd": "tab:blue", "bwd_data": "tab:orange", "bwd_weight": "tab:green"}
 
 
-def fail(msg):
+def fail(msg, code=1):
     print(f"plot_eval.py: {msg}", file=sys.stderr)
-    sys.exit(1)
+    sys.exit(code)
 
 
 def read_csv(path, columns):
@@ -177,7 +178,7 @@ def main():
         import matplotlib.pyplot as plt
     except ImportError:
         fail("matplotlib is not installed (apt-get install python3-matplotlib, or pip install matplotlib); "
-             "the CSVs are written, only the plots are missing")
+             "the CSVs are written, only the plots are missing", code=3)
 
     problems = read_csv(a.per_problem, ["spec", "direction", "gflop", "efficiency"])
     rows = read_csv(a.rows, ["spec", "measured_ms", "predicted_ms", "score"])

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <functional>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -21,6 +20,7 @@
 #include "cli/commands.hpp"
 #include "heuristic/model.hpp"
 #include "heuristic/train.hpp"
+#include "report/run_script.hpp"
 
 namespace gconv::cli {
 namespace {
@@ -132,13 +132,15 @@ void register_eval_command(CLI::App& app) {
       if (!o) fail(rows + ": cannot write");
     }
     if (!f->plots.empty()) {
-      // The script sits in scripts/ beside the configs folder (source tree).
-      const std::string script = (std::filesystem::path(config_dir()).parent_path() / "scripts/plot_eval.py").string();
-      const std::string cmdline = "python3 '" + script + "' --per-problem '" + per_problem + "' --rows '" + rows +
-                                  "' --out '" + f->plots + "'";
-      std::fflush(stdout);
-      if (std::system(cmdline.c_str()) != 0)
-        std::fprintf(stderr, "gconv eval: plotting failed (%s); the CSVs are written\n", cmdline.c_str());
+      const std::string script = report::source_script("plot_eval.py");
+      const int rc = script.empty() ? -1
+                                    : report::run_python_script(script, {"--per-problem", per_problem, "--rows", rows,
+                                                                         "--out", f->plots});
+      if (rc != 0)
+        std::fprintf(stderr, "gconv eval: plots skipped (%s); the CSVs are written\n",
+                     script.empty()                ? "scripts/plot_eval.py not found"
+                     : rc == report::kNoMatplotlib ? "python3 has no matplotlib"
+                                                   : "the plotting script failed");
     }
   });
 }

@@ -1,13 +1,11 @@
 // gconv report: oracle, per-source summaries and the baseline comparison of a
 // sweep CSV, as aligned tables (or one JSON object), optionally with plots.
-#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <spawn.h>
 #include <string>
 #include <vector>
 
@@ -16,6 +14,7 @@
 
 #include "cli/commands.hpp"
 #include "report/report.hpp"
+#include "report/run_script.hpp"
 
 extern char** environ;
 
@@ -172,20 +171,12 @@ void write_plots(const Options& opt, const json& j) {
     std::fprintf(stderr, "gconv report: plots skipped: scripts/plot_report.py not found (set GCONV_PLOT_SCRIPT)\n");
     return;
   }
-  std::vector<std::string> args = {"python3", script, opt.plots};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::fflush(stdout);
-  pid_t pid = 0;
-  if (posix_spawnp(&pid, "python3", nullptr, nullptr, argv.data(), environ) != 0) {
+  const int rc = run_python_script(script, {opt.plots});
+  if (rc < 0) {
     std::fprintf(stderr, "gconv report: plots skipped: python3 not found\n");
     return;
   }
-  int wstatus = 0;
-  waitpid(pid, &wstatus, 0);
-  const int rc = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
-  if (rc == 3) {  // the script's "matplotlib missing" code
+  if (rc == kNoMatplotlib) {
     std::fprintf(stderr,
                  "gconv report: plots skipped: python3 has no matplotlib (Debian: apt-get install "
                  "python3-matplotlib); numbers written to %s\n",

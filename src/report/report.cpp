@@ -1,5 +1,6 @@
 // Sweep report arithmetic (see report.hpp).
 #include "report/report.hpp"
+#include "report/run_script.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -388,14 +389,7 @@ std::vector<NetworkSum> oracle_network_sums(const Sweep& sweep, const std::vecto
 
 std::string plot_script_path() {
   if (const char* env = std::getenv("GCONV_PLOT_SCRIPT"); env && *env) return env;
-#ifdef GCONV_SOURCE_DIR
-  const std::string p = std::string(GCONV_SOURCE_DIR) + "/scripts/plot_report.py";
-  if (std::FILE* f = std::fopen(p.c_str(), "r")) {
-    std::fclose(f);
-    return p;
-  }
-#endif
-  return "";
+  return source_script("plot_report.py");
 }
 
 }  // namespace gconv::report
