@@ -5,8 +5,11 @@
 #   bench     gconv bench over the public cuDNN shapes (one direction per GPU)
 #             and cuDNN through PyTorch, then the comparison
 #   sanitize  compute-sanitizer memcheck and racecheck on 2 kernels of each bf16 pool
-#   train     train_sweep only, every GPU, TRAIN_S seconds (default 420), no checks, resumed
-#             from .device/train_prev.csv.gz
+#   train     train_sweep only, every GPU (or DEVS), TRAIN_S seconds (default 420), no checks,
+#             resumed from .device/train_prev.csv.zst; SAMPLE=0 full pools, SHAPES first shapes
+#   subset    fp16/fp32 training rows over the first SUBSET_SHAPES shapes (full pools),
+#             resumed from .device/subset_<dtype>_prev.csv.zst
+#   demo      scripts/demo.sh on GPU DEMO_GPU (the shipped model's ResNet-50 picks vs cuDNN)
 #   data      training data for the selector, bounded by DATA_S seconds (default 420):
 #             cuDNN (native provider) on the public shapes, then the full pools on
 #             validation_holdout (shuffled) on the last GPU; train_sweep with a sample
@@ -18,6 +21,8 @@ source .device/env.sh
 export GCONV_CONFIG_DIR=$PWD/configs GCONV_PROBLEMS_DIR=$PWD/problems GCONV_CACHE_DIR=$PWD/.jitcache
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+# head_shapes FILE N: the comment and header lines of a problem CSV and its first N problems
+head_shapes() { awk -v n="$2" '/^#/ || !h++ {print; next} k++ < n' "$1"; }
 ngpu=$(nvidia-smi -L | wc -l); ncpu=$(nproc)
 export GPUS=$ngpu GCONV_GPU_TEST_JOBS=$(( ncpu / ngpu )) GCONV_CLI=$PWD/.device/gconv
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sort | uniq -c; echo "cpus $ncpu"
@@ -93,14 +98,40 @@ for stage in "$@"; do
     train)
       # More training rows: train_sweep on every GPU for TRAIN_S seconds, no
       # checks (every kernel was checked by the GPU tests and the holdout sweep),
-      # resuming from .device/train_prev.csv.gz when a run left one.
-      T=${TRAIN_S:-420}; devs=$(seq -s, 0 $((ngpu - 1)))
-      [ -f .device/train_prev.csv.gz ] && zcat .device/train_prev.csv.gz > /tmp/train.csv
-      timeout -k 10 "$T" .device/gconv bench --problems problems/train_sweep.csv --directions all --sample "${SAMPLE:-28}" \
+      # resuming from .device/train_prev.csv.zst when a run left one. SAMPLE=0
+      # measures the full pools; SHAPES limits the sweep to the set's first
+      # SHAPES shapes (any prefix of train_sweep is representative).
+      T=${TRAIN_S:-420}; devs=${DEVS:-$(seq -s, 0 $((ngpu - 1)))}
+      head_shapes problems/train_sweep.csv "${SHAPES:-100000}" > /tmp/train_sweep.csv
+      [ -f .device/train_prev.csv.zst ] && .device/zstd -dqc .device/train_prev.csv.zst > /tmp/train.csv
+      timeout -k 10 "$T" .device/gconv bench --problems /tmp/train_sweep.csv --directions all --sample "${SAMPLE:-28}" \
         --devices "$devs" --out /tmp/train.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --progress-s 60 \
-        2> "$OUT/train_stderr.log"
+        --jobs "$ncpu" 2> "$OUT/train_stderr.log"
       tail -n 3 "$OUT/train_stderr.log"; echo "train: $(wc -l < /tmp/train.csv) lines"
-      gzip -c /tmp/train.csv > "$OUT/train.csv.gz"; ls -la "$OUT" ;;
+      .device/zstd -q -T0 -12 /tmp/train.csv -o "$OUT/train.csv.zst"; ls -la "$OUT" ;;
+    subset)
+      # fp16 / fp32 training rows: the first SUBSET_SHAPES shapes of train_sweep
+      # (default 250) in each of SUBSET_DTYPES (default fp16,fp32), all
+      # directions, full pools unless SAMPLE is set, on DEVS, for SUBSET_S seconds.
+      T=${SUBSET_S:-300}; devs=${DEVS:-$(seq -s, 0 $((ngpu - 1)))}; t0=$(date +%s)
+      for dt in $(tr , ' ' <<<"${SUBSET_DTYPES:-fp16,fp32}"); do
+        head_shapes problems/train_sweep.csv "${SUBSET_SHAPES:-250}" | sed -e "s/,bf16,/,$dt,/" -e "s/_bf16_/_${dt}_/" > /tmp/subset_$dt.csv
+        rm -f /tmp/subset_$dt.out.csv
+        [ -f .device/subset_${dt}_prev.csv.zst ] && .device/zstd -dqc .device/subset_${dt}_prev.csv.zst > /tmp/subset_$dt.out.csv
+        left=$(( T - ( $(date +%s) - t0 ) ))
+        [ "$left" -gt 20 ] || { echo "subset $dt: no time left"; continue; }
+        timeout -k 10 "$left" .device/gconv bench --problems /tmp/subset_$dt.csv --directions all --sample "${SAMPLE:-0}" \
+          --devices "$devs" --out /tmp/subset_$dt.out.csv --warmup 1 --repeats 5 --check "${CHECK:-first}" --timeout-s 60 \
+          --progress-s 60 --jobs "$ncpu" 2> "$OUT/subset_${dt}_stderr.log"
+        tail -n 2 "$OUT/subset_${dt}_stderr.log"; echo "subset $dt: $(wc -l < /tmp/subset_$dt.out.csv) lines"
+        .device/zstd -q -T0 -12 /tmp/subset_$dt.out.csv -o "$OUT/subset_$dt.csv.zst"
+      done ;;
+    demo)
+      # scripts/dev demo's main job on the GPU: the shipped model's picks for
+      # ResNet-50, each run with --check, against cuDNN's best on the same GPU.
+      CUDA_VISIBLE_DEVICES=${DEMO_GPU:-0} GCONV=$PWD/.device/gconv GCONV_CUDNN_GRAPH_CONFIGS=4 GCONV_CUDNN_GRAPH_BUDGET_S=0.8 \
+        bash scripts/demo.sh > "$OUT/demo.txt" 2>&1; echo "demo rc=$?"
+      grep -E "FAILED|sums|cuDNN/gconv|Error|error" "$OUT/demo.txt" | head -n 20 ;;
     final)
       # GPUs 0..n-2: more training rows (TRAIN_S s); the last GPU: the cuDNN
       # provider's GPU tests (legacy + graph outputs checked). Then the public

@@ -337,10 +337,28 @@ std::string feature_schema_id() {
   return id;
 }
 
-void compute_features(const Problem& p, const KernelTraits& t, const GpuProps& g, const DeviceInfo& d, float* out) {
+namespace {
+
+// What the kernel features need from the problem: computed once per problem
+// (a batch shares it across its rows), together with the p_ features, which
+// every row copies.
+struct ProblemTerms {
+  const Problem* p = nullptr;
+  AnalyticProblem ap;  // the analytic model's problem terms (and plan_direct's)
+  int eb = 0;
+  int64_t cg = 0, kg = 0, od[3] = {0, 0, 0}, filt_vol = 0;
+  double x_el = 0, w_el = 0, y_el = 0, min_bytes = 0, out_el = 0, flops = 0, intensity = 0;
+  int64_t m_rows = 0, k_len = 0, phases = 1, n_group = 0;
+  float row[kNumFeatures];  // the p_ features, 0 elsewhere
+};
+
+void problem_terms(const Problem& p, const DeviceInfo& d, ProblemTerms& pt) {
+  float* out = pt.row;
   std::fill(out, out + kNumFeatures, 0.0f);
   auto set = [out](Feature f, double v) { out[f] = float(v); };
   auto flag = [out](Feature f, bool b) { out[f] = b ? 1.0f : 0.0f; };
+  pt.p = &p;
+  pt.ap = analytic_problem(p, d);
 
   // ---- problem
   const int eb = dtype_bytes(p.dtype);
@@ -429,6 +447,26 @@ void compute_features(const Problem& p, const KernelTraits& t, const GpuProps& g
   set(p_log_intensity, lg(intensity));
   set(p_log_out_elems, lg(out_el));
 
+  pt.eb = eb, pt.cg = cg, pt.kg = kg, pt.filt_vol = filt_vol;
+  std::copy(od, od + 3, pt.od);
+  pt.x_el = x_el, pt.w_el = w_el, pt.y_el = y_el, pt.min_bytes = min_bytes, pt.out_el = out_el, pt.flops = flops;
+  pt.intensity = intensity;
+  pt.m_rows = m_rows, pt.k_len = k_len, pt.phases = phases, pt.n_group = n_group;
+}
+
+void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuProps& g, const DeviceInfo& d,
+                     float* out) {
+  std::copy(pt.row, pt.row + kNumFeatures, out);
+  auto set = [out](Feature f, double v) { out[f] = float(v); };
+  auto flag = [out](Feature f, bool b) { out[f] = b ? 1.0f : 0.0f; };
+  const Problem& p = *pt.p;
+  const int eb = pt.eb;
+  const int64_t cg = pt.cg, kg = pt.kg, filt_vol = pt.filt_vol;
+  const int64_t* od = pt.od;
+  const double x_el = pt.x_el, w_el = pt.w_el, y_el = pt.y_el, min_bytes = pt.min_bytes, out_el = pt.out_el;
+  const double flops = pt.flops, intensity = pt.intensity;
+  const int64_t m_rows = pt.m_rows, k_len = pt.k_len, phases = pt.phases, n_group = pt.n_group;
+
   // ---- kernel
   const bool is_igemm = t.family == Family::igemm;
   const int threads = std::max(1, t.threads());
@@ -445,6 +483,8 @@ void compute_features(const Problem& p, const KernelTraits& t, const GpuProps& g
   // ---- interaction: family-specific tiling
   double blocks = 1, split = 1, l2_bytes = 0, workspace = 0, flops_per_block = 0, smem = 0, useful = 0;
   int launches = 1;
+  DirectPlan plan;  // a direct kernel's, when planned: the analytic terms reuse it
+  bool planned = false;
   int64_t widest_of = 1;  // channel count whose alignment the kernel's vectors need
   if (is_igemm) {
     const int gpb = std::max(1, t.groups_per_block);
@@ -502,10 +542,8 @@ void compute_features(const Problem& p, const KernelTraits& t, const GpuProps& g
     set(k_per_thread, t.per_thread);
     flag(k_deterministic, t.deterministic);
     widest_of = std::gcd(p.c, p.k);
-    // Note: plan_direct validates the problem (Problem::validate allocates).
-    auto plan_or = plan_direct(t, p);
-    if (plan_or.ok()) {
-      const DirectPlan& plan = *plan_or;
+    if (plan_direct(t, pt.ap.direct, &plan)) {
+      planned = true;
       const direct::DirectParams& q = plan.params;
       const int bh = p.ndim == 1 ? 1 : std::max(1, t.block_h), bw = std::max(1, t.block_w);
       const int pix = bh * std::max(1, bw / std::max(1, t.per_thread));
@@ -548,7 +586,7 @@ void compute_features(const Problem& p, const KernelTraits& t, const GpuProps& g
 
   // ---- interaction: occupancy, waves, traffic (analytic model's view)
   AnalyticBreakdown ab;
-  analytic_ms(t, p, d, &ab);
+  analytic_ms(t, pt.ap, d, &ab, planned ? &plan : nullptr);
   const int sm = std::max(1, g.sm_count);
   const int bps = std::max(1, ab.blocks_per_sm);
   const double per_wave = double(sm) * bps;
@@ -591,6 +629,22 @@ void compute_features(const Problem& p, const KernelTraits& t, const GpuProps& g
   set(a_compute_vs_memory, double(lg(compute_us)) - double(lg(memory_us)));
   flag(a_memory_bound, ab.memory_bound);
   set(a_tile_efficiency, std::max(0.0, ab.tile_efficiency));
+}
+
+}  // namespace
+
+void compute_features(const Problem& p, const KernelTraits& t, const GpuProps& g, const DeviceInfo& d, float* out) {
+  ProblemTerms pt;
+  problem_terms(p, d, pt);
+  kernel_features(pt, t, g, d, out);
+}
+
+void compute_features(const Problem& p, const KernelTraits* const* kernels, size_t n, const GpuProps& g,
+                      const DeviceInfo& d, float* out) {
+  ProblemTerms pt;
+  problem_terms(p, d, pt);
+  const size_t nf = kNumFeatures;
+  for (size_t i = 0; i < n; ++i) kernel_features(pt, *kernels[i], g, d, out + i * nf);
 }
 
 // ---- GpuProps JSON

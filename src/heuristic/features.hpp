@@ -89,8 +89,15 @@ std::string feature_schema_id_of(const std::vector<FeatureInfo>& table);
 // d the analytic model (analytic_ms) and the arch rules (register estimate);
 // d must agree with g (d = device_info_for(g, rules), or gpu_props_of(d) == g)
 // or the vectors depend on more than the manifest records.
-// Pure and thread-safe. Cost: a few hundred ns; it allocates nothing itself
-// (see docs/features.md for the direct family's planning call).
+// Pure and thread-safe. Cost: a few hundred ns; it allocates nothing (the
+// direct family is planned through plan_direct(t, DirectProblem, plan)).
 void compute_features(const Problem& p, const KernelTraits& t, const GpuProps& g, const DeviceInfo& d, float* out);
+
+// The rows of n kernels on one problem: row i, out[i * num_features() ..),
+// is bit-identical to compute_features(p, *kernels[i], g, d, row); the
+// problem's part (its features, sizes and analytic terms) is computed once.
+// Same contract otherwise. Selection scores a whole candidate list this way.
+void compute_features(const Problem& p, const KernelTraits* const* kernels, size_t n, const GpuProps& g,
+                      const DeviceInfo& d, float* out);
 
 }  // namespace gconv::heuristic

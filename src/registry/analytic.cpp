@@ -44,6 +44,7 @@
 #include "registry/analytic.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -63,9 +64,7 @@ constexpr double kVecPenaltyPerHalving = 0.25;
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-struct Operands {
-  int64_t x = 0, w = 0, y = 0;  // elements
-};
+using Operands = AnalyticProblem::Operands;
 
 Operands operand_elements(const Problem& p) {
   Operands o;
@@ -114,6 +113,20 @@ double vec_penalty(int vec, DType t) {
   return 1.0 + kVecPenaltyPerHalving * std::max(0.0, std::log2(16.0 / bytes));
 }
 
+// vec_penalty tabulated once per process for the vector widths kernels use
+// (a log2 per estimate otherwise); the same expression, so the same bits.
+double vec_penalty(const AnalyticProblem& ap, int vec) {
+  constexpr int kVecs = 17;  // vec 0..16
+  static const auto table = [] {
+    std::array<std::array<double, kVecs>, 3> t{};
+    for (int dt = 0; dt < 3; ++dt)
+      for (int v = 0; v < kVecs; ++v) t[dt][v] = vec_penalty(v, DType(dt));
+    return t;
+  }();
+  const int dt = static_cast<int>(ap.problem->dtype);
+  return vec >= 0 && vec < kVecs && dt >= 0 && dt < 3 ? table[dt][vec] : vec_penalty(vec, ap.problem->dtype);
+}
+
 void finish(double compute_ms, double memory_ms, double penalty, int launches, const DeviceInfo& d,
             AnalyticBreakdown* b) {
   b->compute_ms = compute_ms * penalty;
@@ -123,46 +136,24 @@ void finish(double compute_ms, double memory_ms, double penalty, int launches, c
   b->total_ms = std::max(b->compute_ms, b->memory_ms) + b->overhead_ms;
 }
 
-double igemm_ms(const KernelTraits& t, const Problem& p, const DeviceInfo& d, AnalyticBreakdown* b) {
-  const int eb = dtype_bytes(p.dtype);
-  const Operands ops = operand_elements(p);
-  const int64_t F = p.filter_volume(), cg = p.c_per_group(), kg = p.k_per_group();
-
-  int64_t m_rows = 0, n_group = 0, k_len = 0, phases = 1;
-  switch (p.direction) {
-    case Direction::fwd:
-      m_rows = p.n * p.out_volume(), n_group = kg, k_len = cg * F;
-      break;
-    case Direction::bwd_data: {
-      // Phase 0 is the largest: ceil(in / s) rows and ceil(filter / s) taps per dim.
-      int64_t rows = p.n, taps = 1;
-      for (int i = p.first_slot(); i < 3; ++i) {
-        rows *= cdiv(p.in[i], p.stride[i]);
-        taps *= cdiv(p.filter[i], p.stride[i]);
-        phases *= p.stride[i];
-      }
-      m_rows = rows, n_group = cg, k_len = kg * taps;
-      break;
-    }
-    case Direction::bwd_weight:
-      m_rows = kg, n_group = F * cg, k_len = p.n * p.out_volume();
-      break;
-  }
+double igemm_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceInfo& d, AnalyticBreakdown* b) {
+  const int eb = ap.eb;
+  const int64_t m_rows = ap.m_rows, n_group = ap.n_group, k_len = ap.k_len, phases = ap.phases;
   const int gpb = t.groups_per_block;
   const int64_t m_tiles = cdiv(m_rows, t.tile_m);
   const int64_t n_tiles = cdiv(n_group, t.tile_n / gpb);
-  const int64_t g_blocks = cdiv(p.g, gpb);
+  const int64_t g_blocks = cdiv(ap.problem->g, gpb);
   const int64_t k_iters = cdiv(cdiv(k_len, t.tile_k), t.split_k);
   b->blocks = m_tiles * n_tiles * g_blocks * t.split_k * phases;
 
   const double flops_per_block = 2.0 * t.tile_m * t.tile_n * t.tile_k * double(k_iters);
-  b->tile_efficiency = std::min(1.0, p.flops() / (flops_per_block * double(b->blocks)));
+  b->tile_efficiency = std::min(1.0, ap.flops / (flops_per_block * double(b->blocks)));
 
   const int warps = t.warps_m * t.warps_n, threads = kWarp * warps;
   b->blocks_per_sm = blocks_per_sm(t, d, threads, int64_t(igemm::smem_bytes(t)));
 
   // Per-SM flop rate (flop/ms): tensor pipes vs shared-memory traffic.
-  const double mma_sm = d.mma_tflops_for(p.dtype) * 1e9 / d.sm_count;
+  const double mma_sm = ap.mma_sm;
   const double smem_bytes_per_kstep =
       double((gpb * t.tile_m + t.tile_n) + warps * (t.tile_m / t.warps_m + t.tile_n / t.warps_n)) * t.tile_k * eb;
   const double smem_sm = d.smem_bytes_per_clk * d.clock_mhz * 1e3 *
@@ -174,7 +165,7 @@ double igemm_ms(const KernelTraits& t, const Problem& p, const DeviceInfo& d, An
   const double compute = waves_ms(b->blocks, b->blocks_per_sm, flops_per_block, d, rate, &b->waves);
   b->wave_efficiency = double(b->blocks) / double(b->waves * d.sm_count * b->blocks_per_sm);
 
-  const int64_t out = output_elements(p, ops);
+  const int64_t out = ap.out_elements;
   double ws_bytes = 0, out_l2 = double(out) * eb;
   int launches = 1;
   if (t.split_mode == SplitKMode::parallel) {
@@ -186,18 +177,20 @@ double igemm_ms(const KernelTraits& t, const Problem& p, const DeviceInfo& d, An
     out_l2 += (t.split_k + 2) * ws_bytes;  // zeroing, split_k atomic adds, reduce read
     launches += 2;
   }
-  const double dram = double(ops.x + ops.w + ops.y) * eb + 2 * ws_bytes;
+  const double dram = double(ap.ops.x + ap.ops.w + ap.ops.y) * eb + 2 * ws_bytes;
   const double l2 = double(b->blocks) * k_iters * (gpb * t.tile_m + t.tile_n) * t.tile_k * eb + out_l2;
   const double memory = std::max(dram / (d.hbm_gbps * 1e6), l2 / (d.l2_gbps * 1e6));
-  finish(compute, memory, vec_penalty(t.vec, p.dtype), launches, d, b);
+  finish(compute, memory, vec_penalty(ap, t.vec), launches, d, b);
   return b->total_ms;
 }
 
-double direct_ms(const KernelTraits& t, const Problem& p, const DeviceInfo& d, AnalyticBreakdown* b) {
-  const int eb = dtype_bytes(p.dtype);
-  const Operands ops = operand_elements(p);
-  auto plan_or = plan_direct(t, p);
-  if (!plan_or.ok()) {  // not implementable: rank last
+// `plan` is t's plan on the problem, null when t cannot implement it.
+double direct_ms(const KernelTraits& t, const AnalyticProblem& ap, const DirectPlan* plan_or, const DeviceInfo& d,
+                 AnalyticBreakdown* b) {
+  const Problem& p = *ap.problem;
+  const int eb = ap.eb;
+  const Operands& ops = ap.ops;
+  if (!plan_or) {  // not implementable: rank last
     b->total_ms = 1e30;
     return b->total_ms;
   }
@@ -207,9 +200,9 @@ double direct_ms(const KernelTraits& t, const Problem& p, const DeviceInfo& d, A
   b->tile_efficiency = -1;  // not modeled: a direct tile wastes only its edge
   b->blocks_per_sm = blocks_per_sm(t, d, plan.threads, int64_t(plan.smem));
   const int warps = std::max(1, plan.threads / kWarp);
-  const double core_sm = d.cuda_core_tflops_for(p.dtype) * 1e9 / d.sm_count;
+  const double core_sm = ap.core_sm;
   auto rate = [&](int resident) { return core_sm * std::min(1.0, resident * warps / kCudaCoreWarpsToSaturate); };
-  const double compute = waves_ms(b->blocks, b->blocks_per_sm, p.flops() / double(b->blocks), d, rate, &b->waves);
+  const double compute = waves_ms(b->blocks, b->blocks_per_sm, ap.flops / double(b->blocks), d, rate, &b->waves);
   b->wave_efficiency = double(b->blocks) / double(b->waves * d.sm_count * b->blocks_per_sm);
 
   double l2 = 0;
@@ -218,16 +211,16 @@ double direct_ms(const KernelTraits& t, const Problem& p, const DeviceInfo& d, A
   } else {
     const int64_t slabs = std::max(1, q.slabs);
     const int64_t dst = p.direction == Direction::fwd ? p.k : p.c;
-    const int64_t src_per_dst = p.direction == Direction::fwd ? p.c_per_group() : p.k_per_group();
-    const double weights_per_block = double(p.filter_volume()) * cdiv(dst, slabs) * src_per_dst * eb;
+    const int64_t src_per_dst = p.direction == Direction::fwd ? ap.cg : ap.kg;
+    const double weights_per_block = double(ap.filter_volume) * cdiv(dst, slabs) * src_per_dst * eb;
     l2 = double(b->blocks) * (double(q.tile_rows) * q.tile_cols * q.src_cstride * eb + weights_per_block) +
-         double(output_elements(p, ops)) * eb;
+         double(ap.out_elements) * eb;
   }
   const double dram = double(ops.x + ops.w + ops.y) * eb + 2.0 * plan.workspace;
   const double memory = std::max(dram / (d.hbm_gbps * 1e6), l2 / (d.l2_gbps * 1e6));
   const int launches = 1 + (plan.finish_blocks > 0 ? 1 : 0) +
                        (plan.accum == WgradAccum::atomic_out || plan.accum == WgradAccum::atomic_workspace ? 1 : 0);
-  finish(compute, memory, vec_penalty(t.vec, p.dtype), launches, d, b);
+  finish(compute, memory, vec_penalty(ap, t.vec), launches, d, b);
   return b->total_ms;
 }
 
@@ -239,11 +232,54 @@ std::string AnalyticBreakdown::summary() const {
   return s + (memory_bound ? "memory-bound" : "compute-bound");
 }
 
-double analytic_ms(const KernelTraits& t, const Problem& p, const DeviceInfo& d, AnalyticBreakdown* detail) {
+AnalyticProblem analytic_problem(const Problem& p, const DeviceInfo& d) {
+  AnalyticProblem ap;
+  ap.problem = &p;
+  ap.direct = direct_problem(p);
+  ap.eb = dtype_bytes(p.dtype);
+  ap.ops = operand_elements(p);
+  ap.out_elements = output_elements(p, ap.ops);
+  ap.filter_volume = p.filter_volume();
+  ap.cg = p.c_per_group(), ap.kg = p.k_per_group();
+  ap.flops = p.flops();
+  const int64_t F = ap.filter_volume, cg = ap.cg, kg = ap.kg;
+  switch (p.direction) {
+    case Direction::fwd:
+      ap.m_rows = p.n * p.out_volume(), ap.n_group = kg, ap.k_len = cg * F;
+      break;
+    case Direction::bwd_data: {
+      // Phase 0 is the largest: ceil(in / s) rows and ceil(filter / s) taps per dim.
+      int64_t rows = p.n, taps = 1;
+      for (int i = p.first_slot(); i < 3; ++i) {
+        rows *= cdiv(p.in[i], p.stride[i]);
+        taps *= cdiv(p.filter[i], p.stride[i]);
+        ap.phases *= p.stride[i];
+      }
+      ap.m_rows = rows, ap.n_group = cg, ap.k_len = kg * taps;
+      break;
+    }
+    case Direction::bwd_weight:
+      ap.m_rows = kg, ap.n_group = F * cg, ap.k_len = p.n * p.out_volume();
+      break;
+  }
+  ap.mma_sm = d.mma_tflops_for(p.dtype) * 1e9 / d.sm_count;
+  ap.core_sm = d.cuda_core_tflops_for(p.dtype) * 1e9 / d.sm_count;
+  return ap;
+}
+
+double analytic_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceInfo& d, AnalyticBreakdown* detail,
+                   const DirectPlan* plan) {
   AnalyticBreakdown local;
   AnalyticBreakdown* b = detail ? detail : &local;
   *b = AnalyticBreakdown{};
-  return t.family == Family::igemm ? igemm_ms(t, p, d, b) : direct_ms(t, p, d, b);
+  if (t.family == Family::igemm) return igemm_ms(t, ap, d, b);
+  DirectPlan own;
+  if (!plan && plan_direct(t, ap.direct, &own)) plan = &own;
+  return direct_ms(t, ap, plan, d, b);
+}
+
+double analytic_ms(const KernelTraits& t, const Problem& p, const DeviceInfo& d, AnalyticBreakdown* detail) {
+  return analytic_ms(t, analytic_problem(p, d), d, detail);
 }
 
 double naive_ms(const Problem& p, const DeviceInfo& d) {

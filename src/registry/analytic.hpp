@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gconv/problem.hpp"
+#include "kernels/direct/direct_plan.hpp"
 #include "kernels/traits.hpp"
 #include "registry/device_info.hpp"
 
@@ -31,6 +32,32 @@ struct AnalyticBreakdown {
 // to implement; otherwise the estimate is meaningless but finite).
 double analytic_ms(const KernelTraits& t, const Problem& p, const DeviceInfo& d,
                    AnalyticBreakdown* detail = nullptr);
+
+// The problem's terms of every estimate on device d, for callers that
+// estimate many kernels on one problem (ranking, features): computed once,
+// they leave analytic_ms(t, ap, d) only the kernel's terms. Estimates through
+// it are bit-identical to analytic_ms(t, p, d). Points at p, which must
+// outlive it.
+struct AnalyticProblem {
+  struct Operands {
+    int64_t x = 0, w = 0, y = 0;  // elements
+  };
+  const Problem* problem = nullptr;
+  DirectProblem direct;  // plan_direct's problem terms
+  int eb = 0;            // dtype bytes
+  Operands ops;
+  int64_t out_elements = 0;  // y, dx or dw
+  int64_t filter_volume = 0, cg = 0, kg = 0;
+  int64_t m_rows = 0, n_group = 0, k_len = 0, phases = 1;  // the GEMM igemm tiles (bwd_data: phase 0)
+  double flops = 0;
+  double mma_sm = 0, core_sm = 0;  // flop/ms per SM, tensor and CUDA cores
+};
+AnalyticProblem analytic_problem(const Problem& p, const DeviceInfo& d);
+
+// analytic_ms through the problem's terms. `plan`, for a direct kernel, is
+// its plan_direct on the problem when the caller has it (null: planned here).
+double analytic_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceInfo& d,
+                   AnalyticBreakdown* detail = nullptr, const DirectPlan* plan = nullptr);
 
 // Estimate of the naive fallback kernel (CUDA cores, no reuse).
 double naive_ms(const Problem& p, const DeviceInfo& d);

@@ -17,6 +17,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/log.hpp"
+#include "kernels/igemm/igemm_plan.hpp"
 #include "kernels/naive/naive.hpp"
 #include "pool/filter.hpp"
 #include "pool/pool.hpp"
@@ -186,20 +187,39 @@ size_t RegistryImpl::kernel_count(Direction d, DType t) const {
 Result<std::vector<Candidate>> RegistryImpl::ranked(const Problem& p) const {
   auto pl = pool(p.direction, p.dtype);
   if (!pl.ok()) return pl.status();
-  std::vector<Candidate> out;
-  for (const KernelTraits& t : (*pl)->by_ndim[p.ndim]) {
-    const KernelFamily& f = family_of(t);
-    if (!f.can_implement(t, p, nullptr)) continue;
+  const std::vector<KernelTraits>& kernels = (*pl)->by_ndim[p.ndim];
+  // Selection latency: the problem's terms once (validation, sizes, the
+  // analytic model's problem half), then per kernel only its own terms. The
+  // calls are the families' can_implement and workspace_bytes split at that
+  // seam (the same predicates, no message strings) and analytic_ms.
+  const igemm::ProblemFacts facts = igemm::check_problem(p);
+  const AnalyticProblem ap = analytic_problem(p, device_);
+  thread_local std::vector<Candidate> found;
+  thread_local std::vector<std::pair<double, uint32_t>> order;  // (ms, index in found)
+  found.clear();
+  order.clear();
+  for (const KernelTraits& t : kernels) {
+    Candidate c{&t, 0, {}};
     // A kernel whose workspace the registry could not allocate is no candidate,
     // so that run() with a null workspace always works.
-    if (t.family == Family::direct || t.split_mode != SplitKMode::none)
-      if (f.workspace_bytes(t, p) > options_.workspace_limit) continue;
-    Candidate c{&t, 0, {}};
-    c.ms = analytic_ms(t, p, device_, &c.detail);
-    out.push_back(c);
+    if (t.family == Family::direct) {
+      DirectPlan plan;
+      if (!plan_direct(t, ap.direct, &plan) || plan.workspace > options_.workspace_limit) continue;
+      c.ms = analytic_ms(t, ap, device_, &c.detail, &plan);
+    } else {
+      if (!igemm::can_implement(t, facts, nullptr)) continue;
+      if (t.split_mode != SplitKMode::none && igemm::workspace_bytes(t, facts) > options_.workspace_limit) continue;
+      c.ms = analytic_ms(t, ap, device_, &c.detail);
+    }
+    order.emplace_back(c.ms, uint32_t(found.size()));
+    found.push_back(c);
   }
-  // Stable: equal estimates keep the pool's (deterministic) order.
-  std::stable_sort(out.begin(), out.end(), [](const Candidate& x, const Candidate& y) { return x.ms < y.ms; });
+  // Ties broken by pool position: the (deterministic) order a stable sort
+  // keeps, without moving whole candidates or allocating a merge buffer.
+  std::sort(order.begin(), order.end());
+  std::vector<Candidate> out;
+  out.reserve(order.size());
+  for (const auto& [ms, i] : order) out.push_back(found[i]);
   return out;
 }
 

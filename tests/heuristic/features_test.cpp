@@ -8,7 +8,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -187,6 +189,36 @@ TEST(Features, EveryFeatureIsFiniteAndVariesOverRandomProblems) {
   // A feature that never changes carries no information, and usually means
   // compute_features forgot to write it.
   for (int i = 0; i < nf; ++i) EXPECT_LT(lo[i], hi[i]) << feature_table()[i].name << " is constant " << lo[i];
+}
+
+// The batch shares the problem's part across rows: each row must still be
+// exactly the row compute_features gives alone (the trained model reads
+// these bits), including after rows of the other family.
+TEST(Features, BatchRowsAreBitIdenticalToSingleRows) {
+  ASSERT_NE(device().rules, nullptr);
+  std::mt19937_64 rng(4242);
+  const size_t nf = size_t(num_features());
+  size_t rows = 0;
+  std::vector<float> batch, single(nf);
+  for (int i = 0; i < 120; ++i) {
+    Problem p = testing::random_valid_problem(rng);
+    if (i % 3 == 0) p.g = p.c = p.k = 8 * (1 + i % 4);  // depthwise: direct kernels implement it
+    if (!p.validate().ok()) continue;
+    // Every kernel of the pool, implementing p or not (the values stay defined).
+    std::vector<const KernelTraits*> ks;
+    for (const KernelTraits& t : pool(p.direction, p.dtype))
+      if (t.ndim == p.ndim) ks.push_back(&t);
+    std::shuffle(ks.begin(), ks.end(), rng);
+    batch.assign(ks.size() * nf, -1.0f);
+    compute_features(p, ks.data(), ks.size(), props(), device(), batch.data());
+    for (size_t r = 0; r < ks.size(); ++r) {
+      compute_features(p, *ks[r], props(), device(), single.data());
+      ASSERT_EQ(std::memcmp(single.data(), batch.data() + r * nf, nf * sizeof(float)), 0)
+          << kernel_name(*ks[r]) << " on " << p.to_spec();
+      ++rows;
+    }
+  }
+  EXPECT_GT(rows, 10000u);
 }
 
 TEST(Features, TableNamesAreUniqueAndTheSchemaIdFollowsTheLayout) {

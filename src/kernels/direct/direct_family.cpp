@@ -26,14 +26,16 @@ class DirectFamily final : public KernelFamily {
   Family family() const override { return Family::direct; }
 
   bool can_implement(const KernelTraits& t, const Problem& p, std::string* why) const override {
-    Result<DirectPlan> plan = plan_direct(t, p);
-    if (!plan.ok() && why != nullptr) *why = plan.status().message();
-    return plan.ok();
+    DirectPlan plan;
+    if (why == nullptr) return plan_direct(t, direct_problem(p), &plan);  // no message to build
+    Result<DirectPlan> r = plan_direct(t, p);
+    if (!r.ok()) *why = r.status().message();
+    return r.ok();
   }
 
   size_t workspace_bytes(const KernelTraits& t, const Problem& p) const override {
-    Result<DirectPlan> plan = plan_direct(t, p);
-    return plan.ok() ? plan->workspace : 0;
+    DirectPlan plan;
+    return plan_direct(t, direct_problem(p), &plan) ? plan.workspace : 0;
   }
 
   std::string instance_source(const KernelTraits& t) const override {

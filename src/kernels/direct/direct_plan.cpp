@@ -54,45 +54,82 @@ int direct_max_span(int64_t dst_total, int64_t src_total, int slab, int og, int 
   return static_cast<int>(widest);
 }
 
-Result<DirectPlan> plan_direct(const KernelTraits& t, const Problem& p) {
-  if (t.family != Family::direct) return unsupported("traits are not of the direct family");
+DirectProblem direct_problem(const Problem& p) {
+  DirectProblem dp;
+  dp.problem = &p;
+  dp.valid = p.validate().ok();
+  if (dp.valid)  // out() divides by the stride, which only a valid problem has positive
+    for (int i = 0; i < 3; ++i) dp.out[i] = p.out(i);
+  return dp;
+}
+
+namespace {
+
+// plan_direct's rules in order. A rule that fails returns false, and sets
+// *st (the message built only then) when st is not null: ranking plans every
+// direct kernel of the pool and wants no string per rejection.
+bool plan_rules(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_plan, Status* st) {
+  const Problem& p = *dp.problem;
+  const auto reject = [st](const auto& message) {
+    if (st) *st = unsupported(message());
+    return false;
+  };
+  if (t.family != Family::direct) return reject([] { return std::string("traits are not of the direct family"); });
   if (t.direction != p.direction)
-    return unsupported(fmt::format("traits are for {}, the problem is {}", to_string(t.direction), to_string(p.direction)));
+    return reject([&] {
+      return fmt::format("traits are for {}, the problem is {}", to_string(t.direction), to_string(p.direction));
+    });
   if (t.dtype != p.dtype)
-    return unsupported(fmt::format("traits are for {}, the problem is {}", to_string(t.dtype), to_string(p.dtype)));
-  if (t.ndim != p.ndim) return unsupported(fmt::format("traits are {}D, the problem is {}D", t.ndim, p.ndim));
-  GCONV_RETURN_IF_ERROR(p.validate());
+    return reject(
+        [&] { return fmt::format("traits are for {}, the problem is {}", to_string(t.dtype), to_string(p.dtype)); });
+  if (t.ndim != p.ndim)
+    return reject([&] { return fmt::format("traits are {}D, the problem is {}D", t.ndim, p.ndim); });
+  if (!dp.valid) {
+    if (st) *st = p.validate();
+    return false;
+  }
 
   const int64_t cg = p.c_per_group(), kg = p.k_per_group();
   if (cg > kMaxGroupChannels || kg > kMaxGroupChannels)
-    return unsupported(fmt::format("C/G ({}) and K/G ({}) must be at most {} (depthwise and near-depthwise only)", cg,
-                                   kg, kMaxGroupChannels));
+    return reject([&] {
+      return fmt::format("C/G ({}) and K/G ({}) must be at most {} (depthwise and near-depthwise only)", cg, kg,
+                         kMaxGroupChannels);
+    });
   const int esize = dtype_bytes(p.dtype);
   const int vec = t.vec;
   if ((vec != 1 && vec != 2 && vec != 4 && vec != 8) || vec * esize > 16)
-    return unsupported(fmt::format("vec ({}) must be 1, 2, 4 or 8 with at most 16 bytes of {}", vec, to_string(p.dtype)));
+    return reject([&] {
+      return fmt::format("vec ({}) must be 1, 2, 4 or 8 with at most 16 bytes of {}", vec, to_string(p.dtype));
+    });
   if (p.c % vec != 0 || p.k % vec != 0)
-    return unsupported(fmt::format("C ({}) and K ({}) must be divisible by vec ({})", p.c, p.k, vec));
+    return reject([&] { return fmt::format("C ({}) and K ({}) must be divisible by vec ({})", p.c, p.k, vec); });
   if (t.block_h < 1 || t.block_w < 1 || t.per_thread < 1 || t.block_w % t.per_thread != 0)
-    return unsupported(fmt::format("tile {}x{} with per_thread {}: block_w must be a positive multiple of per_thread",
-                                   t.block_h, t.block_w, t.per_thread));
+    return reject([&] {
+      return fmt::format("tile {}x{} with per_thread {}: block_w must be a positive multiple of per_thread", t.block_h,
+                         t.block_w, t.per_thread);
+    });
   const int bh = p.ndim == 1 ? 1 : t.block_h;  // 1D tiles have one row
   const int bw = t.block_w, per_thread = t.per_thread;
   const int pix = bh * (bw / per_thread);
   const int threads = t.threads();
   if (threads < 1 || threads > 1024 || threads % pix != 0)
-    return unsupported(fmt::format("threads ({}) must be in [1, 1024] and a multiple of the {} pixel threads", threads, pix));
+    return reject([&] {
+      return fmt::format("threads ({}) must be in [1, 1024] and a multiple of the {} pixel threads", threads, pix);
+    });
   const int slab = threads / pix * vec;
 
   // Tile origins are computed in 32-bit ints (o*s - pad + f*dil and the like).
   for (int i = 0; i < 3; ++i) {
     const int64_t extent = p.in[i] + p.pad_lo[i] + p.pad_hi[i] + (std::max(bh, bw) + 1) * p.stride[i] +
-                           p.dilation[i] * p.filter[i] + p.out(i);
+                           p.dilation[i] * p.filter[i] + dp.out[i];
     if (extent > (int64_t{1} << 30))
-      return unsupported("spatial sizes, pads, strides or dilations too large for 32-bit tile arithmetic");
+      return reject([&] {
+        return std::string("spatial sizes, pads, strides or dilations too large for 32-bit tile arithmetic");
+      });
   }
 
-  DirectPlan plan;
+  DirectPlan& plan = *out_plan;
+  plan = DirectPlan{};
   plan.threads = threads;
   direct::DirectParams& q = plan.params;
   q.n = static_cast<int>(p.n);
@@ -103,7 +140,7 @@ Result<DirectPlan> plan_direct(const KernelTraits& t, const Problem& p) {
   q.kg = static_cast<int>(kg);
   for (int i = 0; i < 3; ++i) {
     q.in[i] = static_cast<int>(p.in[i]);
-    q.out_size[i] = static_cast<int>(p.out(i));
+    q.out_size[i] = static_cast<int>(dp.out[i]);
     q.filt[i] = static_cast<int>(p.filter[i]);
     q.stride[i] = static_cast<int>(p.stride[i]);
     q.pad[i] = static_cast<int>(p.pad_lo[i]);
@@ -122,7 +159,7 @@ Result<DirectPlan> plan_direct(const KernelTraits& t, const Problem& p) {
     const int64_t dst_total = bwd ? p.c : p.k, src_total = bwd ? p.k : p.c;
     const int64_t og = bwd ? cg : kg, sg = bwd ? kg : cg;
     int64_t dsz[3];
-    for (int i = 0; i < 3; ++i) dsz[i] = bwd ? p.in[i] : p.out(i);
+    for (int i = 0; i < 3; ++i) dsz[i] = bwd ? p.in[i] : dp.out[i];
     const int64_t slabs = cdiv(dst_total, slab);
     q.slabs = static_cast<int>(slabs);
     q.tiles[0] = static_cast<int>(dsz[0]);
@@ -136,8 +173,10 @@ Result<DirectPlan> plan_direct(const KernelTraits& t, const Problem& p) {
     q.src_cstride = direct_max_span(dst_total, src_total, slab, static_cast<int>(og), static_cast<int>(sg), vec);
     const int64_t smem = align16(rows * cols * q.src_cstride * esize) + f_yx * slab * sg * 4;
     if (smem > static_cast<int64_t>(kMaxSmemBytes))
-      return unsupported(fmt::format("needs {} bytes of shared memory (source tile {}x{}x{} + weights), over {}", smem,
-                                     rows, cols, q.src_cstride, kMaxSmemBytes));
+      return reject([&] {
+        return fmt::format("needs {} bytes of shared memory (source tile {}x{}x{} + weights), over {}", smem, rows,
+                           cols, q.src_cstride, kMaxSmemBytes);
+      });
     plan.smem = static_cast<size_t>(smem);
     plan.blocks = slabs * q.tiles[1] * q.tiles[2] * dsz[0] * p.n;
   } else {
@@ -155,10 +194,10 @@ Result<DirectPlan> plan_direct(const KernelTraits& t, const Problem& p) {
     q.pos_groups = static_cast<int>(pos_groups);
     q.chunks = static_cast<int>(chunks);
     q.passes = static_cast<int>(passes);
-    q.tiles[0] = static_cast<int>(p.out(0));
-    q.tiles[1] = static_cast<int>(cdiv(p.out(1), bh));
-    q.tiles[2] = static_cast<int>(cdiv(p.out(2), bw));
-    const int64_t items = p.n * p.out(0) * q.tiles[1] * q.tiles[2];
+    q.tiles[0] = static_cast<int>(dp.out[0]);
+    q.tiles[1] = static_cast<int>(cdiv(dp.out[1], bh));
+    q.tiles[2] = static_cast<int>(cdiv(dp.out[2], bw));
+    const int64_t items = p.n * dp.out[0] * q.tiles[1] * q.tiles[2];
     q.items = static_cast<int>(items);
     const int64_t rows = fwd_tile_extent(bh, p.stride[1], p.filter[1], p.dilation[1]);
     const int64_t cols = fwd_tile_extent(bw, p.stride[2], p.filter[2], p.dilation[2]);
@@ -180,8 +219,10 @@ Result<DirectPlan> plan_direct(const KernelTraits& t, const Problem& p) {
     const int64_t red_bytes = pos_groups * tap_slots * per_thread * slab * 4;
     const int64_t smem = std::max(tiles_bytes, red_bytes);
     if (smem > static_cast<int64_t>(kMaxSmemBytes))
-      return unsupported(fmt::format("needs {} bytes of shared memory (x tile {}x{}x{} + dy tile + reduction), over {}",
-                                     smem, rows, cols, x_span, kMaxSmemBytes));
+      return reject([&] {
+        return fmt::format("needs {} bytes of shared memory (x tile {}x{}x{} + dy tile + reduction), over {}", smem,
+                           rows, cols, x_span, kMaxSmemBytes);
+      });
     plan.smem = static_cast<size_t>(smem);
 
     const int64_t dw = p.k * p.filter_volume() * cg;
@@ -201,8 +242,22 @@ Result<DirectPlan> plan_direct(const KernelTraits& t, const Problem& p) {
     plan.blocks = slabs * passes * splits;
     plan.finish_blocks = plan.accum == WgradAccum::atomic_out ? 0 : std::min<int64_t>(cdiv(dw, 256), 8192);
   }
-  if (plan.blocks > INT32_MAX) return unsupported(fmt::format("grid of {} blocks exceeds gridDim.x", plan.blocks));
-  return plan;
+  if (plan.blocks > INT32_MAX)
+    return reject([&] { return fmt::format("grid of {} blocks exceeds gridDim.x", plan.blocks); });
+  return true;
+}
+
+}  // namespace
+
+bool plan_direct(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out) {
+  return plan_rules(t, dp, out, nullptr);
+}
+
+Result<DirectPlan> plan_direct(const KernelTraits& t, const Problem& p) {
+  DirectPlan out;
+  Status st;
+  if (!plan_rules(t, direct_problem(p), &out, &st)) return st;
+  return out;
 }
 
 }  // namespace gconv

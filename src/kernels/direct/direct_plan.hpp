@@ -61,6 +61,19 @@ struct DirectPlan {
 
 Result<DirectPlan> plan_direct(const KernelTraits& t, const Problem& p);
 
+// The problem's part of planning, measured once by callers that plan many
+// kernels on one problem (ranking, features). It points at p, which must
+// outlive it.
+struct DirectProblem {
+  const Problem* problem = nullptr;
+  bool valid = false;          // p.validate().ok()
+  int64_t out[3] = {0, 0, 0};  // p.out(i), when valid
+};
+DirectProblem direct_problem(const Problem& p);
+// plan_direct(t, *dp.problem) without its message: true and *plan filled
+// exactly where plan_direct returns a plan (the same rules, in one function).
+bool plan_direct(const KernelTraits& t, const DirectProblem& dp, DirectPlan* plan);
+
 // Widest contiguous source-channel span (multiple of vec) that one slab of
 // `slab` destination channels reads, when destination channel o reads the sg
 // source channels of group o / og (exact maximum over all slabs).

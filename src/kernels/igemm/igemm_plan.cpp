@@ -22,6 +22,11 @@ bool fail(std::string* why, std::string msg) {
   if (why) *why = std::move(msg);
   return false;
 }
+// Without a `why` (ranking many kernels) a failure builds no string.
+bool fail(std::string* why, const char* msg) {
+  if (why) *why = msg;
+  return false;
+}
 
 int elem_bytes(DType t) { return t == DType::fp32 ? 4 : 2; }
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -69,6 +74,17 @@ int64_t output_elements(const Problem& p) {
   return 0;
 }
 
+// fp32 split-K workspace for an output of `out_elems` elements.
+size_t split_workspace(const KernelTraits& t, int64_t out_elems) {
+  const size_t slice = size_t(out_elems) * sizeof(float);
+  switch (t.split_mode) {
+    case SplitKMode::none: return 0;
+    case SplitKMode::parallel: return size_t(t.split_k) * slice;
+    case SplitKMode::serial: return slice;
+  }
+  return 0;
+}
+
 // Grid dimensions that do not depend on split-K: m tiles, phases.
 void grid_shape(const KernelTraits& t, const Problem& p, int64_t* m_tiles, int64_t* phases) {
   *phases = 1;
@@ -88,13 +104,14 @@ void grid_shape(const KernelTraits& t, const Problem& p, int64_t* m_tiles, int64
   }
 }
 
-int64_t grid_blocks(const KernelTraits& t, const Problem& p) {
-  int64_t m_tiles = 0, phases = 0;
-  grid_shape(t, p, &m_tiles, &phases);
+// Blocks of gconv_main: the grid_shape terms come from the facts (their
+// m_rows and phases are grid_shape's rows before tiling).
+int64_t grid_blocks(const KernelTraits& t, const ProblemFacts& f) {
+  const int64_t m_tiles = ceil_div(f.m_rows, t.tile_m);
   const int group_cols = t.tile_n / t.groups_per_block;
-  const int64_t n_tiles = ceil_div(group_n(p), group_cols);
-  const int64_t g_blocks = ceil_div(p.g, t.groups_per_block);
-  return saturated_product({n_tiles, g_blocks, m_tiles, int64_t{t.split_k}, phases});
+  const int64_t n_tiles = ceil_div(f.group_n, group_cols);
+  const int64_t g_blocks = ceil_div(f.problem->g, t.groups_per_block);
+  return saturated_product({n_tiles, g_blocks, m_tiles, int64_t{t.split_k}, f.phases});
 }
 
 // tile_k in a mixed radix whose digits sit right-aligned in 4 slots
@@ -190,59 +207,85 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   return true;
 }
 
-bool can_implement(const KernelTraits& t, const Problem& p, std::string* why) {
+ProblemFacts check_problem(const Problem& p) {
+  ProblemFacts f;
+  f.problem = &p;
+  f.valid = p.validate().ok();
+  if (!f.valid) return f;  // the terms below divide by strides and groups
+  f.cg = p.c_per_group(), f.kg = p.k_per_group();
+  f.group_n = group_n(p);
+  f.output_elements = output_elements(p);
+  switch (p.direction) {
+    case Direction::fwd: f.m_rows = p.n * p.out_volume(); break;
+    case Direction::bwd_data: {
+      // The largest phase (phase 0) has ceil(in / s) positions per dim (grid_shape).
+      int64_t rows = p.n;
+      for (int d = p.first_slot(); d < 3; ++d) {
+        rows *= ceil_div(p.in[d], p.stride[d]);
+        f.phases *= p.stride[d];
+      }
+      f.m_rows = rows;
+      break;
+    }
+    case Direction::bwd_weight: f.m_rows = p.k_per_group(); break;
+  }
+  // 32-bit index math: coordinates far from the sentinel, and every offset a
+  // gather forms (padding and taps included) inside int32.
+  f.coords_ok = true;
+  int64_t x_ext = p.n * p.c, y_ext = p.n * p.k;
+  for (int d = p.first_slot(); d < 3; ++d) {
+    const int64_t span = p.dilation[d] * (p.filter[d] - 1), out = p.out(d);
+    for (int64_t v : {p.in[d], out, span, p.pad_lo[d], p.pad_hi[d], p.stride[d] * out})
+      if (v >= kCoordLimit) f.coords_ok = false;
+    x_ext = saturated_product({x_ext, p.in[d] + p.pad_lo[d] + p.pad_hi[d] + span + p.stride[d]});
+    y_ext = saturated_product({y_ext, out + (p.pad_lo[d] + span) / p.stride[d] + 2});
+  }
+  f.index_ok = x_ext < kIndexLimit && y_ext < kIndexLimit;
+  return f;
+}
+
+bool can_implement(const KernelTraits& t, const ProblemFacts& f, std::string* why) {
+  const Problem& p = *f.problem;
   if (!traits_ok(t, why)) return false;
   if (t.direction != p.direction) return fail(why, "direction differs from the problem's");
   if (t.dtype != p.dtype) return fail(why, "dtype differs from the problem's");
   if (t.ndim != p.ndim) return fail(why, "ndim differs from the problem's");
-  Status s = p.validate();
-  if (!s.ok()) return fail(why, s.message());
+  if (!f.valid) return why ? fail(why, p.validate().message()) : false;
 
-  const int64_t cg = p.c_per_group(), kg = p.k_per_group();
-  const auto vec_divides = [&](int64_t n, const char* what) {
-    return n % t.vec == 0 ? true
-                          : fail(why, std::string(what) + " (" + std::to_string(n) + ") is not divisible by vec (" +
-                                          std::to_string(t.vec) + ")");
+  const auto not_divisible = [&](int64_t n, const char* what) {
+    return why ? fail(why, std::string(what) + " (" + std::to_string(n) + ") is not divisible by vec (" +
+                               std::to_string(t.vec) + ")")
+               : false;
   };
   // Vectors run along channels: fwd reads x and w along c; bwd_data reads dy
   // along k and w along c; bwd_weight reads dy along k and x along c.
-  if (!vec_divides(cg, "C/G")) return false;
-  if (p.direction != Direction::fwd && !vec_divides(kg, "K/G")) return false;
+  if (f.cg % t.vec != 0) return not_divisible(f.cg, "C/G");
+  if (p.direction != Direction::fwd && f.kg % t.vec != 0) return not_divisible(f.kg, "K/G");
 
   const int gpb = t.groups_per_block;
   if (gpb > 1) {
     if (2 * p.g <= gpb) return fail(why, "groups_per_block leaves more than half of each block's groups empty");
-    const int64_t need = group_n(p), have = t.tile_n / gpb;
+    const int64_t need = f.group_n, have = t.tile_n / gpb;
     if (need > have)
-      return fail(why, "per-group GEMM N (" + std::to_string(need) + ") exceeds tile_n / groups_per_block (" +
-                           std::to_string(have) + ")");
+      return why ? fail(why, "per-group GEMM N (" + std::to_string(need) + ") exceeds tile_n / groups_per_block (" +
+                                 std::to_string(have) + ")")
+                 : false;
   }
-
-  // 32-bit index math: coordinates far from the sentinel, and every offset a
-  // gather forms (padding and taps included) inside int32.
-  int64_t x_ext = p.n * p.c, y_ext = p.n * p.k;
-  for (int d = p.first_slot(); d < 3; ++d) {
-    const int64_t span = p.dilation[d] * (p.filter[d] - 1);
-    for (int64_t v : {p.in[d], p.out(d), span, p.pad_lo[d], p.pad_hi[d], p.stride[d] * p.out(d)})
-      if (v >= kCoordLimit) return fail(why, "a spatial size, pad or dilated filter exceeds 2^29");
-    x_ext = saturated_product({x_ext, p.in[d] + p.pad_lo[d] + p.pad_hi[d] + span + p.stride[d]});
-    y_ext = saturated_product({y_ext, p.out(d) + (p.pad_lo[d] + span) / p.stride[d] + 2});
-  }
-  if (x_ext >= kIndexLimit || y_ext >= kIndexLimit)
-    return fail(why, "padded index range exceeds 2^31 (kernels index with int32)");
-  if (grid_blocks(t, p) >= kIndexLimit) return fail(why, "grid exceeds 2^31 - 1 blocks");
+  if (!f.coords_ok) return fail(why, "a spatial size, pad or dilated filter exceeds 2^29");
+  if (!f.index_ok) return fail(why, "padded index range exceeds 2^31 (kernels index with int32)");
+  if (grid_blocks(t, f) >= kIndexLimit) return fail(why, "grid exceeds 2^31 - 1 blocks");
   return true;
 }
 
-size_t workspace_bytes(const KernelTraits& t, const Problem& p) {
-  const size_t slice = size_t(output_elements(p)) * sizeof(float);
-  switch (t.split_mode) {
-    case SplitKMode::none: return 0;
-    case SplitKMode::parallel: return size_t(t.split_k) * slice;
-    case SplitKMode::serial: return slice;
-  }
-  return 0;
+bool can_implement(const KernelTraits& t, const Problem& p, std::string* why) {
+  return can_implement(t, check_problem(p), why);
 }
+
+size_t workspace_bytes(const KernelTraits& t, const ProblemFacts& f) {
+  return split_workspace(t, f.output_elements);
+}
+
+size_t workspace_bytes(const KernelTraits& t, const Problem& p) { return split_workspace(t, output_elements(p)); }
 
 std::string instance_source(const KernelTraits& t) {
   const int threads = kWarp * t.warps_m * t.warps_n;
@@ -342,7 +385,7 @@ Result<LaunchPlan> make_plan(const KernelTraits& t, const Problem& p) {
   q.phases = int(phases);
   q.out_elems = int(output_elements(p));
 
-  plan.grid = unsigned(grid_blocks(t, p));
+  plan.grid = unsigned(grid_blocks(t, check_problem(p)));
   plan.threads = kWarp * t.warps_m * t.warps_n;
   plan.smem = smem_bytes(t);
   plan.reduce = t.split_mode != SplitKMode::none;

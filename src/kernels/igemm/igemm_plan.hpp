@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,27 @@ bool traits_ok(const KernelTraits& t, std::string* why);
 // the channel counts its vector width needs, the per-group GEMM N fits a
 // group's columns when groups_per_block > 1, and the index range fits int32.
 bool can_implement(const KernelTraits& t, const Problem& p, std::string* why);
+
+// The problem's half of can_implement, for callers that test many kernels
+// against one problem (the registry's ranking): check_problem validates and
+// measures the problem once, so that can_implement(t, facts) costs only the
+// rules that depend on the kernel, and builds no string when why is null.
+// can_implement(t, p, why) is can_implement(t, check_problem(p), why): one
+// predicate either way. The facts point at p, which must outlive them.
+struct ProblemFacts {
+  const Problem* problem = nullptr;
+  bool valid = false;      // p.validate().ok(); the other fields are set only when true
+  bool coords_ok = false;  // spatial sizes, pads, dilated filters below 2^29
+  bool index_ok = false;   // padded index ranges below 2^31
+  int64_t cg = 0, kg = 0;
+  int64_t group_n = 0;          // per-group GEMM N
+  int64_t m_rows = 0;           // GEMM M the grid tiles (bwd_data: its largest stride phase)
+  int64_t phases = 1;           // bwd_data stride phases, else 1
+  int64_t output_elements = 0;  // y, dx or dw
+};
+ProblemFacts check_problem(const Problem& p);
+bool can_implement(const KernelTraits& t, const ProblemFacts& f, std::string* why);
+size_t workspace_bytes(const KernelTraits& t, const ProblemFacts& f);
 
 // Dynamic shared memory of gconv_main (all pipeline stages).
 size_t smem_bytes(const KernelTraits& t);
