@@ -124,11 +124,11 @@ void register_eval_command(CLI::App& app) {
     }
     if (!rows.empty()) {
       std::ofstream o(rows);
-      o << "spec,kernel,measured_ms,predicted_ms,score\n";
+      o << "spec,kernel,measured_ms,predicted_ms,score,analytic_score\n";
       for (size_t gi = 0; gi < d->groups(); ++gi)
         for (size_t r = d->begin[gi]; r < d->begin[gi + 1]; ++r)
           o << bench::csv_field(d->specs[gi]) << "," << d->kernel_names[r] << "," << d->time_ms[r] << "," << s.predicted_ms(scores[r])
-            << "," << scores[r] << "\n";
+            << "," << scores[r] << "," << analytic[r] << "\n";
       if (!o) fail(rows + ": cannot write");
     }
     if (!f->plots.empty()) {

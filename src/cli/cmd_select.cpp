@@ -28,6 +28,7 @@ struct SelectOptions {
   std::string problems, policy = "heuristic", filter, tuning_cache, arch, model;
   int top = 0;
   int bench = 0;
+  int candidates = RegistryOptions{}.model_candidates;
   bool json = false, explain = false;
 };
 
@@ -73,6 +74,7 @@ std::unique_ptr<Registry> make_registry(const SelectOptions& o, bool memoize) {
   ro.arch = o.arch;
   ro.memoize = memoize;
   ro.model_dir = o.model;
+  ro.model_candidates = o.candidates;
   auto reg = Registry::create(ro);
   if (!reg.ok()) fail(reg.status().to_string());
   return std::move(reg).value();
@@ -250,6 +252,8 @@ void register_select_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "One JSON object per problem (JSON lines) instead of text");
   cmd->add_flag("--explain", o->explain,
                 "Show the 5 best candidates with predicted times and the features that weighed most in the pick");
+  cmd->add_option("--candidates", o->candidates,
+                  "The model scores the K best candidates by the analytic estimate (0 = all; default: the registry's)");
   cmd->add_option("--model", o->model, "Models folder for the heuristic policy ('off': none; default models/)");
   cmd->add_option("--bench", o->bench,
                   "Report p50/p99 latency of select(--policy: heuristic or analytic) over N rounds of the problems "

@@ -35,7 +35,7 @@ void register_train_command(CLI::App& app) {
   cmd->add_option("--out", f->out, "model folder to write (omit: cross-validate only)");
   cmd->add_option("--gpu", f->gpu, "GPU properties of the machine that measured the data (gconv device > gpu.json)")
       ->required();
-  cmd->add_option("--objectives", f->objectives, "objectives to cross-validate: reg, rank:pairwise, rank:ndcg");
+  cmd->add_option("--objectives", f->objectives, "objectives to cross-validate: reg, reg_rel, rank:pairwise, rank:ndcg, or none (no cross-validation; needs --objective)");
   cmd->add_option("--objective", f->objective, "train this objective (default: the best out-of-fold mean efficiency)");
   cmd->add_option("--folds", f->folds, "cross-validation folds");
   cmd->add_option("--rounds", f->rounds, "boosting rounds");
@@ -58,9 +58,12 @@ void register_train_command(CLI::App& app) {
     o.data = bench::split_list(f->data);
     o.out = f->out;
     o.gpu = *g;
-    o.objectives = bench::split_list(f->objectives);
+    // 'none': no cross-validation, only the final model of --objective
+    // (quick experiments; a shipped model keeps its out-of-fold metrics).
+    if (f->objectives != "none") o.objectives = bench::split_list(f->objectives);
     o.objective = f->objective;
-    if (!o.objective.empty()) {
+    if (o.objectives.empty() && o.objective.empty()) fail("--objectives none needs --objective");
+    if (!o.objective.empty() && f->objectives != "none") {
       bool listed = false;
       for (const auto& x : o.objectives) listed |= x == o.objective;
       if (!listed) o.objectives.push_back(o.objective);

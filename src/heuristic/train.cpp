@@ -248,6 +248,7 @@ Result<TrainReport> train_selector(const TrainOptions& o) {
 
   json cv;
   cv["folds"] = folds;
+  cv["model_cross_validated"] = !o.objectives.empty();  // false: trained with --objectives none
   cv["split"] = "GroupKFold by layer shape (all directions of a shape in one fold)";
   cv["chosen"] = rep.chosen;
   cv["rows"] = rep.rows;
