@@ -66,9 +66,16 @@ std::vector<std::pair<std::string, Summary>> summarize_slices(const Dataset& d, 
     parts[kind_of(p)].push_back(x);
     parts[std::to_string(p.ndim) + "d"].push_back(x);
     parts[p.flops() < kSmallFlops ? "small" : "large"].push_back(x);
+    parts[to_string(p.dtype)].push_back(x);
   }
   std::vector<std::pair<std::string, Summary>> out;
   for (const auto& n : names) out.push_back({n, summarize(parts[n])});
+  // Data types: listed only for data of several (one-dtype reports unchanged).
+  std::vector<std::string> dtypes;
+  for (const char* t : {"bf16", "fp16", "fp32"})
+    if (!parts[t].empty()) dtypes.push_back(t);
+  if (dtypes.size() > 1)
+    for (const auto& t : dtypes) out.push_back({t, summarize(parts[t])});
   return out;
 }
 
