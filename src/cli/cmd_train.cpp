@@ -60,7 +60,7 @@ void register_train_command(CLI::App& app) {
     o.gpu = *g;
     // 'none': no cross-validation, only the final model of --objective
     // (quick experiments; a shipped model keeps its out-of-fold metrics).
-    if (f->objectives != "none") o.objectives = bench::split_list(f->objectives);
+    o.objectives = f->objectives == "none" ? std::vector<std::string>{} : bench::split_list(f->objectives);
     o.objective = f->objective;
     if (o.objectives.empty() && o.objective.empty()) fail("--objectives none needs --objective");
     if (!o.objective.empty() && f->objectives != "none") {

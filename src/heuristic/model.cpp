@@ -93,7 +93,7 @@ void Selector::score(const Problem& p, const KernelTraits* const* kernels, size_
                      const DeviceInfo& d, float* scores, std::vector<float>& scratch) const {
   const size_t nf = size_t(num_features());
   if (scratch.size() < n * nf) scratch.resize(n * nf);
-  for (size_t i = 0; i < n; ++i) compute_features(p, *kernels[i], g, d, scratch.data() + i * nf);
+  compute_features(p, kernels, n, g, d, scratch.data());  // the problem's terms once for all rows
   forest_.predict(scratch.data(), int(n), scores);
   if (manifest_.objective == "reg" || manifest_.objective == "reg_rel")
     for (size_t i = 0; i < n; ++i) scores[i] = -scores[i];  // log(ms) or log(ms / best): lower is better

@@ -49,8 +49,45 @@ TEST(ModelPolicy, ShippedModelIsUsedAndNamedInTheReason) {
   EXPECT_GT(differ, 0) << "the model never disagreed with the analytic policy: is it used?";
 }
 
-TEST(ModelPolicy, DataTypesTheModelNeverSawUseTheAnalyticEstimate) {
+// A copy of the shipped model folder, to be edited or damaged.
+void copy_model(const fs::path& to) {
+  fs::create_directories(to);
+  for (const auto& e : fs::directory_iterator(kModels + "/h200")) fs::copy_file(e.path(), to / e.path().filename());
+}
+
+// Replaces the first occurrence of `from` in a copied model's manifest.
+void edit_manifest(const fs::path& model, const std::string& from, const std::string& to) {
+  const fs::path man = model / "manifest.json";
+  std::ifstream in(man);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  std::ofstream(man) << text;
+}
+
+TEST(ModelPolicy, ShippedModelCoversEveryDataType) {
   auto reg = make_registry("", "off", true, kModels);
+  ASSERT_NE(reg, nullptr);
+  for (const char* sp : {"fwd_fp16_n32c64k64_h56w56_y3x3_p1", "bwd_weight_fp32_n8c128k128_h28w28_y3x3_p1"}) {
+    auto h = reg->select(spec(sp), Policy::heuristic());
+    ASSERT_TRUE(h.ok());
+    EXPECT_NE(h->reason.find("heuristic: model"), std::string::npos) << h->reason;
+  }
+}
+
+TEST(ModelPolicy, DataTypesTheModelNeverSawUseTheAnalyticEstimate) {
+  TempDir dir;
+  copy_model(dir.path() / "h200");
+  // A model trained on bf16 only (its manifest's dtypes).
+  const fs::path man = dir.path() / "h200" / "manifest.json";
+  std::ifstream in(man);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t from = text.find("\"dtypes\""), to = text.find(']', from);
+  ASSERT_TRUE(from != std::string::npos && to != std::string::npos);
+  text.replace(from, to + 1 - from, "\"dtypes\": [\"bf16\"]");
+  std::ofstream(man) << text;
+  auto reg = make_registry("", "off", true, dir.path().string());
   auto an = make_registry("", "off", true, "off");
   for (const char* sp : {"fwd_fp16_n32c64k64_h56w56_y3x3_p1", "bwd_weight_fp32_n8c128k128_h28w28_y3x3_p1"}) {
     const Problem p = spec(sp);
@@ -60,12 +97,6 @@ TEST(ModelPolicy, DataTypesTheModelNeverSawUseTheAnalyticEstimate) {
     EXPECT_EQ(h->kernel, a->kernel) << sp;
     EXPECT_NE(h->reason.find("has no"), std::string::npos) << h->reason;
   }
-}
-
-// A copy of the shipped model folder with `edit` applied to one file.
-void copy_model(const fs::path& to) {
-  fs::create_directories(to);
-  for (const auto& e : fs::directory_iterator(kModels + "/h200_bf16")) fs::copy_file(e.path(), to / e.path().filename());
 }
 
 void expect_analytic_fallback(const std::string& models_dir) {
@@ -83,10 +114,10 @@ void expect_analytic_fallback(const std::string& models_dir) {
 
 TEST(ModelPolicy, TruncatedModelFallsBackToAnalytic) {
   TempDir d;
-  copy_model(d.path() / "h200_bf16");
+  copy_model(d.path() / "h200");
   // The shipped model file, whatever its format (json/ubj, compressed or not).
   fs::path m;
-  for (const auto& e : fs::directory_iterator(d.path() / "h200_bf16"))
+  for (const auto& e : fs::directory_iterator(d.path() / "h200"))
     if (e.path().filename().string().rfind("model.", 0) == 0) m = e.path();
   ASSERT_FALSE(m.empty());
   fs::resize_file(m, fs::file_size(m) / 2);
@@ -95,14 +126,8 @@ TEST(ModelPolicy, TruncatedModelFallsBackToAnalytic) {
 
 TEST(ModelPolicy, OtherFeatureSchemaFallsBackToAnalytic) {
   TempDir d;
-  copy_model(d.path() / "h200_bf16");
-  const fs::path man = d.path() / "h200_bf16" / "manifest.json";
-  std::ifstream in(man);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t at = text.find("\"feature_schema\": \"");
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, std::string("\"feature_schema\": \"").size(), "\"feature_schema\": \"v0-old");
-  std::ofstream(man) << text;
+  copy_model(d.path() / "h200");
+  edit_manifest(d.path() / "h200", "\"feature_schema\": \"", "\"feature_schema\": \"v0-old");
   expect_analytic_fallback(d.path().string());
 }
 
