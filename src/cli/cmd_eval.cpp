@@ -18,6 +18,7 @@
 #include "bench/plan.hpp"
 #include "bench/sweep.hpp"
 #include "cli/commands.hpp"
+#include "heuristic/candidates.hpp"
 #include "heuristic/model.hpp"
 #include "heuristic/train.hpp"
 #include "report/run_script.hpp"
@@ -47,8 +48,8 @@ void register_eval_command(CLI::App& app) {
   cmd->add_option("--plots", f->plots, "folder for PNG plots (needs python3-matplotlib)");
   cmd->add_option("--json", f->json, "write the metrics as JSON to this file");
   cmd->add_option("--candidates", f->candidates,
-                  "score only each problem's K best kernels by the analytic estimate, as the registry does "
-                  "(RegistryOptions::model_candidates; 0 = all)");
+                  "score only each problem's K best kernels by the analytic estimate plus the analytic best of "
+                  "each kernel class, as the registry does (RegistryOptions::model_candidates, default 32; 0 = all)");
   cmd->callback([f] {
     auto sel = heuristic::Selector::load(f->model);
     if (!sel.ok()) fail(sel.status().to_string());
@@ -64,18 +65,26 @@ void register_eval_command(CLI::App& app) {
     const std::vector<float> analytic = heuristic::analytic_scores(*d, dev);
     std::vector<float> scores(d->rows()), scratch;
     std::vector<const KernelTraits*> ks;
+    std::vector<uint32_t> order, keep;
     for (size_t gi = 0; gi < d->groups(); ++gi) {
       const size_t b = d->begin[gi], n = d->begin[gi + 1] - b;
       ks.clear();
       for (size_t r = b; r < b + n; ++r) ks.push_back(&d->kernels[r]);
       s.score(d->problems[gi], ks.data(), n, g, dev, scores.data() + b, scratch);
       if (f->candidates > 0 && n > size_t(f->candidates)) {
-        // Kernels outside the analytic top K are never scored by the registry.
-        std::vector<float> a(analytic.begin() + long(b), analytic.begin() + long(b + n));
-        std::nth_element(a.begin(), a.begin() + (f->candidates - 1), a.end(), std::greater<float>());
-        const float cut = a[size_t(f->candidates - 1)];
-        for (size_t r = b; r < b + n; ++r)
-          if (analytic[r] < cut) scores[r] = -1e30f;
+        // The registry's subset (heuristic/candidates.hpp): the rest is never
+        // scored. The analytic order breaks ties by row, as the registry does
+        // by pool position.
+        order.resize(n);
+        for (size_t i = 0; i < n; ++i) order[i] = uint32_t(b + i);
+        std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return analytic[x] > analytic[y]; });
+        ks.clear();
+        for (const uint32_t r : order) ks.push_back(&d->kernels[r]);
+        heuristic::model_candidate_positions(ks.data(), n, f->candidates, keep);
+        std::vector<bool> scored(n, false);
+        for (const uint32_t i : keep) scored[order[i] - b] = true;
+        for (size_t i = 0; i < n; ++i)
+          if (!scored[i]) scores[b + i] = -1e30f;
       }
     }
     const auto picks = heuristic::evaluate_scores(*d, scores);

@@ -17,6 +17,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/log.hpp"
+#include "heuristic/candidates.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
 #include "kernels/naive/naive.hpp"
 #include "pool/filter.hpp"
@@ -225,13 +226,20 @@ Result<std::vector<Candidate>> RegistryImpl::ranked(const Problem& p) const {
 
 bool RegistryImpl::rank_by_model(const Problem& p, std::vector<Candidate>& cands) const {
   if (!learned_.selector || cands.empty()) return false;
-  // cands arrive in analytic order: the model sees the best K of them.
-  if (options_.model_candidates > 0 && cands.size() > size_t(options_.model_candidates))
-    cands.resize(size_t(options_.model_candidates));
+  // cands arrive in analytic order: the model sees the best K of them and
+  // the best of each kernel class (heuristic/candidates.hpp says why).
   thread_local std::vector<const KernelTraits*> ks;
   thread_local std::vector<float> scores, scratch;
+  thread_local std::vector<uint32_t> keep;
   ks.clear();
   for (const Candidate& c : cands) ks.push_back(c.traits);
+  heuristic::model_candidate_positions(ks.data(), ks.size(), options_.model_candidates, keep);
+  if (keep.size() < cands.size()) {
+    for (size_t i = 0; i < keep.size(); ++i) cands[i] = cands[keep[i]];  // keep is ascending: in place
+    cands.resize(keep.size());
+    ks.clear();
+    for (const Candidate& c : cands) ks.push_back(c.traits);
+  }
   scores.resize(cands.size());
   learned_.selector->score(p, ks.data(), ks.size(), learned_.props, learned_.feature_device, scores.data(), scratch);
   for (size_t i = 0; i < cands.size(); ++i) cands[i].score = scores[i];

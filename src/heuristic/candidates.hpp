@@ -1,0 +1,39 @@
+// Which candidates the learned model scores for a problem.
+//
+// Scoring every applicable kernel costs ~8 us per kernel with the shipped
+// model (400 trees of depth 10), so the model sees a subset chosen by the
+// analytic estimate. The analytic estimate's errors are correlated within
+// kernel classes (it misjudges split-K, small tiles or narrow vectors as a
+// whole), so a plain top K can miss a whole class: on bwd_weight the best
+// kernel is often a split-K one the estimate ranks low. The subset is
+// therefore the analytic top K plus the analytic best kernel of every class
+// (kernel_class) not already among them.
+//
+// Compared on the training sweeps, model-independently (efficiency of the
+// best measured kernel inside the subset, full pools, 7,162 problems): top 32
+// 0.993, top 32 + classes (37 kernels on average) 0.997, top 48 0.998, top 64
+// 0.999; and on validation_holdout with the shipped model (so the holdout was
+// seen while choosing K): top 64 0.983, top 32 + classes 0.982 (every
+// direction >= 0.98), top 32 0.977. One core, example problems: select p50 307 us against 504 us for the top 64.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/traits.hpp"
+
+namespace gconv::heuristic {
+
+// A small id of the kernel's class: direct kernels are one class; igemm
+// kernels by split-K mode (none / parallel / serial) x tile area (>= 128x128
+// or smaller) x vector width.
+int kernel_class(const KernelTraits& t);
+
+// The positions, in `analytic_order` (best estimate first), of the kernels
+// the model scores: the first `top_k`, then the first kernel of every class
+// not yet represented. Ascending positions; top_k <= 0 or n <= top_k keeps
+// all. No allocation once `keep` has grown.
+void model_candidate_positions(const KernelTraits* const* analytic_order, size_t n, int top_k,
+                               std::vector<uint32_t>& keep);
+
+}  // namespace gconv::heuristic

@@ -1,0 +1,62 @@
+// The model's candidate subset: the analytic top K plus the analytic best of
+// each kernel class, in analytic order, without duplicates.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "heuristic/candidates.hpp"
+
+namespace gconv::heuristic {
+namespace {
+
+KernelTraits igemm(int tm, int tn, SplitKMode split, int vec) {
+  KernelTraits t;
+  t.tile_m = tm;
+  t.tile_n = tn;
+  t.split_mode = split;
+  t.split_k = split == SplitKMode::none ? 1 : 4;
+  t.vec = vec;
+  return t;
+}
+
+TEST(Candidates, ClassesSeparateSplitModeTileAreaVectorAndFamily) {
+  KernelTraits direct;
+  direct.family = Family::direct;
+  std::set<int> ids;
+  for (SplitKMode s : {SplitKMode::none, SplitKMode::parallel, SplitKMode::serial})
+    for (int tile : {64, 128})
+      for (int vec : {1, 2, 4, 8}) ids.insert(kernel_class(igemm(tile, 128, s, vec)));
+  ids.insert(kernel_class(direct));
+  EXPECT_EQ(ids.size(), 3u * 2u * 4u + 1u);
+  // Same class: only stages, warps or tile_k differ.
+  KernelTraits a = igemm(128, 128, SplitKMode::none, 8), b = a;
+  b.stages = 4;
+  b.warps_m = 4;
+  b.tile_k = 64;
+  EXPECT_EQ(kernel_class(a), kernel_class(b));
+}
+
+TEST(Candidates, TopKPlusTheFirstOfEachMissingClass) {
+  // Analytic order: four unsplit large-tile kernels, then a parallel split-K
+  // one, another unsplit one, a direct one, a second split-K one.
+  std::vector<KernelTraits> ts = {igemm(128, 128, SplitKMode::none, 8), igemm(128, 256, SplitKMode::none, 8),
+                                  igemm(256, 128, SplitKMode::none, 8), igemm(128, 128, SplitKMode::none, 8),
+                                  igemm(64, 64, SplitKMode::parallel, 8), igemm(128, 128, SplitKMode::none, 8),
+                                  KernelTraits{},                         igemm(64, 64, SplitKMode::parallel, 8)};
+  ts[6].family = Family::direct;
+  std::vector<const KernelTraits*> order;
+  for (const auto& t : ts) order.push_back(&t);
+  std::vector<uint32_t> keep;
+  model_candidate_positions(order.data(), order.size(), 2, keep);
+  EXPECT_EQ(keep, (std::vector<uint32_t>{0, 1, 4, 6}));
+  model_candidate_positions(order.data(), order.size(), 5, keep);
+  EXPECT_EQ(keep, (std::vector<uint32_t>{0, 1, 2, 3, 4, 6}));
+  // K >= n or K <= 0: everything.
+  model_candidate_positions(order.data(), order.size(), 8, keep);
+  EXPECT_EQ(keep.size(), 8u);
+  model_candidate_positions(order.data(), order.size(), 0, keep);
+  EXPECT_EQ(keep.size(), 8u);
+}
+
+}  // namespace
+}  // namespace gconv::heuristic
