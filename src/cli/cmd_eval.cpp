@@ -63,29 +63,23 @@ void register_eval_command(CLI::App& app) {
                    g.name.c_str());
     const DeviceInfo dev = heuristic::device_info_for(g);
     const std::vector<float> analytic = heuristic::analytic_scores(*d, dev);
-    std::vector<float> scores(d->rows()), scratch;
+    // Only the registry's subset is scored (heuristic/candidates.hpp), as
+    // selection scores it: a cascade's prefilter ranks the same kernels.
+    const std::vector<bool> scored = heuristic::model_candidate_rows(*d, analytic, f->candidates);
+    std::vector<float> scores(d->rows(), -1e30f), part, scratch;
     std::vector<const KernelTraits*> ks;
-    std::vector<uint32_t> order, keep;
+    std::vector<size_t> rows_of;
     for (size_t gi = 0; gi < d->groups(); ++gi) {
-      const size_t b = d->begin[gi], n = d->begin[gi + 1] - b;
       ks.clear();
-      for (size_t r = b; r < b + n; ++r) ks.push_back(&d->kernels[r]);
-      s.score(d->problems[gi], ks.data(), n, g, dev, scores.data() + b, scratch);
-      if (f->candidates > 0 && n > size_t(f->candidates)) {
-        // The registry's subset (heuristic/candidates.hpp): the rest is never
-        // scored. The analytic order breaks ties by row, as the registry does
-        // by pool position.
-        order.resize(n);
-        for (size_t i = 0; i < n; ++i) order[i] = uint32_t(b + i);
-        std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return analytic[x] > analytic[y]; });
-        ks.clear();
-        for (const uint32_t r : order) ks.push_back(&d->kernels[r]);
-        heuristic::model_candidate_positions(ks.data(), n, f->candidates, keep);
-        std::vector<bool> scored(n, false);
-        for (const uint32_t i : keep) scored[order[i] - b] = true;
-        for (size_t i = 0; i < n; ++i)
-          if (!scored[i]) scores[b + i] = -1e30f;
-      }
+      rows_of.clear();
+      for (size_t r = d->begin[gi]; r < d->begin[gi + 1]; ++r)
+        if (scored[r]) {
+          ks.push_back(&d->kernels[r]);
+          rows_of.push_back(r);
+        }
+      part.resize(ks.size());
+      s.score(d->problems[gi], ks.data(), ks.size(), g, dev, part.data(), scratch);
+      for (size_t i = 0; i < rows_of.size(); ++i) scores[rows_of[i]] = part[i];
     }
     const auto picks = heuristic::evaluate_scores(*d, scores);
     const auto model_slices = heuristic::summarize_slices(*d, picks);
@@ -136,7 +130,7 @@ void register_eval_command(CLI::App& app) {
       o << "spec,kernel,measured_ms,predicted_ms,score,analytic_score\n";
       for (size_t gi = 0; gi < d->groups(); ++gi)
         for (size_t r = d->begin[gi]; r < d->begin[gi + 1]; ++r)
-          o << bench::csv_field(d->specs[gi]) << "," << d->kernel_names[r] << "," << d->time_ms[r] << "," << s.predicted_ms(scores[r])
+          o << bench::csv_field(d->specs[gi]) << "," << d->kernel_names[r] << "," << d->time_ms[r] << "," << (scored[r] ? s.predicted_ms(scores[r]) : -1.0)
             << "," << scores[r] << "," << analytic[r] << "\n";
       if (!o) fail(rows + ": cannot write");
     }

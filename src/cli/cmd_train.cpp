@@ -16,6 +16,8 @@ namespace {
 struct TrainFlags {
   std::string data, out, gpu, objectives = "reg,rank:pairwise,rank:ndcg", objective, warm_start, revision,
       model_format = "json";
+  int candidates = 0, prefilter_keep = 0;
+  std::string prefilter;
   int folds = 5, rounds = 200, depth = 7, threads = 0, seed = 0;
   double eta = 0.1, subsample = 0.8, colsample = 0.8, min_child_weight = 1;
 };
@@ -48,6 +50,13 @@ void register_train_command(CLI::App& app) {
   cmd->add_option("--seed", f->seed, "random seed");
   cmd->add_option("--warm-start", f->warm_start, "continue boosting from this model folder (same feature schema)");
   cmd->add_option("--model-format", f->model_format, "json (model.json) or ubj (model.ubj: smaller, loads faster)");
+  cmd->add_option("--candidates", f->candidates,
+                  "learn only from the rows the registry lets the model score: analytic top K + the best of each "
+                  "kernel class (0 = every row)");
+  cmd->add_option("--prefilter", f->prefilter,
+                  "make a cascade: this (cheaper) model folder ranks the candidates first, the trained model scores "
+                  "only its best --prefilter-keep per problem; the output holds a copy of it");
+  cmd->add_option("--prefilter-keep", f->prefilter_keep, "candidates the prefilter passes on per problem");
   cmd->add_option("--revision", f->revision, "source revision recorded in the manifest (e.g. git describe)");
   cmd->callback([f] {
     auto gt = problem_io::read_text_file(f->gpu);
@@ -83,6 +92,9 @@ void register_train_command(CLI::App& app) {
     o.warm_start = f->warm_start;
     o.source_revision = f->revision;
     o.model_format = f->model_format;
+    o.candidates = f->candidates;
+    o.prefilter = f->prefilter;
+    o.prefilter_keep = f->prefilter_keep;
     auto r = heuristic::train_selector(o);
     if (!r.ok()) fail(r.status().to_string());
     std::printf("%s", r->text().c_str());

@@ -1,5 +1,6 @@
 #include "heuristic/candidates.hpp"
 
+#include <algorithm>
 #include <bitset>
 
 namespace gconv::heuristic {
@@ -39,6 +40,42 @@ void model_candidate_positions(const KernelTraits* const* analytic_order, size_t
     if (i < size_t(top_k) || !seen[size_t(c)]) keep.push_back(uint32_t(i));
     seen[size_t(c)] = true;
   }
+}
+
+std::vector<bool> model_candidate_rows(const Dataset& d, const std::vector<float>& analytic, int top_k) {
+  std::vector<bool> keep(d.rows(), true);
+  if (top_k <= 0) return keep;
+  std::vector<uint32_t> order, pos;
+  std::vector<const KernelTraits*> ks;
+  for (size_t g = 0; g < d.groups(); ++g) {
+    const size_t b = d.begin[g], n = d.begin[g + 1] - b;
+    if (n <= size_t(top_k)) continue;
+    order.resize(n);
+    for (size_t i = 0; i < n; ++i) order[i] = uint32_t(b + i);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return analytic[x] > analytic[y]; });
+    ks.clear();
+    for (const uint32_t r : order) ks.push_back(&d.kernels[r]);
+    model_candidate_positions(ks.data(), n, top_k, pos);
+    for (size_t i = 0; i < n; ++i) keep[b + i] = false;
+    for (const uint32_t i : pos) keep[order[i]] = true;
+  }
+  return keep;
+}
+
+std::vector<bool> top_rows_by_score(const Dataset& d, const std::vector<float>& scores,
+                                    const std::vector<bool>& eligible, int keep) {
+  std::vector<bool> out = eligible;
+  if (keep <= 0) return out;
+  std::vector<uint32_t> rows;
+  for (size_t g = 0; g < d.groups(); ++g) {
+    rows.clear();
+    for (size_t r = d.begin[g]; r < d.begin[g + 1]; ++r)
+      if (eligible[r]) rows.push_back(uint32_t(r));
+    if (rows.size() <= size_t(keep)) continue;
+    std::stable_sort(rows.begin(), rows.end(), [&](uint32_t x, uint32_t y) { return scores[x] > scores[y]; });
+    for (size_t i = size_t(keep); i < rows.size(); ++i) out[rows[i]] = false;
+  }
+  return out;
 }
 
 }  // namespace gconv::heuristic

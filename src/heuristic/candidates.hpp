@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "heuristic/dataset.hpp"
 #include "kernels/traits.hpp"
 
 namespace gconv::heuristic {
@@ -35,5 +36,17 @@ int kernel_class(const KernelTraits& t);
 // all. No allocation once `keep` has grown.
 void model_candidate_positions(const KernelTraits* const* analytic_order, size_t n, int top_k,
                                std::vector<uint32_t>& keep);
+
+// Per row of d: whether the registry would let the model score it, given
+// each row's analytic score (analytic_scores: higher = better; ties keep
+// the rows' order, as the registry keeps pool order). top_k <= 0: every row.
+// Evaluation scores only these rows; training may learn only from them.
+std::vector<bool> model_candidate_rows(const Dataset& d, const std::vector<float>& analytic, int top_k);
+
+// Per row of d: among the rows with eligible[row], the `keep` with the
+// highest scores of their group (ties: the earlier row). keep <= 0: the
+// eligible rows unchanged. The cascade's second stage sees these.
+std::vector<bool> top_rows_by_score(const Dataset& d, const std::vector<float>& scores,
+                                    const std::vector<bool>& eligible, int keep);
 
 }  // namespace gconv::heuristic

@@ -12,6 +12,7 @@
 namespace gconv::heuristic {
 
 float Dataset::best_ms(size_t g) const {
+  if (!oracle_ms.empty()) return oracle_ms[g];
   float best = time_ms[begin[g]];
   for (size_t r = begin[g] + 1; r < begin[g + 1]; ++r) best = std::min(best, time_ms[r]);
   return best;
@@ -132,6 +133,29 @@ Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* st
   if (stats_out) *stats_out = stats;
   if (d.groups() == 0) return invalid_argument("no usable rows (" + stats.summary() + ")");
   return d;
+}
+
+Dataset keep_rows(const Dataset& d, const std::vector<bool>& keep, size_t min_rows) {
+  Dataset o;
+  o.gpu = d.gpu;
+  for (size_t g = 0; g < d.groups(); ++g) {
+    size_t n = 0;
+    for (size_t r = d.begin[g]; r < d.begin[g + 1]; ++r) n += keep[r] ? 1 : 0;
+    if (n < min_rows) continue;
+    o.begin.push_back(o.kernels.size());
+    o.problems.push_back(d.problems[g]);
+    o.specs.push_back(d.specs[g]);
+    o.sources.push_back(d.sources[g]);
+    o.oracle_ms.push_back(d.best_ms(g));
+    for (size_t r = d.begin[g]; r < d.begin[g + 1]; ++r) {
+      if (!keep[r]) continue;
+      o.kernels.push_back(d.kernels[r]);
+      o.kernel_names.push_back(d.kernel_names[r]);
+      o.time_ms.push_back(d.time_ms[r]);
+    }
+  }
+  o.begin.push_back(o.kernels.size());
+  return o;
 }
 
 std::vector<int> group_k_fold(const Dataset& d, int folds) {

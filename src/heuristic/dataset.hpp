@@ -29,6 +29,10 @@ struct Dataset {
   std::vector<KernelTraits> kernels;
   std::vector<std::string> kernel_names;
   std::vector<float> time_ms;
+  // Per group, when rows were left out (keep_rows): the best time of all the
+  // rows read, so that efficiencies stay measured against the true oracle.
+  // Empty: the oracle is the best of the group's rows.
+  std::vector<float> oracle_ms;
 
   size_t rows() const { return kernels.size(); }
   size_t groups() const { return problems.size(); }
@@ -45,6 +49,10 @@ struct LoadStats {
 // rows are dropped (a ranking needs at least 2). invalid_argument when the
 // files' GPUs differ or nothing is left.
 Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* stats = nullptr, size_t min_rows = 2);
+
+// The rows with keep[row] (groups left with fewer than `min_rows` are
+// dropped); oracle_ms keeps each group's best time over all of d's rows.
+Dataset keep_rows(const Dataset& d, const std::vector<bool>& keep, size_t min_rows = 2);
 
 // The shape of a problem, direction left out: GroupKFold keys folds by it, so
 // the three directions of one layer shape are never split between train and

@@ -260,12 +260,11 @@ void ForestBuilder::add_full_tree(const Forest::Tree& tr) {
     return;
   }
   const uint32_t inner = (1u << D) - 1;
-  const uint32_t split0 = static_cast<uint32_t>(f_.full_col_.size());
+  const uint32_t split0 = static_cast<uint32_t>(f_.full_nodes_.size());
   const uint32_t leaf0 = static_cast<uint32_t>(f_.full_value_.size());
   f_.full_split_.push_back(split0);
   f_.full_leaf_.push_back(leaf0);
-  f_.full_col_.resize(f_.full_col_.size() + inner, 0);
-  f_.full_key_.resize(f_.full_key_.size() + inner, INT32_MIN);
+  f_.full_nodes_.resize(f_.full_nodes_.size() + inner, detail::FullSplit{0, 0, INT32_MIN});
   f_.full_value_.resize(f_.full_value_.size() + (size_t{1} << D), 0.0f);
   struct Item {
     uint32_t node, slot;
@@ -281,8 +280,10 @@ void ForestBuilder::add_full_tree(const Forest::Tree& tr) {
       std::fill_n(f_.full_value_.begin() + leaf0 + first, size_t{1} << (D - it.level), node.value);
       continue;
     }
-    f_.full_col_[split0 + it.slot] = node.feature + (node.default_left ? 0 : f_.num_features_);
-    f_.full_key_[split0 + it.slot] = detail::threshold_key(node.threshold, node.default_left);
+    detail::FullSplit& fs = f_.full_nodes_[split0 + it.slot];
+    fs.col2 = static_cast<uint16_t>(node.feature + (node.default_left ? 0 : f_.num_features_));
+    fs.col1 = static_cast<uint16_t>(node.feature);
+    fs.key = detail::threshold_key(node.threshold, node.default_left);
     stack.push_back({static_cast<uint32_t>(node.left), 2 * it.slot + 1, it.level + 1});
     stack.push_back({static_cast<uint32_t>(node.right), 2 * it.slot + 2, it.level + 1});
   }
@@ -424,8 +425,7 @@ void Forest::predict(const float* x, int rows, float* out, detail::Kernel kernel
   v.full_leaf = full_leaf_.data();
   v.depth = depth_.data();
   v.set_nodes = set_nodes_.data();
-  v.full_col = full_col_.data();
-  v.full_key = full_key_.data();
+  v.full_nodes = full_nodes_.data();
   v.full_value = full_value_.data();
   v.exact_tree = &Forest::exact_tree;
   v.exact_ctx = this;

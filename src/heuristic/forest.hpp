@@ -93,8 +93,7 @@ class Forest {
   std::vector<detail::SetNode> set_nodes_;
   std::vector<uint32_t> set_first_, full_split_, full_leaf_;
   std::vector<uint8_t> depth_;
-  std::vector<uint32_t> full_col_;
-  std::vector<int32_t> full_key_;
+  std::vector<detail::FullSplit> full_nodes_;
   std::vector<float> full_value_;
   std::vector<double> gain_;
   std::vector<int> splits_;

@@ -37,13 +37,22 @@ namespace {
 
 // ---- traverse -----------------------------------------------------------
 
-constexpr int kTraverseInts = 4096;  // doubled rows of one sub-block: 16 KiB
+constexpr int kTraverseInts = 16384;  // (doubled) rows of one sub-block: 64 KiB
 constexpr int kChains = 8;           // rows walked at once through one tree
 
-// Rows [0, B) of x as keys, each row 2F wide: [0, F) with NaN -> INT32_MIN
-// (read by default-left splits: below every threshold key, goes left),
-// [F, 2F) with NaN -> INT32_MAX (read by default-right splits: goes right).
-inline void widen_rows(const float* x, int B, int F, int32_t* buf) {
+// Rows [0, B) of x as keys. A block without missing values stores each row
+// once (F wide; splits read column col1). Otherwise each row is stored twice
+// (2F wide; splits read col2): [0, F) with NaN -> INT32_MIN (read by
+// default-left splits: below every threshold key, goes left), [F, 2F) with
+// NaN -> INT32_MAX (read by default-right splits: goes right). Returns
+// whether the rows are doubled.
+inline bool widen_rows(const float* x, int B, int F, int32_t* buf) {
+  bool missing = false;
+  for (int i = 0; i < B * F; ++i) missing |= x[i] != x[i];
+  if (!missing) {
+    for (int i = 0; i < B * F; ++i) buf[i] = order_key(x[i]);
+    return false;
+  }
   for (int r = 0; r < B; ++r) {
     const float* s = x + static_cast<size_t>(r) * F;
     int32_t* dl = buf + static_cast<size_t>(r) * 2 * F;
@@ -56,13 +65,20 @@ inline void widen_rows(const float* x, int B, int F, int32_t* buf) {
       dr[c] = miss ? INT32_MAX : k;
     }
   }
+  return true;
 }
 
-// One complete-layout tree of depth D over B doubled rows (width W): adds
-// each row's leaf to acc. A step's latency is two dependent loads and a
-// compare; kChains rows at a time keep enough steps in flight to cover it.
-inline void walk_full(const uint32_t* col, const int32_t* key, const float* leaf, int D, const int32_t* buf, int W,
-                      int B, float* acc) {
+template <bool kDoubled>
+inline uint32_t split_col(const FullSplit& n) {
+  return kDoubled ? n.col2 : n.col1;
+}
+
+// One complete-layout tree of depth D over B rows (width W): adds each row's
+// leaf to acc. A step's latency is two dependent loads and a compare;
+// kChains rows at a time keep enough steps in flight to cover it.
+template <bool kDoubled>
+inline void walk_full(const FullSplit* nodes, const float* leaf, int D, const int32_t* buf, int W, int B,
+                      float* acc) {
   const uint32_t first_leaf = (1u << D) - 1;
   int r = 0;
   for (; r + kChains <= B; r += kChains) {
@@ -76,7 +92,10 @@ inline void walk_full(const uint32_t* col, const int32_t* key, const float* leaf
     }
     for (int l = 0; l < D; ++l) {
 #pragma GCC unroll 8
-      for (int k = 0; k < kChains; ++k) i[k] = 2 * i[k] + 1 + (p[k][col[i[k]]] >= key[i[k]]);
+      for (int k = 0; k < kChains; ++k) {
+        const FullSplit n = nodes[i[k]];
+        i[k] = 2 * i[k] + 1 + (p[k][split_col<kDoubled>(n)] >= n.key);
+      }
     }
 #pragma GCC unroll 8
     for (int k = 0; k < kChains; ++k) acc[r + k] += leaf[i[k] - first_leaf];
@@ -84,31 +103,87 @@ inline void walk_full(const uint32_t* col, const int32_t* key, const float* leaf
   for (; r < B; ++r) {
     const int32_t* p = buf + static_cast<size_t>(r) * W;
     uint32_t i = 0;
-    for (int l = 0; l < D; ++l) i = 2 * i + 1 + (p[col[i]] >= key[i]);
+    for (int l = 0; l < D; ++l) {
+      const FullSplit n = nodes[i];
+      i = 2 * i + 1 + (p[split_col<kDoubled>(n)] >= n.key);
+    }
     acc[r] += leaf[i - first_leaf];
   }
 }
 
+// kChains consecutive complete-layout trees [t, t + kChains) over each of
+// B rows: for a few rows the trees are the independent chains. A large
+// model lives in L3, not L1, so a walk of one tree is a chain of cache
+// misses; walking kChains trees at once overlaps them. Each row still adds
+// its leaves in model order.
+template <bool kDoubled>
+inline void walk_tree_group(const ForestView& f, int t, const int32_t* buf, int W, int B, float* acc) {
+  const FullSplit* nodes[kChains];
+  const float* leaf[kChains];
+  int depth[kChains];
+  int deepest = 0;
+#pragma GCC unroll 8
+  for (int k = 0; k < kChains; ++k) {
+    nodes[k] = f.full_nodes + f.full_split[t + k];
+    leaf[k] = f.full_value + f.full_leaf[t + k];
+    depth[k] = f.depth[t + k];
+    deepest = std::max(deepest, depth[k]);
+  }
+  for (int r = 0; r < B; ++r) {
+    const int32_t* p = buf + static_cast<size_t>(r) * W;
+    uint32_t i[kChains] = {};
+    for (int l = 0; l < deepest; ++l) {
+#pragma GCC unroll 8
+      for (int k = 0; k < kChains; ++k)
+        if (l < depth[k]) {
+          const FullSplit n = nodes[k][i[k]];
+          i[k] = 2 * i[k] + 1 + (p[split_col<kDoubled>(n)] >= n.key);
+        }
+    }
+    float a = acc[r];
+#pragma GCC unroll 8
+    for (int k = 0; k < kChains; ++k) a += leaf[k][i[k] - ((1u << depth[k]) - 1)];
+    acc[r] = a;
+  }
+}
+
 // Trees [first_tree, num_trees) over rows [0, nb) of x, added to acc.
+template <bool kDoubled>
+inline void traverse_block(const ForestView& f, const float* xb, const int32_t* buf, int W, int n, float* acc,
+                           int first_tree) {
+  const int F = f.num_features;
+  for (int t = first_tree; t < f.num_trees; ++t) {
+    const uint32_t split = f.full_split[t];
+    if (n < kChains && t + kChains <= f.num_trees) {
+      // Few rows: kChains trees at a time when they all have the complete layout.
+      bool group = true;
+      for (int k = 0; k < kChains; ++k) group &= f.full_split[t + k] != ForestView::kNone;
+      if (group) {
+        walk_tree_group<kDoubled>(f, t, buf, W, n, acc);
+        t += kChains - 1;
+        continue;
+      }
+    }
+    if (split != ForestView::kNone) {
+      walk_full<kDoubled>(f.full_nodes + split, f.full_value + f.full_leaf[t], f.depth[t], buf, W, n, acc);
+    } else {
+      for (int r = 0; r < n; ++r) acc[r] += f.exact_tree(f.exact_ctx, t, xb + static_cast<size_t>(r) * F);
+    }
+  }
+}
+
 inline void traverse_rows(const ForestView& f, const float* x, int nb, float* acc, int first_tree) {
   const int F = f.num_features;
-  const int W = 2 * F;
   alignas(64) int32_t buf[kTraverseInts];
-  int B = std::max(1, std::min(64, kTraverseInts / std::max(W, 1)));
+  int B = std::max(1, std::min(64, kTraverseInts / std::max(2 * F, 1)));
   if (B >= kChains) B -= B % kChains;
   for (int r0 = 0; r0 < nb; r0 += B) {
     const int n = std::min(B, nb - r0);
     const float* xb = x + static_cast<size_t>(r0) * F;
-    widen_rows(xb, n, F, buf);
-    for (int t = first_tree; t < f.num_trees; ++t) {
-      const uint32_t split = f.full_split[t];
-      if (split != ForestView::kNone) {
-        walk_full(f.full_col + split, f.full_key + split, f.full_value + f.full_leaf[t], f.depth[t], buf, W, n,
-                  acc + r0);
-      } else {
-        for (int r = 0; r < n; ++r) acc[r0 + r] += f.exact_tree(f.exact_ctx, t, xb + static_cast<size_t>(r) * F);
-      }
-    }
+    if (widen_rows(xb, n, F, buf))
+      traverse_block<true>(f, xb, buf, 2 * F, n, acc + r0, first_tree);
+    else
+      traverse_block<false>(f, xb, buf, F, n, acc + r0, first_tree);
   }
 }
 
@@ -121,6 +196,9 @@ constexpr int kBlockFloats = 16384;  // rows per block * features (+ the stride 
 // node visit in traversal steps (one row, one level). Measured on Zen 4
 // (AVX-512): ~16 ns a visit, ~0.8 ns a step.
 constexpr int kProbeTrees = 8;
+// automatic: fewer rows always traverse (measured on Zen 4 with 34
+// candidate rows: traverse 25 us, sets 37 us for 80 trees of depth 8).
+constexpr int kMinSetRows = 128;
 constexpr int kVisitCostInSteps = 20;
 
 // Per-ISA operations on a 64-row slice:
@@ -344,7 +422,9 @@ void eval_forest(const ForestView& f, const float* x, int rows, float* out, Kern
   switch (kernel) {
     case Kernel::automatic:
 #if defined(GCONV_FOREST_X86)
-      if (have_avx512()) {
+      // A few dozen rows (a problem's candidates) walk faster one by one: the
+      // set walk's block setup and per-visit cost outweigh the shared paths.
+      if (have_avx512() && rows >= kMinSetRows) {
         sets_avx512(f, x, rows, out, /*adaptive=*/true);
         return;
       }

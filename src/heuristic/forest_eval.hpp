@@ -45,6 +45,13 @@ struct SetNode {
   uint16_t left;  // left child, relative to the tree's first node
 };
 
+// One split of the complete layout (`traverse`): 8 bytes, one load.
+struct FullSplit {
+  uint16_t col2;  // column in the doubled row: feature, + num_features when missing goes right
+  uint16_t col1;  // the feature (rows without missing values are stored once)
+  int32_t key;    // threshold key: the row goes right when its key >= this
+};
+
 // Deepest tree `sets` takes (its DFS stack) and deepest complete layout.
 inline constexpr int kMaxSetDepth = 64;
 inline constexpr int kMaxTraverseDepth = 10;
@@ -59,14 +66,12 @@ struct ForestView {
   float base_margin = 0;
   // Per tree.
   const uint32_t* set_first = nullptr;   // root in set_nodes, or kNone
-  const uint32_t* full_split = nullptr;  // first split in full_col / full_key, or kNone
+  const uint32_t* full_split = nullptr;  // first split in full_nodes, or kNone
   const uint32_t* full_leaf = nullptr;   // first leaf in full_value
   const uint8_t* depth = nullptr;        // longest root-to-leaf path (complete layout: its depth)
   const SetNode* set_nodes = nullptr;
-  // Complete layout: column in the doubled row (feature, + num_features when
-  // missing goes right), threshold key, leaf values.
-  const uint32_t* full_col = nullptr;
-  const int32_t* full_key = nullptr;
+  // Complete layout: splits and leaf values.
+  const FullSplit* full_nodes = nullptr;
   const float* full_value = nullptr;
   // Trees neither layout takes: one tree, one row (row-major), exactly.
   float (*exact_tree)(const void* ctx, int tree, const float* row) = nullptr;

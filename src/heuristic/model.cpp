@@ -31,6 +31,12 @@ Result<Manifest> parse_manifest(const std::string& text) {
     m.objective = j.at("objective").get<std::string>();
     if (m.objective != "reg" && m.objective != "reg_rel" && m.objective.rfind("rank:", 0) != 0)
       return parse_error("manifest.json: unknown objective '" + m.objective + "'");
+    if (j.contains("prefilter")) {
+      m.prefilter = j.at("prefilter").at("dir").get<std::string>();
+      m.prefilter_keep = j.at("prefilter").at("keep").get<int>();
+      if (m.prefilter.empty() || m.prefilter_keep < 1)
+        return parse_error("manifest.json: prefilter needs a dir and keep >= 1");
+    }
     if (j.contains("dtypes"))
       for (const auto& name : j.at("dtypes")) {
         auto t = parse_dtype(name.get<std::string>());
@@ -72,6 +78,15 @@ Result<std::shared_ptr<const Selector>> Selector::load(const std::string& dir) {
   s->forest_ = std::move(*f);
   s->dir_ = dir;
   s->model_path_ = path;
+  if (!s->manifest_.prefilter.empty()) {
+    const std::string pdir = dir + "/" + s->manifest_.prefilter;
+    auto pre = Selector::load(pdir);
+    if (!pre.ok()) return Status(pre.status().code(), dir + ": prefilter: " + pre.status().message());
+    if (!((*pre)->manifest().gpu == s->manifest_.gpu))
+      return parse_error(dir + ": prefilter " + pdir + " was trained for another GPU than the model");
+    if ((*pre)->prefilter()) return parse_error(dir + ": prefilter " + pdir + " has a prefilter itself");
+    s->prefilter_ = std::move(*pre);
+  }
   return std::shared_ptr<const Selector>(std::move(s));
 }
 
@@ -89,17 +104,49 @@ std::string Selector::check_gpu(const GpuProps& current) const {
          current.name + " (" + std::to_string(current.sm_count) + " SMs): selections may be poorer";
 }
 
+namespace {
+// Margins -> scores (higher = better) for a model's objective.
+void to_scores(const std::string& objective, float* v, size_t n) {
+  if (objective == "reg" || objective == "reg_rel")
+    for (size_t i = 0; i < n; ++i) v[i] = -v[i];  // log(ms) or log(ms / best): lower is better
+}
+}  // namespace
+
 void Selector::score(const Problem& p, const KernelTraits* const* kernels, size_t n, const GpuProps& g,
                      const DeviceInfo& d, float* scores, std::vector<float>& scratch) const {
   const size_t nf = size_t(num_features());
-  if (scratch.size() < n * nf) scratch.resize(n * nf);
-  compute_features(p, kernels, n, g, d, scratch.data());  // the problem's terms once for all rows
-  forest_.predict(scratch.data(), int(n), scores);
-  if (manifest_.objective == "reg" || manifest_.objective == "reg_rel")
-    for (size_t i = 0; i < n; ++i) scores[i] = -scores[i];  // log(ms) or log(ms / best): lower is better
+  const size_t keep = prefilter_ ? size_t(manifest_.prefilter_keep) : n;
+  const bool cascade = keep < n;
+  // scratch: n feature rows, then (cascade) the kept rows and their scores.
+  const size_t need = n * nf + (cascade ? keep * nf + keep : 0);
+  if (scratch.size() < need) scratch.resize(need);
+  float* x = scratch.data();
+  compute_features(p, kernels, n, g, d, x);  // the problem's terms once for all rows
+  if (!cascade) {
+    forest_.predict(x, int(n), scores);
+    to_scores(manifest_.objective, scores, n);
+    return;
+  }
+  prefilter_->forest_.predict(x, int(n), scores);
+  to_scores(prefilter_->manifest_.objective, scores, n);
+  // The best `keep` by the prefilter, earlier kernels first among equals.
+  thread_local std::vector<uint32_t> idx;
+  idx.resize(n);
+  for (size_t i = 0; i < n; ++i) idx[i] = uint32_t(i);
+  std::partial_sort(idx.begin(), idx.begin() + long(keep), idx.end(), [&](uint32_t a, uint32_t b) {
+    return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
+  });
+  float* xk = x + n * nf;
+  float* sk = xk + keep * nf;
+  for (size_t j = 0; j < keep; ++j) std::copy_n(x + size_t(idx[j]) * nf, nf, xk + j * nf);
+  forest_.predict(xk, int(keep), sk);
+  to_scores(manifest_.objective, sk, keep);
+  for (size_t i = 0; i < n; ++i) scores[i] -= kDroppedOffset;
+  for (size_t j = 0; j < keep; ++j) scores[idx[j]] = sk[j];
 }
 
 double Selector::predicted_ms(float score) const {
+  if (score < -kDroppedOffset / 2) return prefilter_ ? prefilter_->predicted_ms(score + kDroppedOffset) : -1.0;
   return manifest_.objective == "reg" ? std::exp(-double(score)) : -1.0;
 }
 

@@ -7,6 +7,9 @@
 //                  shapes, parameters, XGBoost version, source revision
 //   features.json  the feature table (name, formula, why) the model was trained on
 //   cv.json        out-of-fold metrics of every objective tried and the baselines
+//   prefilter/     optional: a cheaper model folder (same layout) that ranks
+//                  the candidates first; only its best `prefilter_keep` reach
+//                  this model (a two-stage cascade: selection latency)
 // Selector loads one and scores kernels for a problem (higher = better).
 //
 // Compatibility: a model whose feature schema differs from this build's is
@@ -41,6 +44,10 @@ struct Manifest {
   // The data types the training data held ("dtypes"; absent = all): the
   // registry uses the model for these only, the analytic estimate otherwise.
   std::vector<DType> dtypes;
+  // A cascade: the prefilter model's folder (relative to the model's) and
+  // how many of its best-ranked candidates this model scores; "" / 0: none.
+  std::string prefilter;
+  int prefilter_keep = 0;
   std::string json_text;  // the whole manifest as read / written
 };
 
@@ -66,16 +73,26 @@ class Selector {
 
   // Scores n kernels on p (higher = better). `scratch` is reused between
   // calls (no allocation once grown). Features use `g` / `d`.
+  // With a prefilter and n > prefilter_keep, the prefilter scores all n and
+  // this model only its best prefilter_keep (ties: the earlier kernel); the
+  // others get the prefilter's score minus kDroppedOffset, so that they rank
+  // below every kept kernel and keep the prefilter's order among themselves.
   void score(const Problem& p, const KernelTraits* const* kernels, size_t n, const GpuProps& g, const DeviceInfo& d,
              float* scores, std::vector<float>& scratch) const;
 
   // The model's predicted milliseconds for a score (regression models), or
-  // -1 for rank models.
+  // -1 for rank models. A dropped kernel's score gives the prefilter's.
   double predicted_ms(float score) const;
+
+  // The cascade's first stage (null: none) and how many it passes on.
+  const Selector* prefilter() const { return prefilter_.get(); }
+  int prefilter_keep() const { return manifest_.prefilter_keep; }
+  static constexpr float kDroppedOffset = 1e4f;
 
  private:
   Manifest manifest_;
   Forest forest_;
+  std::shared_ptr<const Selector> prefilter_;
   std::string dir_;
   std::string model_path_;
 };

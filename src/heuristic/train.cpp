@@ -1,5 +1,6 @@
 #include "heuristic/train.hpp"
 
+
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "heuristic/candidates.hpp"
 #include "heuristic/model.hpp"
 #include "jit/hash.hpp"
 #include "jit/thread_pool.hpp"
@@ -104,6 +106,9 @@ void margins_to_scores(const std::string& objective, std::vector<float>* m) {
 std::string TrainReport::text() const {
   std::string s = fmt::format("data: {}\n{} rows, {} problems, {} shapes; out-of-fold (GroupKFold by shape)\n",
                               load.summary(), rows, problems, shapes);
+  if (rows_read != rows)
+    s += fmt::format("(rows restricted to the model's candidates: {} of {} read; efficiency against the full oracle)\n",
+                     rows, rows_read);
   for (const auto& c : cv) {
     s += fmt::format("\n== {}{} ({:.1f} s)\n", c.name, c.name == chosen ? "  [chosen]" : "", c.seconds);
     s += format_slices(c.slices);
@@ -117,6 +122,37 @@ Result<TrainReport> train_selector(const TrainOptions& o) {
   if (!d.ok()) return d.status();
   if (o.gpu.name != "none" && o.gpu.name != d->gpu)
     return invalid_argument("the data was measured on " + d->gpu + " but --gpu describes " + o.gpu.name);
+  rep.rows_read = d->rows();
+  if (o.candidates > 0) {
+    const std::vector<float> an = analytic_scores(*d, device_info_for(o.gpu));
+    *d = keep_rows(*d, model_candidate_rows(*d, an, o.candidates));
+  }
+  // A cascade: the prefilter's scores and the rows it passes on. The model
+  // itself learns from every (candidate) row; out-of-fold metrics are those
+  // of the cascade, as Selector::score runs it.
+  std::shared_ptr<const Selector> pre;
+  std::vector<float> pre_scores;
+  std::vector<bool> kept;
+  if (!o.prefilter.empty()) {
+    if (o.prefilter_keep < 1) return invalid_argument("--prefilter needs --prefilter-keep >= 1");
+    auto m = Selector::load(o.prefilter);
+    if (!m.ok()) return Status(m.status().code(), "--prefilter: " + m.status().message());
+    if ((*m)->prefilter()) return invalid_argument("--prefilter " + o.prefilter + " is a cascade itself");
+    if (!((*m)->manifest().gpu == o.gpu))
+      return invalid_argument("--prefilter " + o.prefilter + " was trained for another GPU than --gpu");
+    pre = *m;
+    // The prefilter's scores of every row, as selection computes them.
+    std::vector<float> s1(d->rows()), scratch;
+    std::vector<const KernelTraits*> ks;
+    const DeviceInfo dev = device_info_for(o.gpu);
+    for (size_t g = 0; g < d->groups(); ++g) {
+      ks.clear();
+      for (size_t r = d->begin[g]; r < d->begin[g + 1]; ++r) ks.push_back(&d->kernels[r]);
+      pre->score(d->problems[g], ks.data(), ks.size(), o.gpu, dev, s1.data() + d->begin[g], scratch);
+    }
+    kept = top_rows_by_score(*d, s1, std::vector<bool>(d->rows(), true), o.prefilter_keep);
+    pre_scores = std::move(s1);
+  }
   rep.rows = d->rows();
   rep.problems = d->groups();
   std::set<std::string> shapes;
@@ -163,6 +199,9 @@ Result<TrainReport> train_selector(const TrainOptions& o) {
       }
     }
     margins_to_scores(objective, &scores);
+    if (pre)
+      for (size_t r = 0; r < scores.size(); ++r)
+        if (!kept[r]) scores[r] = pre_scores[r] - Selector::kDroppedOffset;
     return scores;
   };
 
@@ -228,6 +267,15 @@ Result<TrainReport> train_selector(const TrainOptions& o) {
   for (const auto& path : o.data) files.push_back({{"path", path}, {"hash", file_hash(path)}});
   m["data"] = files;
   m["rows"] = rep.rows;
+  if (o.candidates > 0) m["train_candidates"] = o.candidates;
+  if (pre) {
+    // The prefilter travels with the model: a copy of its folder.
+    const std::filesystem::path dst = std::filesystem::path(o.out) / "prefilter";
+    std::filesystem::remove_all(dst, ec);
+    std::filesystem::copy(o.prefilter, dst, std::filesystem::copy_options::recursive, ec);
+    if (ec) return io_error("copying the prefilter " + o.prefilter + " to " + dst.string() + ": " + ec.message());
+    m["prefilter"] = {{"dir", "prefilter"}, {"keep", o.prefilter_keep}, {"source", o.prefilter}};
+  }
   m["problems"] = rep.problems;
   m["shapes"] = rep.shapes;
   m["params"] = {{"rounds", p.rounds + (warm ? warm->boosted_rounds() : 0)}, {"max_depth", p.max_depth},

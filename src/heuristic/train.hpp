@@ -36,6 +36,17 @@ struct TrainOptions {
   std::string warm_start;         // model folder to continue boosting from ("" = none)
   std::string source_revision;    // recorded in the manifest
   std::string model_format = "json";  // "json" (model.json) or "ubj" (model.ubj)
+  // > 0: learn only from the rows the registry lets the model score
+  // (heuristic/candidates.hpp, analytic top `candidates` + class bests);
+  // efficiencies stay measured against each problem's full-pool oracle.
+  int candidates = 0;
+  // A cascade: the model folder `prefilter` (a cheaper model) ranks the
+  // candidates first and this model scores only its best `prefilter_keep`
+  // (Selector::score). The written folder holds a copy of it (prefilter/);
+  // out-of-fold metrics are the cascade's (the prefilter as given, usually
+  // trained on all the data: in sample for it).
+  std::string prefilter;
+  int prefilter_keep = 0;
 };
 
 struct CvResult {
@@ -47,6 +58,7 @@ struct CvResult {
 struct TrainReport {
   LoadStats load;
   size_t rows = 0, problems = 0, shapes = 0;
+  size_t rows_read = 0;  // before the candidate restriction (== rows without one)
   std::vector<CvResult> cv;  // objectives, then baselines
   std::string chosen;
   std::string text() const;  // a readable report
