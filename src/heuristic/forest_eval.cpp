@@ -19,12 +19,17 @@
 
 namespace gconv::heuristic::detail {
 
-int32_t order_key(float v) {
+namespace {
+// order_key, inlined into the row loops.
+inline int32_t key_of(float v) {
   v += 0.0f;  // -0 -> +0: they compare equal as floats
   int32_t b;
   std::memcpy(&b, &v, sizeof b);
   return b >= 0 ? b : b ^ 0x7fffffff;
 }
+}  // namespace
+
+int32_t order_key(float v) { return key_of(v); }
 
 int32_t threshold_key(float t, bool default_left) {
   // x < NaN is false for every x: all non-missing values go right. Missing
@@ -50,7 +55,7 @@ inline bool widen_rows(const float* x, int B, int F, int32_t* buf) {
   bool missing = false;
   for (int i = 0; i < B * F; ++i) missing |= x[i] != x[i];
   if (!missing) {
-    for (int i = 0; i < B * F; ++i) buf[i] = order_key(x[i]);
+    for (int i = 0; i < B * F; ++i) buf[i] = key_of(x[i]);
     return false;
   }
   for (int r = 0; r < B; ++r) {
@@ -60,7 +65,7 @@ inline bool widen_rows(const float* x, int B, int F, int32_t* buf) {
     for (int c = 0; c < F; ++c) {
       const float v = s[c];
       const bool miss = v != v;
-      const int32_t k = order_key(v);
+      const int32_t k = key_of(v);
       dl[c] = miss ? INT32_MIN : k;
       dr[c] = miss ? INT32_MAX : k;
     }

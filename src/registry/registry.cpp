@@ -235,10 +235,12 @@ bool RegistryImpl::rank_by_model(const Problem& p, std::vector<Candidate>& cands
   for (const Candidate& c : cands) ks.push_back(c.traits);
   heuristic::model_candidate_positions(ks.data(), ks.size(), options_.model_candidates, keep);
   if (keep.size() < cands.size()) {
-    for (size_t i = 0; i < keep.size(); ++i) cands[i] = cands[keep[i]];  // keep is ascending: in place
+    for (size_t i = 0; i < keep.size(); ++i) {  // keep is ascending: in place
+      cands[i] = cands[keep[i]];
+      ks[i] = ks[keep[i]];
+    }
     cands.resize(keep.size());
-    ks.clear();
-    for (const Candidate& c : cands) ks.push_back(c.traits);
+    ks.resize(keep.size());
   }
   scores.resize(cands.size());
   learned_.selector->score(p, ks.data(), ks.size(), learned_.props, learned_.feature_device, scores.data(), scratch);

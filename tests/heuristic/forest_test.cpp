@@ -183,6 +183,36 @@ TEST(Forest, SharedPathsAndBlockBoundaries) {
   }
 }
 
+// A problem's candidates are a few dozen rows without missing values, and a
+// cascade's second stage sees a handful: the traversal then stores rows once
+// (no missing value in the block) and walks 8 trees at a time (fewer than 8
+// rows). Both equal XGBoost bit for bit, with and without missing values, for
+// tree counts that leave a remainder after the groups of 8.
+TEST(Forest, FewRowsWithAndWithoutMissingValues) {
+  SKIP_WITHOUT_XGBOOST();
+  const TrainData train = synthetic(1500, 12, 31);
+  for (int trees : {5, 8, 37}) {
+    for (int depth : {3, 8}) {
+      Result<Booster> b = Booster::train(train, small_params("reg:squarederror", trees, depth));
+      ASSERT_TRUE(b.ok());
+      Forest f = forest_of(*b, 12);
+      for (double missing : {0.0, 0.1}) {
+        const TrainData test = synthetic(40, 12, 32, missing);
+        auto want = b->predict(test.x.data(), test.rows, 12, true);
+        ASSERT_TRUE(want.ok());
+        for (int rows : {1, 2, 3, 7, 8, 9, 17, 40}) {
+          const std::vector<float> head(want->begin(), want->begin() + rows);
+          const double worst = expect_margins(f, test.x.data(), rows, head,
+                                              std::to_string(trees) + " trees, depth " + std::to_string(depth) +
+                                                  ", missing " + std::to_string(missing) + ", " +
+                                                  std::to_string(rows) + " rows");
+          EXPECT_EQ(worst, 0.0);
+        }
+      }
+    }
+  }
+}
+
 TEST(Forest, UbjsonModelFilesGiveTheSamePredictions) {
   SKIP_WITHOUT_XGBOOST();
   const TrainData train = synthetic(800, 9, 51);

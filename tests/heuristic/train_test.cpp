@@ -280,6 +280,96 @@ TEST_F(TrainSmall, MissingManifestIsAFileError) {
   EXPECT_NE(sel.status().message().find("manifest.json"), std::string::npos) << sel.status().message();
 }
 
+// A cascade: the fixture's model as the prefilter of a second model trained
+// on the candidate rows only. Selector::score gives the prefilter's best
+// `keep` the second model's scores (XGBoost's margins, bit for bit) and the
+// rest the prefilter's, offset below them.
+TEST_F(TrainSmall, CascadeScoresThePrefiltersBestWithTheModel) {
+  TempDir t;
+  TrainOptions o;
+  o.data = {kSweep};
+  o.out = t.file("cascade");
+  o.gpu = h200();
+  o.objectives = {"reg"};
+  o.objective = "reg";
+  o.params.rounds = 20;
+  o.params.max_depth = 4;
+  o.params.threads = 1;
+  o.candidates = 8;
+  o.prefilter = model_dir();
+  o.prefilter_keep = 3;
+  auto r = train_selector(o);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  // Candidate rows only: fewer than read, every problem kept.
+  EXPECT_EQ(r->rows_read, 4475u);
+  EXPECT_LT(r->rows, r->rows_read);
+  EXPECT_EQ(r->problems, 165u);
+  const Summary& cv = slice_all(*r, "reg");
+  EXPECT_EQ(cv.problems, 165u);
+  EXPECT_LE(cv.mean, 1.0);
+  EXPECT_GT(cv.min, 0.0);
+  ASSERT_TRUE(fs::exists(o.out + "/prefilter/manifest.json"));
+
+  auto sel = Selector::load(o.out);
+  ASSERT_TRUE(sel.ok()) << sel.status().to_string();
+  const Selector& s = **sel;
+  ASSERT_NE(s.prefilter(), nullptr);
+  EXPECT_EQ(s.prefilter_keep(), 3);
+  const GpuProps g = h200();
+  auto rules = load_default_arch_rules();
+  ASSERT_TRUE(rules.ok());
+  const DeviceInfo dev = device_info_for(g, std::make_shared<const ArchRules>(*rules));
+  auto d = load_sweeps({kSweep});
+  ASSERT_TRUE(d.ok());
+  const size_t nf = size_t(num_features());
+  std::vector<float> got, pre, x, margin, scratch;
+  std::vector<const KernelTraits*> ks;
+  size_t checked = 0;
+  for (size_t gi = 0; gi < d->groups(); gi += 7) {
+    ks.clear();
+    for (size_t r0 = d->begin[gi]; r0 < d->begin[gi + 1]; ++r0) ks.push_back(&d->kernels[r0]);
+    const size_t n = ks.size();
+    got.assign(n, 0.0f);
+    pre.assign(n, 0.0f);
+    s.score(d->problems[gi], ks.data(), n, g, dev, got.data(), scratch);
+    s.prefilter()->score(d->problems[gi], ks.data(), n, g, dev, pre.data(), scratch);
+    x.resize(n * nf);
+    compute_features(d->problems[gi], ks.data(), n, g, dev, x.data());
+    margin.resize(n);
+    s.forest().predict(x.data(), int(n), margin.data());
+    // The prefilter's best 3, earlier rows first among equals.
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return pre[a] > pre[b]; });
+    std::vector<bool> kept(n, false);
+    for (size_t j = 0; j < std::min<size_t>(3, n); ++j) kept[order[j]] = true;
+    float lowest_kept = INFINITY, highest_dropped = -INFINITY;
+    for (size_t i = 0; i < n; ++i) {
+      if (kept[i]) {
+        EXPECT_EQ(got[i], -margin[i]) << "group " << gi << " row " << i;
+        EXPECT_DOUBLE_EQ(s.predicted_ms(got[i]), std::exp(double(margin[i])));
+        lowest_kept = std::min(lowest_kept, got[i]);
+      } else {
+        EXPECT_EQ(got[i], pre[i] - Selector::kDroppedOffset) << "group " << gi << " row " << i;
+        EXPECT_NEAR(s.predicted_ms(got[i]), s.prefilter()->predicted_ms(pre[i]),
+                    1e-3 * s.prefilter()->predicted_ms(pre[i]));
+        highest_dropped = std::max(highest_dropped, got[i]);
+      }
+    }
+    if (n > 3) EXPECT_LT(highest_dropped, lowest_kept) << "group " << gi;
+    ++checked;
+  }
+  EXPECT_GT(checked, 20u);
+
+  // A spoiled prefilter fails the load, named.
+  const std::string bad = t.file("bad");
+  fs::copy(o.out, bad, fs::copy_options::recursive);
+  fs::resize_file(bad + "/prefilter/model.json", fs::file_size(bad + "/prefilter/model.json") / 2);
+  auto broken = Selector::load(bad);
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.status().message().find("prefilter"), std::string::npos) << broken.status().to_string();
+}
+
 // ---------------------------------------------------------------------------
 // The sweep loader, on small files made of real (kernel, spec) pairs.
 

@@ -49,10 +49,10 @@ TEST(ModelPolicy, ShippedModelIsUsedAndNamedInTheReason) {
   EXPECT_GT(differ, 0) << "the model never disagreed with the analytic policy: is it used?";
 }
 
-// A copy of the shipped model folder, to be edited or damaged.
+// A copy of the shipped model folder (with its prefilter), to be edited or damaged.
 void copy_model(const fs::path& to) {
-  fs::create_directories(to);
-  for (const auto& e : fs::directory_iterator(kModels + "/h200")) fs::copy_file(e.path(), to / e.path().filename());
+  fs::create_directories(to.parent_path());
+  fs::copy(kModels + "/h200", to, fs::copy_options::recursive);
 }
 
 // Replaces the first occurrence of `from` in a copied model's manifest.
@@ -118,6 +118,20 @@ TEST(ModelPolicy, TruncatedModelFallsBackToAnalytic) {
   // The shipped model file, whatever its format (json/ubj, compressed or not).
   fs::path m;
   for (const auto& e : fs::directory_iterator(d.path() / "h200"))
+    if (e.path().filename().string().rfind("model.", 0) == 0) m = e.path();
+  ASSERT_FALSE(m.empty());
+  fs::resize_file(m, fs::file_size(m) / 2);
+  expect_analytic_fallback(d.path().string());
+}
+
+// The shipped model is a cascade: a damaged first stage loses the whole
+// model, never half of it.
+TEST(ModelPolicy, TruncatedPrefilterFallsBackToAnalytic) {
+  TempDir d;
+  copy_model(d.path() / "h200");
+  ASSERT_TRUE(fs::is_directory(d.path() / "h200" / "prefilter")) << "the shipped model has no prefilter";
+  fs::path m;
+  for (const auto& e : fs::directory_iterator(d.path() / "h200" / "prefilter"))
     if (e.path().filename().string().rfind("model.", 0) == 0) m = e.path();
   ASSERT_FALSE(m.empty());
   fs::resize_file(m, fs::file_size(m) / 2);
