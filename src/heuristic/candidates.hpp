@@ -1,8 +1,9 @@
 // Which candidates the learned model scores for a problem.
 //
-// Scoring every applicable kernel costs ~8 us per kernel with the shipped
-// model (400 trees of depth 10), so the model sees a subset chosen by the
-// analytic estimate. The analytic estimate's errors are correlated within
+// Scoring every applicable kernel with the shipped main model (400 trees of
+// depth 10) costs ~5 us per kernel, so the model sees a subset chosen by the
+// analytic estimate (and, with a cascade, only a prefilter's best of it). The
+// analytic estimate's errors are correlated within
 // kernel classes (it misjudges split-K, small tiles or narrow vectors as a
 // whole), so a plain top K can miss a whole class: on bwd_weight the best
 // kernel is often a split-K one the estimate ranks low. The subset is
@@ -12,9 +13,11 @@
 // Compared on the training sweeps, model-independently (efficiency of the
 // best measured kernel inside the subset, full pools, 7,162 problems): top 32
 // 0.993, top 32 + classes (37 kernels on average) 0.997, top 48 0.998, top 64
-// 0.999; and on validation_holdout with the shipped model (so the holdout was
-// seen while choosing K): top 64 0.983, top 32 + classes 0.982 (every
-// direction >= 0.98), top 32 0.977. One core, example problems: select p50 307 us against 504 us for the top 64.
+// 0.999; and on validation_holdout with the previous one-stage model (so the
+// holdout was seen while choosing K): top 64 0.983, top 32 + classes 0.982
+// (every direction >= 0.98), top 32 0.977. Training learns from the same
+// subset (model_candidate_rows; gconv train --candidates); models/README.md
+// has the shipped model's numbers.
 #pragma once
 
 #include <cstdint>

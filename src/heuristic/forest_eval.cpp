@@ -142,6 +142,9 @@ inline void walk_tree_group(const ForestView& f, int t, const int32_t* buf, int 
       for (int k = 0; k < kChains; ++k)
         if (l < depth[k]) {
           const FullSplit n = nodes[k][i[k]];
+          // Both grandchildren are 4 adjacent splits: fetched while this
+          // level's compare and the next level's load go on.
+          if (l + 2 < depth[k]) __builtin_prefetch(nodes[k] + 4 * i[k] + 3);
           i[k] = 2 * i[k] + 1 + (p[split_col<kDoubled>(n)] >= n.key);
         }
     }
@@ -152,27 +155,37 @@ inline void walk_tree_group(const ForestView& f, int t, const int32_t* buf, int 
   }
 }
 
-// Trees [first_tree, num_trees) over rows [0, nb) of x, added to acc.
+// Trees [first_tree, num_trees) over the n rows of a block, added to acc.
+// Whole groups of kChains rows walk each tree together (walk_full); the
+// remaining rows walk kChains trees at a time (walk_tree_group), so that
+// every step has kChains independent chains in flight.
 template <bool kDoubled>
 inline void traverse_block(const ForestView& f, const float* xb, const int32_t* buf, int W, int n, float* acc,
                            int first_tree) {
   const int F = f.num_features;
+  const int grouped = n - n % kChains;
   for (int t = first_tree; t < f.num_trees; ++t) {
     const uint32_t split = f.full_split[t];
-    if (n < kChains && t + kChains <= f.num_trees) {
-      // Few rows: kChains trees at a time when they all have the complete layout.
-      bool group = true;
-      for (int k = 0; k < kChains; ++k) group &= f.full_split[t + k] != ForestView::kNone;
-      if (group) {
-        walk_tree_group<kDoubled>(f, t, buf, W, n, acc);
-        t += kChains - 1;
-        continue;
-      }
-    }
     if (split != ForestView::kNone) {
-      walk_full<kDoubled>(f.full_nodes + split, f.full_value + f.full_leaf[t], f.depth[t], buf, W, n, acc);
+      if (grouped > 0)
+        walk_full<kDoubled>(f.full_nodes + split, f.full_value + f.full_leaf[t], f.depth[t], buf, W, grouped, acc);
     } else {
-      for (int r = 0; r < n; ++r) acc[r] += f.exact_tree(f.exact_ctx, t, xb + static_cast<size_t>(r) * F);
+      for (int r = 0; r < grouped; ++r) acc[r] += f.exact_tree(f.exact_ctx, t, xb + static_cast<size_t>(r) * F);
+    }
+  }
+  if (grouped == n) return;
+  const int32_t* rest = buf + static_cast<size_t>(grouped) * W;
+  for (int t = first_tree; t < f.num_trees; ++t) {
+    bool group = t + kChains <= f.num_trees;
+    for (int k = 0; group && k < kChains; ++k) group = f.full_split[t + k] != ForestView::kNone;
+    if (group) {
+      walk_tree_group<kDoubled>(f, t, rest, W, n - grouped, acc + grouped);
+      t += kChains - 1;
+    } else if (f.full_split[t] != ForestView::kNone) {
+      walk_full<kDoubled>(f.full_nodes + f.full_split[t], f.full_value + f.full_leaf[t], f.depth[t], rest, W,
+                          n - grouped, acc + grouped);
+    } else {
+      for (int r = grouped; r < n; ++r) acc[r] += f.exact_tree(f.exact_ctx, t, xb + static_cast<size_t>(r) * F);
     }
   }
 }

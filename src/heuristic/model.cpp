@@ -146,7 +146,7 @@ void Selector::score(const Problem& p, const KernelTraits* const* kernels, size_
 }
 
 double Selector::predicted_ms(float score) const {
-  if (score < -kDroppedOffset / 2) return prefilter_ ? prefilter_->predicted_ms(score + kDroppedOffset) : -1.0;
+  if (dropped(score)) return prefilter_ ? prefilter_->predicted_ms(score + kDroppedOffset) : -1.0;
   return manifest_.objective == "reg" ? std::exp(-double(score)) : -1.0;
 }
 

@@ -88,6 +88,8 @@ class Selector {
   const Selector* prefilter() const { return prefilter_.get(); }
   int prefilter_keep() const { return manifest_.prefilter_keep; }
   static constexpr float kDroppedOffset = 1e4f;
+  // Whether score() gave this score to a kernel the prefilter dropped.
+  static bool dropped(float score) { return score < -kDroppedOffset / 2; }
 
  private:
   Manifest manifest_;

@@ -256,11 +256,15 @@ Solution RegistryImpl::model_solution(const Candidate& c, const Problem& p,
   while (analytic_rank <= analytic_order.size() && analytic_order[analytic_rank - 1].traits != c.traits)
     ++analytic_rank;
   const double ms = learned_.selector->predicted_ms(c.score);
+  // A kernel the cascade's prefilter left out of the main model's scoring
+  // (only in rank() lists, never the pick) says so.
+  const bool dropped = heuristic::Selector::dropped(c.score);
   Solution s = from_candidate(
       c, p,
-      fmt::format("heuristic: model {} ({}) {}; analytic rank {} of {}", learned_.selector->dir(),
-                  learned_.selector->manifest().objective,
-                  ms > 0 ? fmt::format("predicts {:.4f} ms", ms) : fmt::format("score {:.3f}", c.score),
+      fmt::format("heuristic: model {} ({}) {}{}; analytic rank {} of {}", learned_.selector->dir(),
+                  learned_.selector->manifest().objective, dropped ? "prefilter " : "",
+                  ms > 0 ? fmt::format("predicts {:.4f} ms", ms)
+                         : fmt::format("score {:.3f}", dropped ? c.score + heuristic::Selector::kDroppedOffset : c.score),
                   analytic_rank, analytic_order.size()));
   if (ms > 0) s.predicted_ms = ms;
   return s;

@@ -185,14 +185,16 @@ TEST(Forest, SharedPathsAndBlockBoundaries) {
 
 // A problem's candidates are a few dozen rows without missing values, and a
 // cascade's second stage sees a handful: the traversal then stores rows once
-// (no missing value in the block) and walks 8 trees at a time (fewer than 8
-// rows). Both equal XGBoost bit for bit, with and without missing values, for
-// tree counts that leave a remainder after the groups of 8.
+// (no missing value in the block) and walks 8 trees at a time for the rows
+// after the last whole group of 8, among trees too deep for the complete
+// layout (depth 12: exact path). All equal XGBoost bit for bit, with and
+// without missing values, for tree counts that leave a remainder after the
+// groups of 8.
 TEST(Forest, FewRowsWithAndWithoutMissingValues) {
   SKIP_WITHOUT_XGBOOST();
   const TrainData train = synthetic(1500, 12, 31);
   for (int trees : {5, 8, 37}) {
-    for (int depth : {3, 8}) {
+    for (int depth : {3, 8, 12}) {  // 12: some trees deeper than the complete layout (exact path) between others
       Result<Booster> b = Booster::train(train, small_params("reg:squarederror", trees, depth));
       ASSERT_TRUE(b.ok());
       Forest f = forest_of(*b, 12);

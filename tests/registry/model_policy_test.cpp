@@ -49,6 +49,24 @@ TEST(ModelPolicy, ShippedModelIsUsedAndNamedInTheReason) {
   EXPECT_GT(differ, 0) << "the model never disagreed with the analytic policy: is it used?";
 }
 
+// The shipped model is a cascade: in a ranked list, the main model's kernels
+// (the prefilter's best `keep`) come first; the rest are ranked by the
+// prefilter and say so.
+TEST(ModelPolicy, RankListsNameTheKernelsThePrefilterLeftOut) {
+  auto reg = make_registry("", "off", true, kModels);
+  ASSERT_NE(reg, nullptr);
+  auto r = reg->rank(spec("fwd_bf16_n32c64k64_h56w56_y3x3_p1"), Policy::heuristic(), 12);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  ASSERT_EQ(r->size(), 12u);
+  size_t main = 0;
+  while (main < r->size() && (*r)[main].reason.find("prefilter") == std::string::npos) ++main;
+  EXPECT_EQ(main, 6u) << "the shipped cascade keeps 6";
+  for (size_t i = main; i < r->size(); ++i) {
+    EXPECT_NE((*r)[i].reason.find("prefilter predicts"), std::string::npos) << (*r)[i].reason;
+    EXPECT_GT((*r)[i].predicted_ms, 0);
+  }
+}
+
 // A copy of the shipped model folder (with its prefilter), to be edited or damaged.
 void copy_model(const fs::path& to) {
   fs::create_directories(to.parent_path());
