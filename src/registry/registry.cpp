@@ -264,7 +264,8 @@ Solution RegistryImpl::model_solution(const Candidate& c, const Problem& p,
       fmt::format("heuristic: model {} ({}) {}{}; analytic rank {} of {}", learned_.selector->dir(),
                   learned_.selector->manifest().objective, dropped ? "prefilter " : "",
                   ms > 0 ? fmt::format("predicts {:.4f} ms", ms)
-                         : fmt::format("score {:.3f}", dropped ? c.score + heuristic::Selector::kDroppedOffset : c.score),
+                         : fmt::format("score {:.3f} (the time is the analytic estimate)",
+                                       dropped ? c.score + heuristic::Selector::kDroppedOffset : c.score),
                   analytic_rank, analytic_order.size()));
   if (ms > 0) s.predicted_ms = ms;
   return s;

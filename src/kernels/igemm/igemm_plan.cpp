@@ -32,12 +32,16 @@ int elem_bytes(DType t) { return t == DType::fp32 ? 4 : 2; }
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Product of positive factors, saturated at kIndexLimit (no overflow).
+// (r * f > kIndexLimit is r > kIndexLimit / f for positive integers; the
+// overflow builtin tests it without a division: this runs per kernel while
+// selecting.)
 int64_t saturated_product(std::initializer_list<int64_t> factors) {
   int64_t r = 1;
   for (int64_t f : factors) {
     if (f <= 0) return 0;
-    if (r > kIndexLimit / f) return kIndexLimit;
-    r *= f;
+    int64_t next;
+    if (__builtin_mul_overflow(r, f, &next) || next > kIndexLimit) return kIndexLimit;
+    r = next;
   }
   return std::min(r, kIndexLimit);
 }
