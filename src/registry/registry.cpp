@@ -116,9 +116,10 @@ class RegistryImpl final : public Registry {
 
   Result<const Pool*> pool(Direction d, DType t) const;
   Result<std::vector<Candidate>> ranked(const Problem& p) const;
-  // Orders candidates by the learned model's score (best first); false when
-  // there is no model (the analytic order stays).
-  bool rank_by_model(const Problem& p, std::vector<Candidate>& cands) const;
+  // The candidates the learned model scores (heuristic/candidates.hpp), from
+  // the analytic order, in the model's order (best first). Needs a model.
+  void rank_by_model(const Problem& p, const std::vector<Candidate>& analytic_order,
+                     std::vector<Candidate>& out) const;
   // Whether the heuristic policy ranks p by the learned model.
   bool uses_model(const Problem& p, const Policy& policy) const {
     return policy.kind == Policy::Kind::heuristic && learned_.selector && learned_.selector->covers(p.dtype);
@@ -224,30 +225,27 @@ Result<std::vector<Candidate>> RegistryImpl::ranked(const Problem& p) const {
   return out;
 }
 
-bool RegistryImpl::rank_by_model(const Problem& p, std::vector<Candidate>& cands) const {
-  if (!learned_.selector || cands.empty()) return false;
-  // cands arrive in analytic order: the model sees the best K of them and
-  // the best of each kernel class (heuristic/candidates.hpp says why).
+void RegistryImpl::rank_by_model(const Problem& p, const std::vector<Candidate>& analytic_order,
+                                 std::vector<Candidate>& out) const {
+  // The model sees the analytic best K and the analytic best of each kernel
+  // class (heuristic/candidates.hpp says why); only those are copied.
   thread_local std::vector<const KernelTraits*> ks;
   thread_local std::vector<float> scores, scratch;
   thread_local std::vector<uint32_t> keep;
   ks.clear();
-  for (const Candidate& c : cands) ks.push_back(c.traits);
+  for (const Candidate& c : analytic_order) ks.push_back(c.traits);
   heuristic::model_candidate_positions(ks.data(), ks.size(), options_.model_candidates, keep);
-  if (keep.size() < cands.size()) {
-    for (size_t i = 0; i < keep.size(); ++i) {  // keep is ascending: in place
-      cands[i] = cands[keep[i]];
-      ks[i] = ks[keep[i]];
-    }
-    cands.resize(keep.size());
-    ks.resize(keep.size());
+  out.clear();
+  for (size_t i = 0; i < keep.size(); ++i) {  // keep is ascending: in place
+    out.push_back(analytic_order[keep[i]]);
+    ks[i] = ks[keep[i]];
   }
-  scores.resize(cands.size());
+  ks.resize(keep.size());
+  scores.resize(out.size());
   learned_.selector->score(p, ks.data(), ks.size(), learned_.props, learned_.feature_device, scores.data(), scratch);
-  for (size_t i = 0; i < cands.size(); ++i) cands[i].score = scores[i];
+  for (size_t i = 0; i < out.size(); ++i) out[i].score = scores[i];
   // Stable: equal scores keep the analytic order.
-  std::stable_sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
-  return true;
+  std::stable_sort(out.begin(), out.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
 }
 
 Solution RegistryImpl::model_solution(const Candidate& c, const Problem& p,
@@ -313,8 +311,8 @@ Result<Solution> RegistryImpl::select(const Problem& p, const Policy& policy) {
   } else if (!estimate_only) {
     return select_measured(p, policy, *cands);
   } else if (uses_model(p, policy)) {
-    std::vector<Candidate> by_model = *cands;
-    rank_by_model(p, by_model);
+    thread_local std::vector<Candidate> by_model;
+    rank_by_model(p, *cands, by_model);
     s = model_solution(by_model.front(), p, *cands);
   } else {
     const Candidate& best = cands->front();
@@ -396,8 +394,8 @@ Result<std::vector<Solution>> RegistryImpl::rank(const Problem& p, const Policy&
     return out;
   }
   if (uses_model(p, policy)) {
-    std::vector<Candidate> by_model = *cands;
-    rank_by_model(p, by_model);
+    std::vector<Candidate> by_model;
+    rank_by_model(p, *cands, by_model);
     for (size_t i = 0; i < by_model.size() && out.size() < limit; ++i)
       out.push_back(model_solution(by_model[i], p, *cands));
     return out;
