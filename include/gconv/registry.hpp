@@ -81,7 +81,9 @@ struct RegistryOptions {
   // plus the analytic best of each kernel class (at most 31 classes; 0 =
   // all): the cost of a new selection is then bounded whatever the pool
   // size. On the H200 holdout, K = 32 (37 candidates on average) picks
-  // within 0.001 of scoring all (`gconv eval --candidates`).
+  // within 0.001 of scoring all (`gconv eval --candidates`). A cascade
+  // model (models/README.md) ranks these with its prefilter and scores only
+  // the prefilter's best with its main model.
   int model_candidates = 32;
 };
 
