@@ -137,15 +137,20 @@ void expect_analytic_fallback(const std::string& models_dir) {
   }
 }
 
+// Cuts the model file of a model folder in half, whatever its format
+// (json/ubj, compressed or not).
+void truncate_model_file(const fs::path& folder) {
+  fs::path m;
+  for (const auto& e : fs::directory_iterator(folder))
+    if (e.path().filename().string().rfind("model.", 0) == 0) m = e.path();
+  ASSERT_FALSE(m.empty()) << "no model file in " << folder;
+  fs::resize_file(m, fs::file_size(m) / 2);
+}
+
 TEST(ModelPolicy, TruncatedModelFallsBackToAnalytic) {
   TempDir d;
   copy_model(d.path() / "h200");
-  // The shipped model file, whatever its format (json/ubj, compressed or not).
-  fs::path m;
-  for (const auto& e : fs::directory_iterator(d.path() / "h200"))
-    if (e.path().filename().string().rfind("model.", 0) == 0) m = e.path();
-  ASSERT_FALSE(m.empty());
-  fs::resize_file(m, fs::file_size(m) / 2);
+  ASSERT_NO_FATAL_FAILURE(truncate_model_file(d.path() / "h200"));
   expect_analytic_fallback(d.path().string());
 }
 
@@ -155,11 +160,7 @@ TEST(ModelPolicy, TruncatedPrefilterFallsBackToAnalytic) {
   TempDir d;
   copy_model(d.path() / "h200");
   ASSERT_TRUE(fs::is_directory(d.path() / "h200" / "prefilter")) << "the shipped model has no prefilter";
-  fs::path m;
-  for (const auto& e : fs::directory_iterator(d.path() / "h200" / "prefilter"))
-    if (e.path().filename().string().rfind("model.", 0) == 0) m = e.path();
-  ASSERT_FALSE(m.empty());
-  fs::resize_file(m, fs::file_size(m) / 2);
+  ASSERT_NO_FATAL_FAILURE(truncate_model_file(d.path() / "h200" / "prefilter"));
   expect_analytic_fallback(d.path().string());
 }
 
