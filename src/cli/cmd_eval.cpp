@@ -66,21 +66,7 @@ void register_eval_command(CLI::App& app) {
     // Only the registry's subset is scored (heuristic/candidates.hpp), as
     // selection scores it: a cascade's prefilter ranks the same kernels.
     const std::vector<bool> scored = heuristic::model_candidate_rows(*d, analytic, f->candidates);
-    std::vector<float> scores(d->rows(), -1e30f), part, scratch;
-    std::vector<const KernelTraits*> ks;
-    std::vector<size_t> rows_of;
-    for (size_t gi = 0; gi < d->groups(); ++gi) {
-      ks.clear();
-      rows_of.clear();
-      for (size_t r = d->begin[gi]; r < d->begin[gi + 1]; ++r)
-        if (scored[r]) {
-          ks.push_back(&d->kernels[r]);
-          rows_of.push_back(r);
-        }
-      part.resize(ks.size());
-      s.score(d->problems[gi], ks.data(), ks.size(), g, dev, part.data(), scratch);
-      for (size_t i = 0; i < rows_of.size(); ++i) scores[rows_of[i]] = part[i];
-    }
+    const std::vector<float> scores = heuristic::score_rows(s, *d, scored, g, dev);
     const auto picks = heuristic::evaluate_scores(*d, scores);
     const auto model_slices = heuristic::summarize_slices(*d, picks);
     const auto an_slices = heuristic::summarize_slices(*d, heuristic::evaluate_scores(*d, analytic));

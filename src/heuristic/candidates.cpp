@@ -62,20 +62,39 @@ std::vector<bool> model_candidate_rows(const Dataset& d, const std::vector<float
   return keep;
 }
 
-std::vector<bool> top_rows_by_score(const Dataset& d, const std::vector<float>& scores,
-                                    const std::vector<bool>& eligible, int keep) {
-  std::vector<bool> out = eligible;
+std::vector<bool> top_rows_by_score(const Dataset& d, const std::vector<float>& scores, int keep) {
+  std::vector<bool> out(d.rows(), true);
   if (keep <= 0) return out;
   std::vector<uint32_t> rows;
   for (size_t g = 0; g < d.groups(); ++g) {
-    rows.clear();
-    for (size_t r = d.begin[g]; r < d.begin[g + 1]; ++r)
-      if (eligible[r]) rows.push_back(uint32_t(r));
-    if (rows.size() <= size_t(keep)) continue;
+    const size_t n = d.begin[g + 1] - d.begin[g];
+    if (n <= size_t(keep)) continue;
+    rows.resize(n);
+    for (size_t i = 0; i < n; ++i) rows[i] = uint32_t(d.begin[g] + i);
     std::stable_sort(rows.begin(), rows.end(), [&](uint32_t x, uint32_t y) { return scores[x] > scores[y]; });
-    for (size_t i = size_t(keep); i < rows.size(); ++i) out[rows[i]] = false;
+    for (size_t i = size_t(keep); i < n; ++i) out[rows[i]] = false;
   }
   return out;
+}
+
+std::vector<float> score_rows(const Selector& s, const Dataset& d, const std::vector<bool>& rows, const GpuProps& g,
+                              const DeviceInfo& dev) {
+  std::vector<float> scores(d.rows(), -1e30f), part, scratch;
+  std::vector<const KernelTraits*> ks;
+  std::vector<size_t> rows_of;
+  for (size_t gi = 0; gi < d.groups(); ++gi) {
+    ks.clear();
+    rows_of.clear();
+    for (size_t r = d.begin[gi]; r < d.begin[gi + 1]; ++r)
+      if (rows[r]) {
+        ks.push_back(&d.kernels[r]);
+        rows_of.push_back(r);
+      }
+    part.resize(ks.size());
+    s.score(d.problems[gi], ks.data(), ks.size(), g, dev, part.data(), scratch);
+    for (size_t i = 0; i < rows_of.size(); ++i) scores[rows_of[i]] = part[i];
+  }
+  return scores;
 }
 
 }  // namespace gconv::heuristic

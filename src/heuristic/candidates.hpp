@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "heuristic/dataset.hpp"
+#include "heuristic/model.hpp"
 #include "kernels/traits.hpp"
 
 namespace gconv::heuristic {
@@ -46,10 +47,14 @@ void model_candidate_positions(const KernelTraits* const* analytic_order, size_t
 // Evaluation scores only these rows; training may learn only from them.
 std::vector<bool> model_candidate_rows(const Dataset& d, const std::vector<float>& analytic, int top_k);
 
-// Per row of d: among the rows with eligible[row], the `keep` with the
-// highest scores of their group (ties: the earlier row). keep <= 0: the
-// eligible rows unchanged. The cascade's second stage sees these.
-std::vector<bool> top_rows_by_score(const Dataset& d, const std::vector<float>& scores,
-                                    const std::vector<bool>& eligible, int keep);
+// Per row of d: whether it is among the `keep` highest scores of its group
+// (ties: the earlier row); keep <= 0: every row. The cascade's second stage
+// sees these.
+std::vector<bool> top_rows_by_score(const Dataset& d, const std::vector<float>& scores, int keep);
+
+// Selector::score of the rows with rows[row], problem by problem, as
+// selection scores a candidate list; the other rows get -1e30.
+std::vector<float> score_rows(const Selector& s, const Dataset& d, const std::vector<bool>& rows, const GpuProps& g,
+                              const DeviceInfo& dev);
 
 }  // namespace gconv::heuristic

@@ -104,13 +104,10 @@ std::string Selector::check_gpu(const GpuProps& current) const {
          current.name + " (" + std::to_string(current.sm_count) + " SMs): selections may be poorer";
 }
 
-namespace {
-// Margins -> scores (higher = better) for a model's objective.
-void to_scores(const std::string& objective, float* v, size_t n) {
+void margins_to_scores(const std::string& objective, float* v, size_t n) {
   if (objective == "reg" || objective == "reg_rel")
     for (size_t i = 0; i < n; ++i) v[i] = -v[i];  // log(ms) or log(ms / best): lower is better
 }
-}  // namespace
 
 void Selector::score(const Problem& p, const KernelTraits* const* kernels, size_t n, const GpuProps& g,
                      const DeviceInfo& d, float* scores, std::vector<float>& scratch) const {
@@ -124,11 +121,11 @@ void Selector::score(const Problem& p, const KernelTraits* const* kernels, size_
   compute_features(p, kernels, n, g, d, x);  // the problem's terms once for all rows
   if (!cascade) {
     forest_.predict(x, int(n), scores);
-    to_scores(manifest_.objective, scores, n);
+    margins_to_scores(manifest_.objective, scores, n);
     return;
   }
   prefilter_->forest_.predict(x, int(n), scores);
-  to_scores(prefilter_->manifest_.objective, scores, n);
+  margins_to_scores(prefilter_->manifest_.objective, scores, n);
   // The best `keep` by the prefilter, earlier kernels first among equals.
   thread_local std::vector<uint32_t> idx;
   idx.resize(n);
@@ -140,7 +137,7 @@ void Selector::score(const Problem& p, const KernelTraits* const* kernels, size_
   float* sk = xk + keep * nf;
   for (size_t j = 0; j < keep; ++j) std::copy_n(x + size_t(idx[j]) * nf, nf, xk + j * nf);
   forest_.predict(xk, int(keep), sk);
-  to_scores(manifest_.objective, sk, keep);
+  margins_to_scores(manifest_.objective, sk, keep);
   for (size_t i = 0; i < n; ++i) scores[i] -= kDroppedOffset;
   for (size_t j = 0; j < keep; ++j) scores[idx[j]] = sk[j];
 }

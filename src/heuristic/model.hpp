@@ -54,6 +54,9 @@ struct Manifest {
 // Parses manifest.json text; parse_error naming the missing or bad key.
 Result<Manifest> parse_manifest(const std::string& text);
 
+// Model margins -> scores (higher = better) for a manifest objective.
+void margins_to_scores(const std::string& objective, float* v, size_t n);
+
 class Selector {
  public:
   // Loads dir/manifest.json and dir/model.{json,ubj}[.zst] (first found). parse_error / not_found with

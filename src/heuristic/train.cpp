@@ -98,11 +98,6 @@ TrainData make_train_data(const Dataset& d, const std::vector<float>& x, const s
   return t;
 }
 
-void margins_to_scores(const std::string& objective, std::vector<float>* m) {
-  if (objective == "reg" || objective == "reg_rel")
-    for (float& v : *m) v = -v;
-}
-
 std::string TrainReport::text() const {
   std::string s = fmt::format("data: {}\n{} rows, {} problems, {} shapes; out-of-fold (GroupKFold by shape)\n",
                               load.summary(), rows, problems, shapes);
@@ -142,16 +137,8 @@ Result<TrainReport> train_selector(const TrainOptions& o) {
       return invalid_argument("--prefilter " + o.prefilter + " was trained for another GPU than --gpu");
     pre = *m;
     // The prefilter's scores of every row, as selection computes them.
-    std::vector<float> s1(d->rows()), scratch;
-    std::vector<const KernelTraits*> ks;
-    const DeviceInfo dev = device_info_for(o.gpu);
-    for (size_t g = 0; g < d->groups(); ++g) {
-      ks.clear();
-      for (size_t r = d->begin[g]; r < d->begin[g + 1]; ++r) ks.push_back(&d->kernels[r]);
-      pre->score(d->problems[g], ks.data(), ks.size(), o.gpu, dev, s1.data() + d->begin[g], scratch);
-    }
-    kept = top_rows_by_score(*d, s1, std::vector<bool>(d->rows(), true), o.prefilter_keep);
-    pre_scores = std::move(s1);
+    pre_scores = score_rows(*pre, *d, std::vector<bool>(d->rows(), true), o.gpu, device_info_for(o.gpu));
+    kept = top_rows_by_score(*d, pre_scores, o.prefilter_keep);
   }
   rep.rows = d->rows();
   rep.problems = d->groups();
@@ -198,7 +185,7 @@ Result<TrainReport> train_selector(const TrainOptions& o) {
         std::copy(pr->begin(), pr->end(), scores.begin() + long(r0));
       }
     }
-    margins_to_scores(objective, &scores);
+    margins_to_scores(objective, scores.data(), scores.size());
     if (pre)
       for (size_t r = 0; r < scores.size(); ++r)
         if (!kept[r]) scores[r] = pre_scores[r] - Selector::kDroppedOffset;

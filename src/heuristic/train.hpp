@@ -72,9 +72,6 @@ std::vector<float> feature_matrix(const Dataset& d, const GpuProps& g, int threa
 TrainData make_train_data(const Dataset& d, const std::vector<float>& x, const std::vector<bool>& mask,
                           const std::string& objective);
 
-// Model margins -> scores (higher = better) for `objective`.
-void margins_to_scores(const std::string& objective, std::vector<float>* m);
-
 Result<TrainReport> train_selector(const TrainOptions& o);
 
 }  // namespace gconv::heuristic

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "heuristic/candidates.hpp"
 #include "heuristic/model.hpp"
 #include "pool/arch_rules.hpp"
 #include "problem/read_text.hpp"
@@ -213,14 +214,7 @@ TEST_F(TrainSmall, ModelFolderRoundTrip) {
   ASSERT_TRUE(b.ok()) << b.status().to_string();
   auto margins = b->predict(x.data(), int(d->rows()), int(nf), true);
   ASSERT_TRUE(margins.ok()) << margins.status().to_string();
-  std::vector<float> scores(d->rows()), scratch;
-  std::vector<const KernelTraits*> ks;
-  for (size_t gi = 0; gi < d->groups(); ++gi) {
-    const size_t r0 = d->begin[gi], n = d->begin[gi + 1] - r0;
-    ks.clear();
-    for (size_t r = r0; r < r0 + n; ++r) ks.push_back(&d->kernels[r]);
-    s.score(d->problems[gi], ks.data(), n, g, dev, scores.data() + r0, scratch);
-  }
+  const std::vector<float> scores = score_rows(s, *d, std::vector<bool>(d->rows(), true), g, dev);
   size_t differ = 0;
   for (size_t r = 0; r < d->rows(); ++r) {
     const float want = s.manifest().objective == "reg" ? -(*margins)[r] : (*margins)[r];
