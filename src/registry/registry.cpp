@@ -236,7 +236,7 @@ void RegistryImpl::rank_by_model(const Problem& p, const std::vector<Candidate>&
   for (const Candidate& c : analytic_order) ks.push_back(c.traits);
   heuristic::model_candidate_positions(ks.data(), ks.size(), options_.model_candidates, keep);
   out.clear();
-  for (size_t i = 0; i < keep.size(); ++i) {  // keep is ascending: in place
+  for (size_t i = 0; i < keep.size(); ++i) {  // keep is ascending: ks compacts in place
     out.push_back(analytic_order[keep[i]]);
     ks[i] = ks[keep[i]];
   }
