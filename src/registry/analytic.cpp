@@ -83,9 +83,12 @@ int64_t output_elements(const Problem& p, const Operands& o) {
   return o.y;
 }
 
-int blocks_per_sm(const KernelTraits& t, const DeviceInfo& d, int threads, int64_t smem) {
-  int regs = d.rules ? register_estimate(*d.rules, t) : 128;
-  regs = int(cdiv(std::max(regs, 1), 8) * 8);  // allocated per thread in units of 8
+int allocated_regs(const KernelTraits& t, const DeviceInfo& d) {
+  const int regs = d.rules ? register_estimate(*d.rules, t) : 128;
+  return int(cdiv(std::max(regs, 1), 8) * 8);  // allocated per thread in units of 8
+}
+
+int blocks_per_sm(int regs, const DeviceInfo& d, int threads, int64_t smem) {
   const int64_t by_regs = d.regs_per_sm / std::max<int64_t>(1, int64_t(threads) * regs);
   const int64_t by_smem = d.smem_per_sm_bytes / std::max<int64_t>(1, smem + kSmemReservedPerBlock);
   const int64_t by_threads = d.max_threads_per_sm / std::max(threads, 1);
@@ -136,7 +139,8 @@ void finish(double compute_ms, double memory_ms, double penalty, int launches, c
   b->total_ms = std::max(b->compute_ms, b->memory_ms) + b->overhead_ms;
 }
 
-double igemm_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceInfo& d, AnalyticBreakdown* b) {
+double igemm_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticProblem& ap, const DeviceInfo& d,
+                AnalyticBreakdown* b) {
   const int eb = ap.eb;
   const int64_t m_rows = ap.m_rows, n_group = ap.n_group, k_len = ap.k_len, phases = ap.phases;
   const int gpb = t.groups_per_block;
@@ -149,13 +153,12 @@ double igemm_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceIn
   const double flops_per_block = 2.0 * t.tile_m * t.tile_n * t.tile_k * double(k_iters);
   b->tile_efficiency = std::min(1.0, ap.flops / (flops_per_block * double(b->blocks)));
 
-  const int warps = t.warps_m * t.warps_n, threads = kWarp * warps;
-  b->blocks_per_sm = blocks_per_sm(t, d, threads, int64_t(igemm::smem_bytes(t)));
+  const int warps = t.warps_m * t.warps_n;
+  b->blocks_per_sm = ak.blocks_per_sm;
 
   // Per-SM flop rate (flop/ms): tensor pipes vs shared-memory traffic.
   const double mma_sm = ap.mma_sm;
-  const double smem_bytes_per_kstep =
-      double((gpb * t.tile_m + t.tile_n) + warps * (t.tile_m / t.warps_m + t.tile_n / t.warps_n)) * t.tile_k * eb;
+  const double smem_bytes_per_kstep = ak.smem_elems_per_kstep * eb;
   const double smem_sm = d.smem_bytes_per_clk * d.clock_mhz * 1e3 *
                          (2.0 * t.tile_m * t.tile_n * t.tile_k / smem_bytes_per_kstep);
   const double stage_factor = t.stages <= 2 ? kTwoStagePenalty : 1.0;
@@ -185,8 +188,8 @@ double igemm_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceIn
 }
 
 // `plan` is t's plan on the problem, null when t cannot implement it.
-double direct_ms(const KernelTraits& t, const AnalyticProblem& ap, const DirectPlan* plan_or, const DeviceInfo& d,
-                 AnalyticBreakdown* b) {
+double direct_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticProblem& ap, const DirectPlan* plan_or,
+                 const DeviceInfo& d, AnalyticBreakdown* b) {
   const Problem& p = *ap.problem;
   const int eb = ap.eb;
   const Operands& ops = ap.ops;
@@ -198,7 +201,7 @@ double direct_ms(const KernelTraits& t, const AnalyticProblem& ap, const DirectP
   const direct::DirectParams& q = plan.params;
   b->blocks = std::max<int64_t>(1, plan.blocks);
   b->tile_efficiency = -1;  // not modeled: a direct tile wastes only its edge
-  b->blocks_per_sm = blocks_per_sm(t, d, plan.threads, int64_t(plan.smem));
+  b->blocks_per_sm = blocks_per_sm(ak.regs, d, plan.threads, int64_t(plan.smem));
   const int warps = std::max(1, plan.threads / kWarp);
   const double core_sm = ap.core_sm;
   auto rate = [&](int resident) { return core_sm * std::min(1.0, resident * warps / kCudaCoreWarpsToSaturate); };
@@ -267,15 +270,34 @@ AnalyticProblem analytic_problem(const Problem& p, const DeviceInfo& d) {
   return ap;
 }
 
-double analytic_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceInfo& d, AnalyticBreakdown* detail,
-                   const DirectPlan* plan) {
+AnalyticKernel analytic_kernel(const KernelTraits& t, const DeviceInfo& d) {
+  AnalyticKernel ak;
+  ak.regs = allocated_regs(t, d);
+  if (t.family == Family::igemm) {
+    const int warps = t.warps_m * t.warps_n;
+    ak.blocks_per_sm = blocks_per_sm(ak.regs, d, kWarp * warps, int64_t(igemm::smem_bytes(t)));
+    // Per k-step: A and B tiles into shared memory, each warp's fragments out of it.
+    ak.smem_elems_per_kstep =
+        double((t.groups_per_block * t.tile_m + t.tile_n) + warps * (t.tile_m / t.warps_m + t.tile_n / t.warps_n)) *
+        t.tile_k;
+  }
+  return ak;
+}
+
+double analytic_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticProblem& ap, const DeviceInfo& d,
+                   AnalyticBreakdown* detail, const DirectPlan* plan) {
   AnalyticBreakdown local;
   AnalyticBreakdown* b = detail ? detail : &local;
   *b = AnalyticBreakdown{};
-  if (t.family == Family::igemm) return igemm_ms(t, ap, d, b);
+  if (t.family == Family::igemm) return igemm_ms(t, ak, ap, d, b);
   DirectPlan own;
   if (!plan && plan_direct(t, ap.direct, &own)) plan = &own;
-  return direct_ms(t, ap, plan, d, b);
+  return direct_ms(t, ak, ap, plan, d, b);
+}
+
+double analytic_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceInfo& d, AnalyticBreakdown* detail,
+                   const DirectPlan* plan) {
+  return analytic_ms(t, analytic_kernel(t, d), ap, d, detail, plan);
 }
 
 double analytic_ms(const KernelTraits& t, const Problem& p, const DeviceInfo& d, AnalyticBreakdown* detail) {

@@ -54,9 +54,23 @@ struct AnalyticProblem {
 };
 AnalyticProblem analytic_problem(const Problem& p, const DeviceInfo& d);
 
+// The kernel's own terms of every estimate on device d: computed once per
+// pool kernel (the registry keeps them beside its pool), they leave an
+// estimate only the terms that need both kernel and problem. Estimates
+// through them are bit-identical.
+struct AnalyticKernel {
+  int regs = 128;          // registers per thread, in allocation units (no arch rules: 128)
+  int blocks_per_sm = 1;   // igemm: occupancy (its threads and shared memory are the traits')
+  double smem_elems_per_kstep = 0;  // igemm: elements one k-step moves into and out of shared memory
+};
+AnalyticKernel analytic_kernel(const KernelTraits& t, const DeviceInfo& d);
+
 // analytic_ms through the problem's terms. `plan`, for a direct kernel, is
 // its plan_direct on the problem when the caller has it (null: planned here).
 double analytic_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceInfo& d,
+                   AnalyticBreakdown* detail = nullptr, const DirectPlan* plan = nullptr);
+// The same through the kernel's terms too (ak = analytic_kernel(t, d)).
+double analytic_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticProblem& ap, const DeviceInfo& d,
                    AnalyticBreakdown* detail = nullptr, const DirectPlan* plan = nullptr);
 
 // Estimate of the naive fallback kernel (CUDA cores, no reuse).

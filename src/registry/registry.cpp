@@ -108,6 +108,13 @@ class RegistryImpl final : public Registry {
     bool loaded = false;
     Status status;
     std::array<std::vector<KernelTraits>, 4> by_ndim;  // index 1..3
+    // Per kernel of by_ndim, the terms that need no problem, computed at load
+    // so that ranking a problem pays only for the rest (selection latency).
+    struct Terms {
+      bool traits_ok = true;  // igemm::traits_ok (direct kernels: no such rule)
+      AnalyticKernel analytic;
+    };
+    std::array<std::vector<Terms>, 4> terms;
   };
   struct InstanceSlot {
     std::mutex mu;
@@ -171,6 +178,10 @@ Result<const RegistryImpl::Pool*> RegistryImpl::pool(Direction d, DType t) const
         for (const KernelTraits& k : *kernels)
           if ((!filter_ || filter_->matches(*device_.rules, k)) && k.ndim >= 1 && k.ndim <= 3)
             slot->by_ndim[k.ndim].push_back(k);
+        for (int n = 1; n <= 3; ++n)
+          for (const KernelTraits& k : slot->by_ndim[n])
+            slot->terms[n].push_back(
+                {k.family != Family::igemm || igemm::traits_ok(k, nullptr), analytic_kernel(k, device_)});
       }
     }
   }
@@ -190,6 +201,7 @@ Result<std::vector<Candidate>> RegistryImpl::ranked(const Problem& p) const {
   auto pl = pool(p.direction, p.dtype);
   if (!pl.ok()) return pl.status();
   const std::vector<KernelTraits>& kernels = (*pl)->by_ndim[p.ndim];
+  const std::vector<Pool::Terms>& terms = (*pl)->terms[p.ndim];
   // Selection latency: the problem's terms once (validation, sizes, the
   // analytic model's problem half), then per kernel only its own terms. The
   // calls are the families' can_implement and workspace_bytes split at that
@@ -200,18 +212,21 @@ Result<std::vector<Candidate>> RegistryImpl::ranked(const Problem& p) const {
   thread_local std::vector<std::pair<double, uint32_t>> order;  // (ms, index in found)
   found.clear();
   order.clear();
-  for (const KernelTraits& t : kernels) {
+  found.reserve(kernels.size());
+  order.reserve(kernels.size());
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const KernelTraits& t = kernels[i];
     Candidate c{&t, 0, {}};
     // A kernel whose workspace the registry could not allocate is no candidate,
     // so that run() with a null workspace always works.
     if (t.family == Family::direct) {
       DirectPlan plan;
       if (!plan_direct(t, ap.direct, &plan) || plan.workspace > options_.workspace_limit) continue;
-      c.ms = analytic_ms(t, ap, device_, &c.detail, &plan);
+      c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &c.detail, &plan);
     } else {
-      if (!igemm::can_implement(t, facts, nullptr)) continue;
+      if (!terms[i].traits_ok || !igemm::problem_ok(t, facts, nullptr)) continue;
       if (t.split_mode != SplitKMode::none && igemm::workspace_bytes(t, facts) > options_.workspace_limit) continue;
-      c.ms = analytic_ms(t, ap, device_, &c.detail);
+      c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &c.detail);
     }
     order.emplace_back(c.ms, uint32_t(found.size()));
     found.push_back(c);

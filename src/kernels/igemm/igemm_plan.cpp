@@ -249,8 +249,11 @@ ProblemFacts check_problem(const Problem& p) {
 }
 
 bool can_implement(const KernelTraits& t, const ProblemFacts& f, std::string* why) {
+  return traits_ok(t, why) && problem_ok(t, f, why);
+}
+
+bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) {
   const Problem& p = *f.problem;
-  if (!traits_ok(t, why)) return false;
   if (t.direction != p.direction) return fail(why, "direction differs from the problem's");
   if (t.dtype != p.dtype) return fail(why, "dtype differs from the problem's");
   if (t.ndim != p.ndim) return fail(why, "ndim differs from the problem's");

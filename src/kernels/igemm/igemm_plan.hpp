@@ -48,6 +48,10 @@ struct ProblemFacts {
 };
 ProblemFacts check_problem(const Problem& p);
 bool can_implement(const KernelTraits& t, const ProblemFacts& f, std::string* why);
+// The rules of can_implement after traits_ok: can_implement(t, f, why) is
+// traits_ok(t, why) && problem_ok(t, f, why). For callers that know traits_ok
+// of a kernel already (the registry, once per pool kernel).
+bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why);
 size_t workspace_bytes(const KernelTraits& t, const ProblemFacts& f);
 
 // Dynamic shared memory of gconv_main (all pipeline stages).
