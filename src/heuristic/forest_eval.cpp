@@ -196,6 +196,74 @@ inline void walk_tree_group(const ForestView& f, int t, const int32_t* buf, int 
   }
 }
 
+// walk_tree_group for kChains trees of one depth D stored back to back (the
+// usual case): a chain's split index is kept absolute (tree k's own index +
+// k x S, S = 2^D - 1 splits a tree), so every chain addresses one node array
+// and one leaf array through compile-time offsets. With no per-chain
+// pointers or depths the indices stay in registers (the general version
+// spills them), which matters for a large model whose walks are few.
+template <bool kDoubled, int D>
+inline void walk_tree_group_fixed(const FullSplit* nodes, const float* leaf, const int32_t* buf, int W, int B,
+                                  float* acc) {
+  constexpr int64_t S = (int64_t{1} << D) - 1;
+  for (int r = 0; r < B; ++r) {
+    const int32_t* p = buf + static_cast<size_t>(r) * W;
+    int64_t i[kChains];
+#pragma GCC unroll 8
+    for (int k = 0; k < kChains; ++k) i[k] = k * S;
+    for (int l = 0; l < D; ++l) {
+#pragma GCC unroll 8
+      for (int k = 0; k < kChains; ++k) {
+        const FullSplit n = nodes[i[k]];
+        // Local index j = i - kS: grandchildren 4j+3.. (see walk_tree_group).
+        if (l + 2 < D) __builtin_prefetch(nodes + 4 * i[k] - 3 * k * S + 3);
+        // Local 2j + 1 + right, made absolute again.
+        i[k] = 2 * i[k] + 1 - k * S + (p[split_col<kDoubled>(n)] >= n.key);
+      }
+    }
+    float a = acc[r];
+    // Leaf of tree k: local index j - S, at k x (S + 1) in the leaf array.
+#pragma GCC unroll 8
+    for (int k = 0; k < kChains; ++k) a += leaf[i[k] - k * S - S + k * (S + 1)];
+    acc[r] = a;
+  }
+}
+
+// Whether trees [t, t + kChains) share one depth and lie back to back in
+// both arrays (what walk_tree_group_fixed needs); that depth, else 0.
+inline int uniform_depth(const ForestView& f, int t) {
+  const int D = f.depth[t];
+  if (D < 1 || D > kMaxTraverseDepth) return 0;
+  const uint32_t S = (1u << D) - 1;
+  for (int k = 1; k < kChains; ++k)
+    if (f.depth[t + k] != D || f.full_split[t + k] != f.full_split[t] + k * S ||
+        f.full_leaf[t + k] != f.full_leaf[t] + k * (S + 1))
+      return 0;
+  return D;
+}
+
+template <bool kDoubled>
+inline void walk_tree_group_any(const ForestView& f, int t, const int32_t* buf, int W, int B, float* acc) {
+  const FullSplit* nodes = f.full_nodes + f.full_split[t];
+  const float* leaf = f.full_value + f.full_leaf[t];
+  switch (uniform_depth(f, t)) {
+#define GCONV_FIXED_DEPTH(D) \
+  case D: walk_tree_group_fixed<kDoubled, D>(nodes, leaf, buf, W, B, acc); return;
+    GCONV_FIXED_DEPTH(1)
+    GCONV_FIXED_DEPTH(2)
+    GCONV_FIXED_DEPTH(3)
+    GCONV_FIXED_DEPTH(4)
+    GCONV_FIXED_DEPTH(5)
+    GCONV_FIXED_DEPTH(6)
+    GCONV_FIXED_DEPTH(7)
+    GCONV_FIXED_DEPTH(8)
+    GCONV_FIXED_DEPTH(9)
+    GCONV_FIXED_DEPTH(10)
+#undef GCONV_FIXED_DEPTH
+    default: walk_tree_group<kDoubled>(f, t, buf, W, B, acc);
+  }
+}
+
 // Trees [first_tree, num_trees) over the n rows of a block, added to acc.
 // Whole groups of kChains rows walk each tree together (walk_groups); the
 // remaining rows walk kChains trees at a time (walk_tree_group), so that
@@ -221,7 +289,7 @@ inline void traverse_block(const ForestView& f, const float* xb, const int32_t* 
     bool group = t + kChains <= f.num_trees;
     for (int k = 0; group && k < kChains; ++k) group = f.full_split[t + k] != ForestView::kNone;
     if (group) {
-      walk_tree_group<kDoubled>(f, t, rest, W, n - grouped, acc + grouped);
+      walk_tree_group_any<kDoubled>(f, t, rest, W, n - grouped, acc + grouped);
       t += kChains - 1;
     } else if (f.full_split[t] != ForestView::kNone) {
       walk_rows<kDoubled>(f.full_nodes + f.full_split[t], f.full_value + f.full_leaf[t], f.depth[t], rest, W,
