@@ -264,7 +264,7 @@ void ForestBuilder::add_full_tree(const Forest::Tree& tr) {
   const uint32_t leaf0 = static_cast<uint32_t>(f_.full_value_.size());
   f_.full_split_.push_back(split0);
   f_.full_leaf_.push_back(leaf0);
-  f_.full_nodes_.resize(f_.full_nodes_.size() + inner, detail::FullSplit{0, 0, INT32_MIN});
+  f_.full_nodes_.resize(f_.full_nodes_.size() + inner, detail::FullSplit{0, 0, 0});
   f_.full_value_.resize(f_.full_value_.size() + (size_t{1} << D), 0.0f);
   struct Item {
     uint32_t node, slot;
@@ -281,8 +281,9 @@ void ForestBuilder::add_full_tree(const Forest::Tree& tr) {
       continue;
     }
     detail::FullSplit& fs = f_.full_nodes_[split0 + it.slot];
-    fs.col2 = static_cast<uint16_t>(node.feature + (node.default_left ? 0 : f_.num_features_));
-    fs.col1 = static_cast<uint16_t>(node.feature);
+    fs.off2 = static_cast<uint16_t>((node.feature + (node.default_left ? 0 : f_.num_features_)) *
+                                    detail::kFullSplitColumnScale);
+    fs.off1 = static_cast<uint16_t>(node.feature * detail::kFullSplitColumnScale);
     fs.key = detail::threshold_key(node.threshold, node.default_left);
     stack.push_back({static_cast<uint32_t>(node.left), 2 * it.slot + 1, it.level + 1});
     stack.push_back({static_cast<uint32_t>(node.right), 2 * it.slot + 2, it.level + 1});

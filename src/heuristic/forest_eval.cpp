@@ -21,20 +21,22 @@ namespace gconv::heuristic::detail {
 
 namespace {
 // order_key, inlined into the row loops.
-inline int32_t key_of(float v) {
+inline uint32_t key_of(float v) {
   v += 0.0f;  // -0 -> +0: they compare equal as floats
-  int32_t b;
+  uint32_t b;
   std::memcpy(&b, &v, sizeof b);
-  return b >= 0 ? b : b ^ 0x7fffffff;
+  // Negative floats order backwards by their bits: flip them; then the sign
+  // bit, so that unsigned order is float order.
+  return (b >> 31) ? ~b : b | 0x80000000u;
 }
 }  // namespace
 
-int32_t order_key(float v) { return key_of(v); }
+uint32_t order_key(float v) { return key_of(v); }
 
-int32_t threshold_key(float t, bool default_left) {
+uint32_t threshold_key(float t, bool default_left) {
   // x < NaN is false for every x: all non-missing values go right. Missing
-  // ones read INT32_MIN (default left), which must stay below: -inf's key.
-  if (t != t) return default_left ? order_key(-std::numeric_limits<float>::infinity()) : INT32_MIN;
+  // ones read 0 (default left), which must stay below: -inf's key.
+  if (t != t) return default_left ? order_key(-std::numeric_limits<float>::infinity()) : 0;
   return order_key(t);
 }
 
@@ -42,30 +44,38 @@ namespace {
 
 // ---- traverse -----------------------------------------------------------
 
-constexpr int kTraverseInts = 16384;  // (doubled) rows of one sub-block: 64 KiB
-constexpr int kChains = 8;           // rows walked at once through one tree
+#if defined(__GNUC__) || defined(__clang__)
+#define GCONV_OPAQUE(p) asm("" : "+r"(p))
+#else
+#define GCONV_OPAQUE(p) (void)(p)
+#endif
 
-// Rows [0, B) of x as keys, in the layout the walks read. A block without
-// missing values stores each row once (W = F columns; splits read col1).
-// Otherwise each row is stored twice (W = 2F; splits read col2): [0, F) with
-// NaN -> INT32_MIN (read by default-left splits: below every threshold key,
-// goes left), [F, 2F) with NaN -> INT32_MAX (read by default-right splits:
-// goes right). The rows of whole groups of kChains are interleaved, column by
-// column (group base + c x kChains + k), so that the kChains walks of a group
-// address their values from one base register with constant offsets; the
-// rows after the last whole group are row-major (group_base(r) + c).
-// Returns whether the rows are doubled.
-inline size_t key_index(int r, int c, int W, int grouped) {
-  if (r < grouped) return static_cast<size_t>(r - r % kChains) * W + static_cast<size_t>(c) * kChains + r % kChains;
-  return static_cast<size_t>(r) * W + c;
+constexpr int kTraverseInts = 16384;  // keys of one sub-block: 64 KiB
+constexpr int kChains = 8;            // rows (or trees) walked at once
+static_assert(kFullSplitColumnScale == kChains, "split offsets address interleaved groups of kChains rows");
+static_assert(2 * kMaxKernelFeatures * kChains <= 65536, "split offsets are 16-bit");
+
+// Row keys layout. Rows [0, B) of a block are stored in groups of kChains
+// (the last one padded), each group interleaved column by column: row r's
+// column c at (r - r % kChains) x W + c x kChains + r % kChains. A split
+// stores its column premultiplied (off = column x kChains), so a walk reads
+// its value at row_base[off] with row_base = group base + r % kChains: one
+// addressing mode and, for the kChains rows of a group, one base register
+// with constant displacements. W = F when the block has no missing value
+// (splits read off1); otherwise each row is stored twice (W = 2F; splits read
+// off2): [0, F) with NaN -> 0 (read by default-left splits: below every
+// threshold key, goes left), [F, 2F) with NaN -> UINT32_MAX (default-right:
+// goes right).
+inline size_t key_index(int r, int c, int W) {
+  return static_cast<size_t>(r - r % kChains) * W + static_cast<size_t>(c) * kChains + r % kChains;
 }
 
 // key_of over x[0, n) into out; returns whether any value is NaN. Fixed-size
 // chunks let the compiler vectorize at -O2 (this conversion was a fifth of
 // a prefilter's time when scalar).
-inline bool keys_of(const float* x, int n, int32_t* out) {
+inline bool keys_of(const float* x, int n, uint32_t* out) {
   constexpr int kChunk = 16;
-  int32_t nan = 0;
+  uint32_t nan = 0;
   int i = 0;
   for (; i + kChunk <= n; i += kChunk) {
     for (int j = 0; j < kChunk; ++j) {
@@ -81,19 +91,18 @@ inline bool keys_of(const float* x, int n, int32_t* out) {
   return nan != 0;
 }
 
-inline bool widen_rows(const float* x, int B, int F, int grouped, int32_t* buf) {
-  // Rows of groups: converted kChains rows at a time, then interleaved.
-  alignas(64) int32_t tmp[kChains * kMaxKernelFeatures];
+// Rows [0, B) of x (F features) into buf in the layout above. Returns
+// whether the rows are doubled (the block has a missing value).
+inline bool widen_rows(const float* x, int B, int F, uint32_t* buf) {
+  alignas(64) uint32_t tmp[kChains * kMaxKernelFeatures];
   bool missing = false;
-  for (int r = 0; r < grouped && !missing; r += kChains) {
-    missing = keys_of(x + static_cast<size_t>(r) * F, kChains * F, tmp);
-    int32_t* g = buf + static_cast<size_t>(r) * F;
+  for (int r = 0; r < B && !missing; r += kChains) {
+    const int rows = std::min(kChains, B - r);
+    missing = keys_of(x + static_cast<size_t>(r) * F, rows * F, tmp);
+    uint32_t* g = buf + static_cast<size_t>(r) * F;
     for (int c = 0; c < F; ++c)
-#pragma GCC unroll 8
-      for (int k = 0; k < kChains; ++k) g[c * kChains + k] = tmp[k * F + c];
+      for (int k = 0; k < rows; ++k) g[c * kChains + k] = tmp[k * F + c];
   }
-  if (!missing) missing = keys_of(x + static_cast<size_t>(grouped) * F, (B - grouped) * F,
-                                  buf + static_cast<size_t>(grouped) * F);
   if (!missing) return false;
   // Missing values: each row twice (rare; scalar).
   const int W = 2 * F;
@@ -102,38 +111,48 @@ inline bool widen_rows(const float* x, int B, int F, int grouped, int32_t* buf) 
     for (int c = 0; c < F; ++c) {
       const float v = s[c];
       const bool miss = v != v;
-      const int32_t k = key_of(v);
-      buf[key_index(r, c, W, grouped)] = miss ? INT32_MIN : k;
-      buf[key_index(r, F + c, W, grouped)] = miss ? INT32_MAX : k;
+      const uint32_t k = key_of(v);
+      buf[key_index(r, c, W)] = miss ? 0 : k;
+      buf[key_index(r, F + c, W)] = miss ? UINT32_MAX : k;
     }
   }
   return true;
 }
 
 template <bool kDoubled>
-inline uint32_t split_col(const FullSplit& n) {
-  return kDoubled ? n.col2 : n.col1;
+inline size_t split_off(const FullSplit& n) {
+  return kDoubled ? n.off2 : n.off1;
 }
 
-// One complete-layout tree of depth D over B rows (width W, B a multiple of
-// kChains, interleaved groups): adds each row's leaf to acc. A step's latency
-// is two dependent loads and a compare; the kChains rows of a group walk
-// together to keep enough steps in flight to cover it, with their indices in
-// registers and one base pointer for their values.
+// The child of complete-layout split i for a row whose value there is v:
+// 2i + 1 (left) or 2i + 2 (right, when v >= key). Written so that the
+// compiler can use the compare's carry (no setcc, no zero extension): with
+// 64-bit indices and the row value read through an addressing mode a step
+// is five instructions.
+inline size_t child(size_t i, uint32_t v, uint32_t key) { return 2 * i + 2 - (v < key); }
+
+// One complete-layout tree of depth D over B rows (a multiple of kChains):
+// adds each row's leaf to acc. A step's latency is two dependent loads and a
+// compare; the kChains rows of a group walk together to keep enough steps in
+// flight to cover it.
 template <bool kDoubled>
-inline void walk_groups(const FullSplit* nodes, const float* leaf, int D, const int32_t* buf, int W, int B,
+inline void walk_groups(const FullSplit* nodes, const float* leaf, int D, const uint32_t* buf, int W, int B,
                         float* acc) {
-  const uint32_t first_leaf = (1u << D) - 1;
+  const size_t first_leaf = (size_t{1} << D) - 1;
   for (int r = 0; r < B; r += kChains) {
-    const int32_t* g = buf + static_cast<size_t>(r) * W;
-    uint32_t i[kChains];
+    const uint32_t* g = buf + static_cast<size_t>(r) * W;
+    size_t i[kChains];
 #pragma GCC unroll 8
     for (int k = 0; k < kChains; ++k) i[k] = 0;
     for (int l = 0; l < D; ++l) {
+      // Opaque to the optimizer each level: otherwise it hoists g + k for
+      // every chain into registers it then lacks (spills) instead of using
+      // k as the load's displacement.
+      GCONV_OPAQUE(g);
 #pragma GCC unroll 8
       for (int k = 0; k < kChains; ++k) {
-        const FullSplit n = nodes[i[k]];
-        i[k] = 2 * i[k] + 1 + (g[split_col<kDoubled>(n) * kChains + k] >= n.key);
+        const FullSplit& n = nodes[i[k]];
+        i[k] = child(i[k], g[split_off<kDoubled>(n) + k], n.key);
       }
     }
 #pragma GCC unroll 8
@@ -141,29 +160,23 @@ inline void walk_groups(const FullSplit* nodes, const float* leaf, int D, const 
   }
 }
 
-// One complete-layout tree over B row-major rows, one at a time.
+// One complete-layout tree for one row (its values at p[off]).
 template <bool kDoubled>
-inline void walk_rows(const FullSplit* nodes, const float* leaf, int D, const int32_t* buf, int W, int B,
-                      float* acc) {
-  const uint32_t first_leaf = (1u << D) - 1;
-  for (int r = 0; r < B; ++r) {
-    const int32_t* p = buf + static_cast<size_t>(r) * W;
-    uint32_t i = 0;
-    for (int l = 0; l < D; ++l) {
-      const FullSplit n = nodes[i];
-      i = 2 * i + 1 + (p[split_col<kDoubled>(n)] >= n.key);
-    }
-    acc[r] += leaf[i - first_leaf];
+inline float walk_row(const FullSplit* nodes, const float* leaf, int D, const uint32_t* p) {
+  size_t i = 0;
+  for (int l = 0; l < D; ++l) {
+    const FullSplit& n = nodes[i];
+    i = child(i, p[split_off<kDoubled>(n)], n.key);
   }
+  return leaf[i - ((size_t{1} << D) - 1)];
 }
 
-// kChains consecutive complete-layout trees [t, t + kChains) over each of
-// B rows: for a few rows the trees are the independent chains. A large
-// model lives in L3, not L1, so a walk of one tree is a chain of cache
-// misses; walking kChains trees at once overlaps them. Each row still adds
-// its leaves in model order.
+// kChains consecutive complete-layout trees [t, t + kChains) for one row:
+// for a few rows the trees are the independent chains. A large model lives
+// in L3, not L1, so a walk of one tree is a chain of cache misses; walking
+// kChains trees at once overlaps them. The row adds its leaves in model order.
 template <bool kDoubled>
-inline void walk_tree_group(const ForestView& f, int t, const int32_t* buf, int W, int B, float* acc) {
+inline float walk_tree_group(const ForestView& f, int t, const uint32_t* p, float a) {
   const FullSplit* nodes[kChains];
   const float* leaf[kChains];
   int depth[kChains];
@@ -175,25 +188,21 @@ inline void walk_tree_group(const ForestView& f, int t, const int32_t* buf, int 
     depth[k] = f.depth[t + k];
     deepest = std::max(deepest, depth[k]);
   }
-  for (int r = 0; r < B; ++r) {
-    const int32_t* p = buf + static_cast<size_t>(r) * W;
-    uint32_t i[kChains] = {};
-    for (int l = 0; l < deepest; ++l) {
+  size_t i[kChains] = {};
+  for (int l = 0; l < deepest; ++l) {
 #pragma GCC unroll 8
-      for (int k = 0; k < kChains; ++k)
-        if (l < depth[k]) {
-          const FullSplit n = nodes[k][i[k]];
-          // Both grandchildren are 4 adjacent splits: fetched while this
-          // level's compare and the next level's load go on.
-          if (l + 2 < depth[k]) __builtin_prefetch(nodes[k] + 4 * i[k] + 3);
-          i[k] = 2 * i[k] + 1 + (p[split_col<kDoubled>(n)] >= n.key);
-        }
-    }
-    float a = acc[r];
-#pragma GCC unroll 8
-    for (int k = 0; k < kChains; ++k) a += leaf[k][i[k] - ((1u << depth[k]) - 1)];
-    acc[r] = a;
+    for (int k = 0; k < kChains; ++k)
+      if (l < depth[k]) {
+        const FullSplit& n = nodes[k][i[k]];
+        // Both grandchildren are 4 adjacent splits: fetched while this
+        // level's compare and the next level's load go on.
+        if (l + 2 < depth[k]) __builtin_prefetch(nodes[k] + 4 * i[k] + 3);
+        i[k] = child(i[k], p[split_off<kDoubled>(n)], n.key);
+      }
   }
+#pragma GCC unroll 8
+  for (int k = 0; k < kChains; ++k) a += leaf[k][i[k] - ((size_t{1} << depth[k]) - 1)];
+  return a;
 }
 
 // walk_tree_group for kChains trees of one depth D stored back to back (the
@@ -203,30 +212,25 @@ inline void walk_tree_group(const ForestView& f, int t, const int32_t* buf, int 
 // pointers or depths the indices stay in registers (the general version
 // spills them), which matters for a large model whose walks are few.
 template <bool kDoubled, int D>
-inline void walk_tree_group_fixed(const FullSplit* nodes, const float* leaf, const int32_t* buf, int W, int B,
-                                  float* acc) {
+inline float walk_tree_group_fixed(const FullSplit* nodes, const float* leaf, const uint32_t* p, float a) {
   constexpr int64_t S = (int64_t{1} << D) - 1;
-  for (int r = 0; r < B; ++r) {
-    const int32_t* p = buf + static_cast<size_t>(r) * W;
-    int64_t i[kChains];
+  int64_t i[kChains];
 #pragma GCC unroll 8
-    for (int k = 0; k < kChains; ++k) i[k] = k * S;
-    for (int l = 0; l < D; ++l) {
+  for (int k = 0; k < kChains; ++k) i[k] = k * S;
+  for (int l = 0; l < D; ++l) {
 #pragma GCC unroll 8
-      for (int k = 0; k < kChains; ++k) {
-        const FullSplit n = nodes[i[k]];
-        // Local index j = i - kS: grandchildren 4j+3.. (see walk_tree_group).
-        if (l + 2 < D) __builtin_prefetch(nodes + 4 * i[k] - 3 * k * S + 3);
-        // Local 2j + 1 + right, made absolute again.
-        i[k] = 2 * i[k] + 1 - k * S + (p[split_col<kDoubled>(n)] >= n.key);
-      }
+    for (int k = 0; k < kChains; ++k) {
+      const FullSplit& n = nodes[i[k]];
+      // Local index j = i - kS: grandchildren 4j+3.. (see walk_tree_group).
+      if (l + 2 < D) __builtin_prefetch(nodes + 4 * i[k] - 3 * k * S + 3);
+      // Local 2j + 2 - left, made absolute again.
+      i[k] = 2 * i[k] + 2 - k * S - (p[split_off<kDoubled>(n)] < n.key);
     }
-    float a = acc[r];
-    // Leaf of tree k: local index j - S, at k x (S + 1) in the leaf array.
-#pragma GCC unroll 8
-    for (int k = 0; k < kChains; ++k) a += leaf[i[k] - k * S - S + k * (S + 1)];
-    acc[r] = a;
   }
+  // Leaf of tree k: local index j - S, at k x (S + 1) in the leaf array.
+#pragma GCC unroll 8
+  for (int k = 0; k < kChains; ++k) a += leaf[i[k] + k - S];
+  return a;
 }
 
 // Whether trees [t, t + kChains) share one depth and lie back to back in
@@ -242,25 +246,31 @@ inline int uniform_depth(const ForestView& f, int t) {
   return D;
 }
 
+// Rows [r0, r1) of the block, each walking trees [t, t + kChains).
 template <bool kDoubled>
-inline void walk_tree_group_any(const ForestView& f, int t, const int32_t* buf, int W, int B, float* acc) {
+inline void walk_tree_group_rows(const ForestView& f, int t, const uint32_t* buf, int W, int r0, int r1,
+                                 float* acc) {
   const FullSplit* nodes = f.full_nodes + f.full_split[t];
   const float* leaf = f.full_value + f.full_leaf[t];
-  switch (uniform_depth(f, t)) {
-#define GCONV_FIXED_DEPTH(D) \
-  case D: walk_tree_group_fixed<kDoubled, D>(nodes, leaf, buf, W, B, acc); return;
-    GCONV_FIXED_DEPTH(1)
-    GCONV_FIXED_DEPTH(2)
-    GCONV_FIXED_DEPTH(3)
-    GCONV_FIXED_DEPTH(4)
-    GCONV_FIXED_DEPTH(5)
-    GCONV_FIXED_DEPTH(6)
-    GCONV_FIXED_DEPTH(7)
-    GCONV_FIXED_DEPTH(8)
-    GCONV_FIXED_DEPTH(9)
-    GCONV_FIXED_DEPTH(10)
+  const int D = uniform_depth(f, t);
+  for (int r = r0; r < r1; ++r) {
+    const uint32_t* p = buf + key_index(r, 0, W);
+    switch (D) {
+#define GCONV_FIXED_DEPTH(d) \
+  case d: acc[r] = walk_tree_group_fixed<kDoubled, d>(nodes, leaf, p, acc[r]); break;
+      GCONV_FIXED_DEPTH(1)
+      GCONV_FIXED_DEPTH(2)
+      GCONV_FIXED_DEPTH(3)
+      GCONV_FIXED_DEPTH(4)
+      GCONV_FIXED_DEPTH(5)
+      GCONV_FIXED_DEPTH(6)
+      GCONV_FIXED_DEPTH(7)
+      GCONV_FIXED_DEPTH(8)
+      GCONV_FIXED_DEPTH(9)
+      GCONV_FIXED_DEPTH(10)
 #undef GCONV_FIXED_DEPTH
-    default: walk_tree_group<kDoubled>(f, t, buf, W, B, acc);
+      default: acc[r] = walk_tree_group<kDoubled>(f, t, p, acc[r]);
+    }
   }
 }
 
@@ -269,7 +279,7 @@ inline void walk_tree_group_any(const ForestView& f, int t, const int32_t* buf, 
 // remaining rows walk kChains trees at a time (walk_tree_group), so that
 // every step has kChains independent chains in flight.
 template <bool kDoubled>
-inline void traverse_block(const ForestView& f, const float* xb, const int32_t* buf, int W, int n, float* acc,
+inline void traverse_block(const ForestView& f, const float* xb, const uint32_t* buf, int W, int n, float* acc,
                            int first_tree) {
   const int F = f.num_features;
   const int grouped = n - n % kChains;
@@ -284,16 +294,16 @@ inline void traverse_block(const ForestView& f, const float* xb, const int32_t* 
     }
   }
   if (grouped == n) return;
-  const int32_t* rest = buf + static_cast<size_t>(grouped) * W;
   for (int t = first_tree; t < f.num_trees; ++t) {
     bool group = t + kChains <= f.num_trees;
     for (int k = 0; group && k < kChains; ++k) group = f.full_split[t + k] != ForestView::kNone;
     if (group) {
-      walk_tree_group_any<kDoubled>(f, t, rest, W, n - grouped, acc + grouped);
+      walk_tree_group_rows<kDoubled>(f, t, buf, W, grouped, n, acc);
       t += kChains - 1;
     } else if (f.full_split[t] != ForestView::kNone) {
-      walk_rows<kDoubled>(f.full_nodes + f.full_split[t], f.full_value + f.full_leaf[t], f.depth[t], rest, W,
-                          n - grouped, acc + grouped);
+      for (int r = grouped; r < n; ++r)
+        acc[r] += walk_row<kDoubled>(f.full_nodes + f.full_split[t], f.full_value + f.full_leaf[t], f.depth[t],
+                                     buf + key_index(r, 0, W));
     } else {
       for (int r = grouped; r < n; ++r) acc[r] += f.exact_tree(f.exact_ctx, t, xb + static_cast<size_t>(r) * F);
     }
@@ -302,13 +312,14 @@ inline void traverse_block(const ForestView& f, const float* xb, const int32_t* 
 
 inline void traverse_rows(const ForestView& f, const float* x, int nb, float* acc, int first_tree) {
   const int F = f.num_features;
-  alignas(64) int32_t buf[kTraverseInts];
+  alignas(64) uint32_t buf[kTraverseInts];
+  // Rows per sub-block: whole groups (the last one padded) of doubled rows fit.
   int B = std::max(1, std::min(64, kTraverseInts / std::max(2 * F, 1)));
   if (B >= kChains) B -= B % kChains;
   for (int r0 = 0; r0 < nb; r0 += B) {
     const int n = std::min(B, nb - r0);
     const float* xb = x + static_cast<size_t>(r0) * F;
-    if (widen_rows(xb, n, F, n - n % kChains, buf))
+    if (widen_rows(xb, n, F, buf))
       traverse_block<true>(f, xb, buf, 2 * F, n, acc + r0, first_tree);
     else
       traverse_block<false>(f, xb, buf, F, n, acc + r0, first_tree);

@@ -5,17 +5,18 @@
 // traverse  Each row walks the tree in a complete layout (node i has
 //           children 2i+1 and 2i+2; leaves above the bottom are replicated
 //           down; a split is 8 bytes, one load), one branch-free step per
-//           level: i = 2i + 1 + (x >= t). Values are compared as
-//           order-preserving int32 keys. A block of rows without missing
+//           level: i = 2i + 2 - (x < t). Values are compared as
+//           order-preserving uint32 keys. A block of rows without missing
 //           values is stored once; otherwise each row is stored twice (NaN
-//           -> INT32_MIN for default-left splits, NaN -> INT32_MAX for
-//           default-right ones) so missing values need no test. Whole groups
+//           -> 0 for default-left splits, NaN -> UINT32_MAX for
+//           default-right ones) so missing values need no test. Rows are
+//           stored in interleaved groups of 8 and splits hold their column
+//           premultiplied, so a step is five instructions. Whole groups
 //           of 8 rows walk each tree at once so their dependent loads
 //           overlap; the rows after them (all of them when fewer than 8, a
 //           cascade's second stage) walk 8 trees at once instead, which
 //           also overlaps the cache misses of a model larger than L2. Cost:
-//           rows x depth steps, whatever the data (~1.2 ns a step on Zen 4).
-//           Portable.
+//           rows x depth steps, whatever the data. Portable.
 // sets      Each tree is walked once for a block of up to 256 rows, depth
 //           first, carrying the SET of rows that reaches each node (a
 //           256-bit mask). A split is one vector compare over a column-major
@@ -54,12 +55,14 @@ struct SetNode {
   uint16_t left;  // left child, relative to the tree's first node
 };
 
-// One split of the complete layout (`traverse`): 8 bytes, one load.
+// One split of the complete layout (`traverse`): 8 bytes, one load. Columns
+// are stored as offsets in traverse's row-key layout (column x 8).
 struct FullSplit {
-  uint16_t col2;  // column in the doubled row: feature, + num_features when missing goes right
-  uint16_t col1;  // the feature (rows without missing values are stored once)
-  int32_t key;    // threshold key: the row goes right when its key >= this
+  uint16_t off2;  // column in the doubled row (feature, + num_features when missing goes right) x 8
+  uint16_t off1;  // the feature x 8 (rows without missing values are stored once)
+  uint32_t key;   // threshold key: the row goes right when its key >= this
 };
+inline constexpr int kFullSplitColumnScale = 8;
 
 // Deepest tree `sets` takes (its DFS stack) and deepest complete layout.
 inline constexpr int kMaxSetDepth = 64;
@@ -93,11 +96,12 @@ enum class Kernel { automatic, traverse, sets, sets_portable };
 // Margins of rows (row-major x) into out. num_features <= kMaxKernelFeatures.
 void eval_forest(const ForestView& f, const float* x, int rows, float* out, Kernel kernel);
 
-// Order-preserving int32 image of a non-NaN float (-0 and +0 map together).
-int32_t order_key(float v);
+// Order-preserving uint32 image of a non-NaN float (-0 and +0 map together;
+// no float maps to 0 or UINT32_MAX, which missing values use).
+uint32_t order_key(float v);
 // The complete-layout key of a split threshold (the row goes right when its
 // key >= this); NaN thresholds send every non-missing value right.
-int32_t threshold_key(float threshold, bool default_left);
+uint32_t threshold_key(float threshold, bool default_left);
 
 // Whether `sets` runs with AVX-512 here (automatic then prefers it).
 bool have_avx512();
