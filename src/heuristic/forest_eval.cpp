@@ -100,8 +100,14 @@ inline bool widen_rows(const float* x, int B, int F, uint32_t* buf) {
     const int rows = std::min(kChains, B - r);
     missing = keys_of(x + static_cast<size_t>(r) * F, rows * F, tmp);
     uint32_t* g = buf + static_cast<size_t>(r) * F;
-    for (int c = 0; c < F; ++c)
-      for (int k = 0; k < rows; ++k) g[c * kChains + k] = tmp[k * F + c];
+    if (rows == kChains) {  // a whole group: a fixed-size transpose
+      for (int c = 0; c < F; ++c)
+#pragma GCC unroll 8
+        for (int k = 0; k < kChains; ++k) g[c * kChains + k] = tmp[k * F + c];
+    } else {
+      for (int c = 0; c < F; ++c)
+        for (int k = 0; k < rows; ++k) g[c * kChains + k] = tmp[k * F + c];
+    }
   }
   if (!missing) return false;
   // Missing values: each row twice (rare; scalar).
@@ -233,6 +239,40 @@ inline float walk_tree_group_fixed(const FullSplit* nodes, const float* leaf, co
   return a;
 }
 
+// walk_tree_group_fixed for two rows at once: 2 x kChains chains. A model
+// too large for L2 (the cascade's main model, on its few rows) waits on L3
+// at every deep level; twice the walks in flight hide twice the latency
+// (the indices no longer all fit in registers, which costs less).
+template <bool kDoubled, int D>
+inline void walk_tree_group_fixed2(const FullSplit* nodes, const float* leaf, const uint32_t* p0,
+                                   const uint32_t* p1, float* a0, float* a1) {
+  constexpr int64_t S = (int64_t{1} << D) - 1;
+  int64_t i[kChains], j[kChains];
+#pragma GCC unroll 8
+  for (int k = 0; k < kChains; ++k) i[k] = j[k] = k * S;
+  for (int l = 0; l < D; ++l) {
+#pragma GCC unroll 8
+    for (int k = 0; k < kChains; ++k) {
+      const FullSplit& n = nodes[i[k]];
+      const FullSplit& m = nodes[j[k]];
+      if (l + 2 < D) {
+        __builtin_prefetch(nodes + 4 * i[k] - 3 * k * S + 3);
+        __builtin_prefetch(nodes + 4 * j[k] - 3 * k * S + 3);
+      }
+      i[k] = 2 * i[k] + 2 - k * S - (p0[split_off<kDoubled>(n)] < n.key);
+      j[k] = 2 * j[k] + 2 - k * S - (p1[split_off<kDoubled>(m)] < m.key);
+    }
+  }
+  float x = *a0, y = *a1;
+#pragma GCC unroll 8
+  for (int k = 0; k < kChains; ++k) {
+    x += leaf[i[k] + k - S];
+    y += leaf[j[k] + k - S];
+  }
+  *a0 = x;
+  *a1 = y;
+}
+
 // Whether trees [t, t + kChains) share one depth and lie back to back in
 // both arrays (what walk_tree_group_fixed needs); that depth, else 0.
 inline int uniform_depth(const ForestView& f, int t) {
@@ -253,7 +293,27 @@ inline void walk_tree_group_rows(const ForestView& f, int t, const uint32_t* buf
   const FullSplit* nodes = f.full_nodes + f.full_split[t];
   const float* leaf = f.full_value + f.full_leaf[t];
   const int D = uniform_depth(f, t);
-  for (int r = r0; r < r1; ++r) {
+  int r = r0;
+  for (; D > 0 && r + 2 <= r1; r += 2) {
+    const uint32_t* p0 = buf + key_index(r, 0, W);
+    const uint32_t* p1 = buf + key_index(r + 1, 0, W);
+    switch (D) {
+#define GCONV_FIXED_DEPTH(d) \
+  case d: walk_tree_group_fixed2<kDoubled, d>(nodes, leaf, p0, p1, acc + r, acc + r + 1); break;
+      GCONV_FIXED_DEPTH(1)
+      GCONV_FIXED_DEPTH(2)
+      GCONV_FIXED_DEPTH(3)
+      GCONV_FIXED_DEPTH(4)
+      GCONV_FIXED_DEPTH(5)
+      GCONV_FIXED_DEPTH(6)
+      GCONV_FIXED_DEPTH(7)
+      GCONV_FIXED_DEPTH(8)
+      GCONV_FIXED_DEPTH(9)
+      GCONV_FIXED_DEPTH(10)
+#undef GCONV_FIXED_DEPTH
+    }
+  }
+  for (; r < r1; ++r) {
     const uint32_t* p = buf + key_index(r, 0, W);
     switch (D) {
 #define GCONV_FIXED_DEPTH(d) \
