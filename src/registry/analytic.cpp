@@ -229,7 +229,7 @@ double direct_ms(const KernelTraits& t, const AnalyticKernel& ak, const Analytic
 
 }  // namespace
 
-std::string AnalyticBreakdown::summary() const {
+std::string AnalyticBrief::summary() const {
   std::string s = fmt::format("{} wave{}, ", waves, waves == 1 ? "" : "s");
   if (tile_efficiency >= 0) s += fmt::format("{:.0f}% tile efficiency, ", 100.0 * tile_efficiency);
   return s + (memory_bound ? "memory-bound" : "compute-bound");

@@ -15,6 +15,16 @@
 
 namespace gconv {
 
+// What AnalyticBreakdown::summary() says: small enough for the registry to
+// keep one per candidate (selection latency copies candidates around).
+struct AnalyticBrief {
+  int64_t waves = 0;
+  double tile_efficiency = 1;
+  bool memory_bound = false;
+  // "3 waves, 85% tile efficiency, memory-bound"
+  std::string summary() const;
+};
+
 // The terms of one estimate, for reasons and tests.
 struct AnalyticBreakdown {
   double compute_ms = 0, memory_ms = 0, overhead_ms = 0, total_ms = 0;
@@ -24,8 +34,8 @@ struct AnalyticBreakdown {
   double tile_efficiency = 1;  // useful MACs / MACs of the padded tiles (-1: not modeled)
   double wave_efficiency = 1;  // blocks / (waves x SMs x blocks per SM)
   bool memory_bound = false;
-  // "3 waves, 85% tile efficiency, memory-bound"
-  std::string summary() const;
+  AnalyticBrief brief() const { return {waves, tile_efficiency, memory_bound}; }
+  std::string summary() const { return brief().summary(); }
 };
 
 // Estimated milliseconds of kernel `t` on problem `p` (which `t` must be able

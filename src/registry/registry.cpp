@@ -53,7 +53,7 @@ std::string memo_key(const Problem& p, const Policy& policy) {
 struct Candidate {
   const KernelTraits* traits;
   double ms;
-  AnalyticBreakdown detail;
+  AnalyticBrief detail;  // what the estimate's summary says
   float score = 0;  // the learned model's (heuristic policy with a model), higher = better
 };
 
@@ -217,17 +217,19 @@ Result<std::vector<Candidate>> RegistryImpl::ranked(const Problem& p) const {
   for (size_t i = 0; i < kernels.size(); ++i) {
     const KernelTraits& t = kernels[i];
     Candidate c{&t, 0, {}};
+    AnalyticBreakdown b;
     // A kernel whose workspace the registry could not allocate is no candidate,
     // so that run() with a null workspace always works.
     if (t.family == Family::direct) {
       DirectPlan plan;
       if (!plan_direct(t, ap.direct, &plan) || plan.workspace > options_.workspace_limit) continue;
-      c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &c.detail, &plan);
+      c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &b, &plan);
     } else {
       if (!terms[i].traits_ok || !igemm::problem_ok(t, facts, nullptr)) continue;
       if (t.split_mode != SplitKMode::none && igemm::workspace_bytes(t, facts) > options_.workspace_limit) continue;
-      c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &c.detail);
+      c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);
     }
+    c.detail = b.brief();
     order.emplace_back(c.ms, uint32_t(found.size()));
     found.push_back(c);
   }
