@@ -11,7 +11,7 @@
 //           -> 0 for default-left splits, NaN -> UINT32_MAX for
 //           default-right ones) so missing values need no test. Rows are
 //           stored in interleaved groups of 8 and splits hold their column
-//           premultiplied, so a step is five instructions. Whole groups
+//           premultiplied, so a step is six instructions. Whole groups
 //           of 8 rows walk each tree at once so their dependent loads
 //           overlap; the rows after them (all of them when fewer than 8, a
 //           cascade's second stage) walk 8 trees at once instead, which
