@@ -287,51 +287,41 @@ inline int uniform_depth(const ForestView& f, int t) {
   return D;
 }
 
+// Rows [r0, r1) of the block, each walking trees [t, t + kChains) of depth
+// D stored back to back: two rows at a time, then the last one alone.
+template <bool kDoubled, int D>
+inline void walk_fixed_rows(const FullSplit* nodes, const float* leaf, const uint32_t* buf, int W, int r0, int r1,
+                            float* acc) {
+  int r = r0;
+  for (; r + 2 <= r1; r += 2)
+    walk_tree_group_fixed2<kDoubled, D>(nodes, leaf, buf + key_index(r, 0, W), buf + key_index(r + 1, 0, W),
+                                        acc + r, acc + r + 1);
+  for (; r < r1; ++r) acc[r] = walk_tree_group_fixed<kDoubled, D>(nodes, leaf, buf + key_index(r, 0, W), acc[r]);
+}
+
 // Rows [r0, r1) of the block, each walking trees [t, t + kChains).
+static_assert(kMaxTraverseDepth == 10, "walk_tree_group_rows instantiates depths 1..10");
 template <bool kDoubled>
 inline void walk_tree_group_rows(const ForestView& f, int t, const uint32_t* buf, int W, int r0, int r1,
                                  float* acc) {
   const FullSplit* nodes = f.full_nodes + f.full_split[t];
   const float* leaf = f.full_value + f.full_leaf[t];
-  const int D = uniform_depth(f, t);
-  int r = r0;
-  for (; D > 0 && r + 2 <= r1; r += 2) {
-    const uint32_t* p0 = buf + key_index(r, 0, W);
-    const uint32_t* p1 = buf + key_index(r + 1, 0, W);
-    switch (D) {
+  switch (uniform_depth(f, t)) {
 #define GCONV_FIXED_DEPTH(d) \
-  case d: walk_tree_group_fixed2<kDoubled, d>(nodes, leaf, p0, p1, acc + r, acc + r + 1); break;
-      GCONV_FIXED_DEPTH(1)
-      GCONV_FIXED_DEPTH(2)
-      GCONV_FIXED_DEPTH(3)
-      GCONV_FIXED_DEPTH(4)
-      GCONV_FIXED_DEPTH(5)
-      GCONV_FIXED_DEPTH(6)
-      GCONV_FIXED_DEPTH(7)
-      GCONV_FIXED_DEPTH(8)
-      GCONV_FIXED_DEPTH(9)
-      GCONV_FIXED_DEPTH(10)
+  case d: walk_fixed_rows<kDoubled, d>(nodes, leaf, buf, W, r0, r1, acc); return;
+    GCONV_FIXED_DEPTH(1)
+    GCONV_FIXED_DEPTH(2)
+    GCONV_FIXED_DEPTH(3)
+    GCONV_FIXED_DEPTH(4)
+    GCONV_FIXED_DEPTH(5)
+    GCONV_FIXED_DEPTH(6)
+    GCONV_FIXED_DEPTH(7)
+    GCONV_FIXED_DEPTH(8)
+    GCONV_FIXED_DEPTH(9)
+    GCONV_FIXED_DEPTH(10)
 #undef GCONV_FIXED_DEPTH
-    }
-  }
-  for (; r < r1; ++r) {
-    const uint32_t* p = buf + key_index(r, 0, W);
-    switch (D) {
-#define GCONV_FIXED_DEPTH(d) \
-  case d: acc[r] = walk_tree_group_fixed<kDoubled, d>(nodes, leaf, p, acc[r]); break;
-      GCONV_FIXED_DEPTH(1)
-      GCONV_FIXED_DEPTH(2)
-      GCONV_FIXED_DEPTH(3)
-      GCONV_FIXED_DEPTH(4)
-      GCONV_FIXED_DEPTH(5)
-      GCONV_FIXED_DEPTH(6)
-      GCONV_FIXED_DEPTH(7)
-      GCONV_FIXED_DEPTH(8)
-      GCONV_FIXED_DEPTH(9)
-      GCONV_FIXED_DEPTH(10)
-#undef GCONV_FIXED_DEPTH
-      default: acc[r] = walk_tree_group<kDoubled>(f, t, p, acc[r]);
-    }
+    default:
+      for (int r = r0; r < r1; ++r) acc[r] = walk_tree_group<kDoubled>(f, t, buf + key_index(r, 0, W), acc[r]);
   }
 }
 
