@@ -213,65 +213,45 @@ inline float walk_tree_group(const ForestView& f, int t, const uint32_t* p, floa
 }
 
 // walk_tree_group for kChains trees of one depth D stored back to back (the
-// usual case): a chain's split index is kept absolute (tree k's own index +
-// k x S, S = 2^D - 1 splits a tree), so every chain addresses one node array
-// and one leaf array through compile-time offsets. With no per-chain
-// pointers or depths the indices stay in registers (the general version
-// spills them), which matters for a large model whose walks are few.
-template <bool kDoubled, int D>
-inline float walk_tree_group_fixed(const FullSplit* nodes, const float* leaf, const uint32_t* p, float a) {
+// usual case), for R rows (rows[0..R), their sums acc[0..R)): a chain's
+// split index is kept absolute (tree k's own index + k x S, S = 2^D - 1
+// splits a tree), so every chain addresses one node array and one leaf
+// array through compile-time offsets. With no per-chain pointers or depths
+// the indices stay in registers (the general version spills them). R = 2
+// puts 2 x kChains walks in flight: a model too large for L2 (the cascade's
+// main model, on its few rows) waits on L3 at every deep level, and twice
+// the walks hide twice the latency (the indices no longer all fit in
+// registers, which costs less).
+template <bool kDoubled, int D, int R>
+inline void walk_tree_group_fixed(const FullSplit* nodes, const float* leaf, const uint32_t* const* rows,
+                                  float* acc) {
   constexpr int64_t S = (int64_t{1} << D) - 1;
-  int64_t i[kChains];
+  int64_t i[R][kChains];
+#pragma GCC unroll 2
+  for (int q = 0; q < R; ++q)
 #pragma GCC unroll 8
-  for (int k = 0; k < kChains; ++k) i[k] = k * S;
+    for (int k = 0; k < kChains; ++k) i[q][k] = k * S;
   for (int l = 0; l < D; ++l) {
 #pragma GCC unroll 8
     for (int k = 0; k < kChains; ++k) {
-      const FullSplit& n = nodes[i[k]];
-      // Local index j = i - kS: grandchildren 4j+3.. (see walk_tree_group).
-      if (l + 2 < D) __builtin_prefetch(nodes + 4 * i[k] - 3 * k * S + 3);
-      // Local 2j + 2 - left, made absolute again.
-      i[k] = 2 * i[k] + 2 - k * S - (p[split_off<kDoubled>(n)] < n.key);
+#pragma GCC unroll 2
+      for (int q = 0; q < R; ++q) {
+        const FullSplit& n = nodes[i[q][k]];
+        // Local index j = i - kS: grandchildren 4j+3.. (see walk_tree_group).
+        if (l + 2 < D) __builtin_prefetch(nodes + 4 * i[q][k] - 3 * k * S + 3);
+        // Local 2j + 2 - left, made absolute again.
+        i[q][k] = 2 * i[q][k] + 2 - k * S - (rows[q][split_off<kDoubled>(n)] < n.key);
+      }
     }
   }
   // Leaf of tree k: local index j - S, at k x (S + 1) in the leaf array.
+#pragma GCC unroll 2
+  for (int q = 0; q < R; ++q) {
+    float a = acc[q];
 #pragma GCC unroll 8
-  for (int k = 0; k < kChains; ++k) a += leaf[i[k] + k - S];
-  return a;
-}
-
-// walk_tree_group_fixed for two rows at once: 2 x kChains chains. A model
-// too large for L2 (the cascade's main model, on its few rows) waits on L3
-// at every deep level; twice the walks in flight hide twice the latency
-// (the indices no longer all fit in registers, which costs less).
-template <bool kDoubled, int D>
-inline void walk_tree_group_fixed2(const FullSplit* nodes, const float* leaf, const uint32_t* p0,
-                                   const uint32_t* p1, float* a0, float* a1) {
-  constexpr int64_t S = (int64_t{1} << D) - 1;
-  int64_t i[kChains], j[kChains];
-#pragma GCC unroll 8
-  for (int k = 0; k < kChains; ++k) i[k] = j[k] = k * S;
-  for (int l = 0; l < D; ++l) {
-#pragma GCC unroll 8
-    for (int k = 0; k < kChains; ++k) {
-      const FullSplit& n = nodes[i[k]];
-      const FullSplit& m = nodes[j[k]];
-      if (l + 2 < D) {
-        __builtin_prefetch(nodes + 4 * i[k] - 3 * k * S + 3);
-        __builtin_prefetch(nodes + 4 * j[k] - 3 * k * S + 3);
-      }
-      i[k] = 2 * i[k] + 2 - k * S - (p0[split_off<kDoubled>(n)] < n.key);
-      j[k] = 2 * j[k] + 2 - k * S - (p1[split_off<kDoubled>(m)] < m.key);
-    }
+    for (int k = 0; k < kChains; ++k) a += leaf[i[q][k] + k - S];
+    acc[q] = a;
   }
-  float x = *a0, y = *a1;
-#pragma GCC unroll 8
-  for (int k = 0; k < kChains; ++k) {
-    x += leaf[i[k] + k - S];
-    y += leaf[j[k] + k - S];
-  }
-  *a0 = x;
-  *a1 = y;
 }
 
 // Whether trees [t, t + kChains) share one depth and lie back to back in
@@ -293,10 +273,14 @@ template <bool kDoubled, int D>
 inline void walk_fixed_rows(const FullSplit* nodes, const float* leaf, const uint32_t* buf, int W, int r0, int r1,
                             float* acc) {
   int r = r0;
-  for (; r + 2 <= r1; r += 2)
-    walk_tree_group_fixed2<kDoubled, D>(nodes, leaf, buf + key_index(r, 0, W), buf + key_index(r + 1, 0, W),
-                                        acc + r, acc + r + 1);
-  for (; r < r1; ++r) acc[r] = walk_tree_group_fixed<kDoubled, D>(nodes, leaf, buf + key_index(r, 0, W), acc[r]);
+  for (; r + 2 <= r1; r += 2) {
+    const uint32_t* rows[2] = {buf + key_index(r, 0, W), buf + key_index(r + 1, 0, W)};
+    walk_tree_group_fixed<kDoubled, D, 2>(nodes, leaf, rows, acc + r);
+  }
+  if (r < r1) {
+    const uint32_t* row = buf + key_index(r, 0, W);
+    walk_tree_group_fixed<kDoubled, D, 1>(nodes, leaf, &row, acc + r);
+  }
 }
 
 // Rows [r0, r1) of the block, each walking trees [t, t + kChains).
