@@ -1,6 +1,7 @@
 #include "heuristic/candidates.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bitset>
 
 namespace gconv::heuristic {
@@ -19,6 +20,8 @@ int vec_index(int vec) {
 constexpr int kClasses = 1 + 3 * 2 * 5;  // direct + split mode x tile area x vector width
 
 }  // namespace
+
+static_assert(kClasses <= 256, "kernel_class fits a uint8_t");
 
 int kernel_class(const KernelTraits& t) {
   if (t.family == Family::direct) return 0;
@@ -40,6 +43,31 @@ void model_candidate_positions(const KernelTraits* const* analytic_order, size_t
     if (i < size_t(top_k) || !seen[size_t(c)]) keep.push_back(uint32_t(i));
     seen[size_t(c)] = true;
   }
+}
+
+void model_candidates_unsorted(std::vector<std::pair<double, uint32_t>>& order, const uint8_t* cls, int top_k,
+                               std::vector<std::pair<double, uint32_t>>& kept) {
+  kept.clear();
+  const size_t n = order.size();
+  const size_t k = top_k <= 0 ? n : std::min(n, size_t(top_k));
+  // The first k of the analytic order, sorted (pairs are distinct: ids are).
+  std::nth_element(order.begin(), order.begin() + long(k), order.end());
+  std::sort(order.begin(), order.begin() + long(k));
+  kept.assign(order.begin(), order.begin() + long(k));
+  if (k == n) return;
+  // Then the first of every class the top k lacks: each such class's least
+  // pair among the rest, in analytic order.
+  std::bitset<kClasses> seen;
+  for (size_t i = 0; i < k; ++i) seen[cls[order[i].second]] = true;
+  std::array<size_t, kClasses> best;
+  best.fill(n);
+  for (size_t i = k; i < n; ++i) {
+    const int c = cls[order[i].second];
+    if (!seen[size_t(c)] && (best[size_t(c)] == n || order[i] < order[best[size_t(c)]])) best[size_t(c)] = i;
+  }
+  for (const size_t b : best)
+    if (b != n) kept.push_back(order[b]);
+  std::sort(kept.begin() + long(k), kept.end());
 }
 
 std::vector<bool> model_candidate_rows(const Dataset& d, const std::vector<float>& analytic, int top_k) {

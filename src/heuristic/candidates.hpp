@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "heuristic/dataset.hpp"
@@ -40,6 +41,15 @@ int kernel_class(const KernelTraits& t);
 // all. No allocation once `keep` has grown.
 void model_candidate_positions(const KernelTraits* const* analytic_order, size_t n, int top_k,
                                std::vector<uint32_t>& keep);
+
+// model_candidate_positions without sorting the whole list (selection
+// latency: a pool is ~150 kernels, the model sees ~35). `order` holds
+// (analytic estimate, id) of every applicable kernel in any order; ascending
+// pairs (ties by id) are the analytic order. cls[id] is the kernel's
+// kernel_class. `kept` receives the pairs model_candidate_positions keeps on
+// the sorted list, in the same (analytic) order. `order` is permuted.
+void model_candidates_unsorted(std::vector<std::pair<double, uint32_t>>& order, const uint8_t* cls, int top_k,
+                               std::vector<std::pair<double, uint32_t>>& kept);
 
 // Per row of d: whether the registry would let the model score it, given
 // each row's analytic score (analytic_scores: higher = better; ties keep

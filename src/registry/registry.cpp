@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -112,6 +113,7 @@ class RegistryImpl final : public Registry {
     // so that ranking a problem pays only for the rest (selection latency).
     struct Terms {
       bool traits_ok = true;  // igemm::traits_ok (direct kernels: no such rule)
+      uint8_t cls = 0;        // heuristic::kernel_class
       AnalyticKernel analytic;
     };
     std::array<std::vector<Terms>, 4> terms;
@@ -122,19 +124,34 @@ class RegistryImpl final : public Registry {
   };
 
   Result<const Pool*> pool(Direction d, DType t) const;
+  // The pool kernels that implement p, unsorted: the candidates in pool
+  // order, and per candidate its analytic order key (estimate, position in
+  // `found`: ties keep pool order) and its kernel class.
+  struct Applicable {
+    std::vector<Candidate> found;
+    std::vector<std::pair<double, uint32_t>> order;
+    std::vector<uint8_t> cls;
+  };
+  // The calling thread's Applicable, reused by its next call (no allocation
+  // once grown: selection latency).
+  static Applicable& scratch();
+  Status applicable(const Problem& p, Applicable& a) const;
+  // The applicable kernels in analytic order (best estimate first).
   Result<std::vector<Candidate>> ranked(const Problem& p) const;
-  // The candidates the learned model scores (heuristic/candidates.hpp), from
-  // the analytic order, in the model's order (best first). Needs a model.
-  void rank_by_model(const Problem& p, const std::vector<Candidate>& analytic_order,
-                     std::vector<Candidate>& out) const;
+  // The candidates the learned model scores (heuristic/candidates.hpp), in
+  // the model's order (best first), without sorting all of a (a.order is
+  // permuted). Needs a model.
+  void rank_by_model(const Problem& p, Applicable& a, std::vector<Candidate>& out) const;
+  // 1-based position of c (one of a's candidates) in the analytic order.
+  static size_t analytic_rank(const Applicable& a, const Candidate& c);
   // Whether the heuristic policy ranks p by the learned model.
   bool uses_model(const Problem& p, const Policy& policy) const {
     return policy.kind == Policy::Kind::heuristic && learned_.selector && learned_.selector->covers(p.dtype);
   }
   // The Solution of a model-ranked candidate: the model's predicted time
   // (when it predicts one) and a reason naming the model and the candidate's
-  // rank in `analytic_order`.
-  Solution model_solution(const Candidate& c, const Problem& p, const std::vector<Candidate>& analytic_order) const;
+  // analytic rank among `applicable` kernels.
+  Solution model_solution(const Candidate& c, const Problem& p, size_t analytic_rank, size_t applicable) const;
   Solution from_candidate(const Candidate& c, const Problem& p, std::string reason) const;
   Solution fallback(const Problem& p) const;
   Result<Solution> select_measured(const Problem& p, const Policy& policy, const std::vector<Candidate>& cands);
@@ -180,8 +197,8 @@ Result<const RegistryImpl::Pool*> RegistryImpl::pool(Direction d, DType t) const
             slot->by_ndim[k.ndim].push_back(k);
         for (int n = 1; n <= 3; ++n)
           for (const KernelTraits& k : slot->by_ndim[n])
-            slot->terms[n].push_back(
-                {k.family != Family::igemm || igemm::traits_ok(k, nullptr), analytic_kernel(k, device_)});
+            slot->terms[n].push_back({k.family != Family::igemm || igemm::traits_ok(k, nullptr),
+                                      uint8_t(heuristic::kernel_class(k)), analytic_kernel(k, device_)});
       }
     }
   }
@@ -197,7 +214,15 @@ size_t RegistryImpl::kernel_count(Direction d, DType t) const {
   return n;
 }
 
-Result<std::vector<Candidate>> RegistryImpl::ranked(const Problem& p) const {
+RegistryImpl::Applicable& RegistryImpl::scratch() {
+  thread_local Applicable a;
+  return a;
+}
+
+Status RegistryImpl::applicable(const Problem& p, Applicable& a) const {
+  a.found.clear();
+  a.order.clear();
+  a.cls.clear();
   auto pl = pool(p.direction, p.dtype);
   if (!pl.ok()) return pl.status();
   const std::vector<KernelTraits>& kernels = (*pl)->by_ndim[p.ndim];
@@ -208,12 +233,9 @@ Result<std::vector<Candidate>> RegistryImpl::ranked(const Problem& p) const {
   // seam (the same predicates, no message strings) and analytic_ms.
   const igemm::ProblemFacts facts = igemm::check_problem(p);
   const AnalyticProblem ap = analytic_problem(p, device_);
-  thread_local std::vector<Candidate> found;
-  thread_local std::vector<std::pair<double, uint32_t>> order;  // (ms, index in found)
-  found.clear();
-  order.clear();
-  found.reserve(kernels.size());
-  order.reserve(kernels.size());
+  a.found.reserve(kernels.size());
+  a.order.reserve(kernels.size());
+  a.cls.reserve(kernels.size());
   for (size_t i = 0; i < kernels.size(); ++i) {
     const KernelTraits& t = kernels[i];
     Candidate c{&t, 0, {}};
@@ -230,34 +252,38 @@ Result<std::vector<Candidate>> RegistryImpl::ranked(const Problem& p) const {
       c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);
     }
     c.detail = b.brief();
-    order.emplace_back(c.ms, uint32_t(found.size()));
-    found.push_back(c);
+    a.order.emplace_back(c.ms, uint32_t(a.found.size()));
+    a.cls.push_back(terms[i].cls);
+    a.found.push_back(c);
   }
+  return Status::Ok();
+}
+
+Result<std::vector<Candidate>> RegistryImpl::ranked(const Problem& p) const {
+  Applicable& a = scratch();
+  GCONV_RETURN_IF_ERROR(applicable(p, a));
   // Ties broken by pool position: the (deterministic) order a stable sort
   // keeps, without moving whole candidates or allocating a merge buffer.
-  std::sort(order.begin(), order.end());
+  std::sort(a.order.begin(), a.order.end());
   std::vector<Candidate> out;
-  out.reserve(order.size());
-  for (const auto& [ms, i] : order) out.push_back(found[i]);
+  out.reserve(a.order.size());
+  for (const auto& [ms, i] : a.order) out.push_back(a.found[i]);
   return out;
 }
 
-void RegistryImpl::rank_by_model(const Problem& p, const std::vector<Candidate>& analytic_order,
-                                 std::vector<Candidate>& out) const {
+void RegistryImpl::rank_by_model(const Problem& p, Applicable& a, std::vector<Candidate>& out) const {
   // The model sees the analytic best K and the analytic best of each kernel
   // class (heuristic/candidates.hpp says why); only those are copied.
+  thread_local std::vector<std::pair<double, uint32_t>> kept;
   thread_local std::vector<const KernelTraits*> ks;
   thread_local std::vector<float> scores, scratch;
-  thread_local std::vector<uint32_t> keep;
-  ks.clear();
-  for (const Candidate& c : analytic_order) ks.push_back(c.traits);
-  heuristic::model_candidate_positions(ks.data(), ks.size(), options_.model_candidates, keep);
+  heuristic::model_candidates_unsorted(a.order, a.cls.data(), options_.model_candidates, kept);
   out.clear();
-  for (size_t i = 0; i < keep.size(); ++i) {  // keep is ascending: ks compacts in place
-    out.push_back(analytic_order[keep[i]]);
-    ks[i] = ks[keep[i]];
+  ks.clear();
+  for (const auto& [ms, i] : kept) {
+    out.push_back(a.found[i]);
+    ks.push_back(a.found[i].traits);
   }
-  ks.resize(keep.size());
   scores.resize(out.size());
   learned_.selector->score(p, ks.data(), ks.size(), learned_.props, learned_.feature_device, scores.data(), scratch);
   for (size_t i = 0; i < out.size(); ++i) out[i].score = scores[i];
@@ -265,11 +291,17 @@ void RegistryImpl::rank_by_model(const Problem& p, const std::vector<Candidate>&
   std::stable_sort(out.begin(), out.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
 }
 
-Solution RegistryImpl::model_solution(const Candidate& c, const Problem& p,
-                                      const std::vector<Candidate>& analytic_order) const {
-  size_t analytic_rank = 1;
-  while (analytic_rank <= analytic_order.size() && analytic_order[analytic_rank - 1].traits != c.traits)
-    ++analytic_rank;
+size_t RegistryImpl::analytic_rank(const Applicable& a, const Candidate& c) {
+  // `found` is in pool order and its traits point into the pool's array, so
+  // the pointers order ties as the order keys' positions do.
+  const std::less<const KernelTraits*> before;
+  size_t rank = 1;
+  for (const Candidate& f : a.found) rank += f.ms < c.ms || (f.ms == c.ms && before(f.traits, c.traits));
+  return rank;
+}
+
+Solution RegistryImpl::model_solution(const Candidate& c, const Problem& p, size_t analytic_rank,
+                                      size_t applicable) const {
   const double ms = learned_.selector->predicted_ms(c.score);
   // A kernel the cascade's prefilter left out of the main model's scoring
   // (only in rank() lists, never the pick) says so.
@@ -281,7 +313,7 @@ Solution RegistryImpl::model_solution(const Candidate& c, const Problem& p,
                   ms > 0 ? fmt::format("predicts {:.4f} ms", ms)
                          : fmt::format("score {:.3f} (the time is the analytic estimate)",
                                        dropped ? c.score + heuristic::Selector::kDroppedOffset : c.score),
-                  analytic_rank, analytic_order.size()));
+                  analytic_rank, applicable));
   if (ms > 0) s.predicted_ms = ms;
   return s;
 }
@@ -320,17 +352,23 @@ Result<Solution> RegistryImpl::select(const Problem& p, const Policy& policy) {
   GCONV_RETURN_IF_ERROR(p.validate());
   if (policy.kind == Policy::Kind::topk && policy.k < 1)
     return invalid_argument("policy topk:" + std::to_string(policy.k) + ": K must be at least 1");
-  auto cands = ranked(p);
-  if (!cands.ok()) return cands.status();
   Solution s;
-  if (cands->empty()) {
+  if (uses_model(p, policy)) {
+    Applicable& a = scratch();
+    GCONV_RETURN_IF_ERROR(applicable(p, a));
+    if (a.found.empty()) {
+      s = fallback(p);
+    } else {
+      thread_local std::vector<Candidate> by_model;
+      rank_by_model(p, a, by_model);
+      s = model_solution(by_model.front(), p, analytic_rank(a, by_model.front()), a.found.size());
+    }
+  } else if (auto cands = ranked(p); !cands.ok()) {
+    return cands.status();
+  } else if (cands->empty()) {
     s = fallback(p);
   } else if (!estimate_only) {
     return select_measured(p, policy, *cands);
-  } else if (uses_model(p, policy)) {
-    thread_local std::vector<Candidate> by_model;
-    rank_by_model(p, *cands, by_model);
-    s = model_solution(by_model.front(), p, *cands);
   } else {
     const Candidate& best = cands->front();
     const std::string why = fmt::format("{} ({} candidates)", best.detail.summary(), cands->size());
@@ -403,18 +441,24 @@ Result<Solution> RegistryImpl::select_measured(const Problem& p, const Policy& p
 
 Result<std::vector<Solution>> RegistryImpl::rank(const Problem& p, const Policy& policy, size_t limit) {
   GCONV_RETURN_IF_ERROR(p.validate());
-  auto cands = ranked(p);
-  if (!cands.ok()) return cands.status();
   std::vector<Solution> out;
-  if (cands->empty()) {
-    if (limit > 0) out.push_back(fallback(p));
+  if (uses_model(p, policy)) {
+    Applicable& a = scratch();
+    GCONV_RETURN_IF_ERROR(applicable(p, a));
+    if (a.found.empty()) {
+      if (limit > 0) out.push_back(fallback(p));
+      return out;
+    }
+    std::vector<Candidate> by_model;
+    rank_by_model(p, a, by_model);
+    for (size_t i = 0; i < by_model.size() && out.size() < limit; ++i)
+      out.push_back(model_solution(by_model[i], p, analytic_rank(a, by_model[i]), a.found.size()));
     return out;
   }
-  if (uses_model(p, policy)) {
-    std::vector<Candidate> by_model;
-    rank_by_model(p, *cands, by_model);
-    for (size_t i = 0; i < by_model.size() && out.size() < limit; ++i)
-      out.push_back(model_solution(by_model[i], p, *cands));
+  auto cands = ranked(p);
+  if (!cands.ok()) return cands.status();
+  if (cands->empty()) {
+    if (limit > 0) out.push_back(fallback(p));
     return out;
   }
   const std::string prefix = policy.kind == Policy::Kind::analytic ? "analytic: " : "analytic estimate: ";

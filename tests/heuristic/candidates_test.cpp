@@ -2,6 +2,8 @@
 // each kernel class, in analytic order, without duplicates.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <set>
 
 #include "heuristic/candidates.hpp"
@@ -56,6 +58,44 @@ TEST(Candidates, TopKPlusTheFirstOfEachMissingClass) {
   EXPECT_EQ(keep.size(), 8u);
   model_candidate_positions(order.data(), order.size(), 0, keep);
   EXPECT_EQ(keep.size(), 8u);
+}
+
+// The registry's path (no full sort) keeps the same kernels in the same
+// order as model_candidate_positions over the sorted list, ties included.
+TEST(Candidates, UnsortedSelectionEqualsTheSortedOne) {
+  std::mt19937 rng(7);
+  std::vector<KernelTraits> kinds;
+  for (SplitKMode s : {SplitKMode::none, SplitKMode::parallel, SplitKMode::serial})
+    for (int tile : {64, 128})
+      for (int vec : {1, 2, 4, 8, 16}) kinds.push_back(igemm(tile, 128, s, vec));
+  kinds.push_back(KernelTraits{});
+  kinds.back().family = Family::direct;
+  std::vector<std::pair<double, uint32_t>> order, kept, sorted;
+  std::vector<uint8_t> cls;
+  std::vector<const KernelTraits*> ks;
+  std::vector<uint32_t> keep;
+  for (int trial = 0; trial < 500; ++trial) {
+    const size_t n = rng() % 200;
+    order.clear();
+    cls.clear();
+    std::vector<const KernelTraits*> by_id;
+    for (size_t i = 0; i < n; ++i) {
+      // Few distinct estimates, so that ties (broken by id) are common.
+      order.emplace_back(double(rng() % 40), uint32_t(i));
+      by_id.push_back(&kinds[rng() % (trial % 3 == 0 ? 4 : kinds.size())]);
+      cls.push_back(uint8_t(kernel_class(*by_id.back())));
+    }
+    std::shuffle(order.begin(), order.end(), rng);
+    sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    ks.clear();
+    for (const auto& [ms, id] : sorted) ks.push_back(by_id[id]);
+    const int top_k = int(rng() % 40) - 2;
+    model_candidate_positions(ks.data(), ks.size(), top_k, keep);
+    model_candidates_unsorted(order, cls.data(), top_k, kept);
+    ASSERT_EQ(kept.size(), keep.size()) << "trial " << trial << " n " << n << " K " << top_k;
+    for (size_t i = 0; i < keep.size(); ++i) ASSERT_EQ(kept[i], sorted[keep[i]]) << "trial " << trial << " at " << i;
+  }
 }
 
 }  // namespace
