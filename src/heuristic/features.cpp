@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/int_math.hpp"
 #include "kernels/direct/direct_plan.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
 #include "registry/analytic.hpp"
@@ -209,7 +210,6 @@ static_assert(std::size(kTable) == kNumFeatures);
 
 constexpr int kWarp = 32;
 
-int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // lg(x) = log2(1 + x) for x >= 0 (negative and NaN count as 0; inf gives
 // 1024, still finite). About 60 per call, so libm's log2 would be a third of
 // the cost: instead the exponent bits, a 128-entry table of log2(c) at the
@@ -428,8 +428,8 @@ void problem_terms(const Problem& p, const DeviceInfo& d, ProblemTerms& pt) {
   if (p.direction == Direction::bwd_data) {
     int64_t rows = p.n, taps = 1;
     for (int i = p.first_slot(); i < 3; ++i) {
-      rows *= cdiv(p.in[i], p.stride[i]);
-      taps *= cdiv(p.filter[i], p.stride[i]);
+      rows *= ceil_div(p.in[i], p.stride[i]);
+      taps *= ceil_div(p.filter[i], p.stride[i]);
       phases *= p.stride[i];
     }
     m_rows = rows, k_len = kg * taps;
@@ -491,8 +491,8 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
     const int64_t n_per_group = std::max(1, t.tile_n / gpb);
     const int64_t tm = std::max(1, t.tile_m), tk = std::max(1, t.tile_k);
     split = std::max(1, t.split_k);
-    const int64_t m_tiles = cdiv(m_rows, tm), n_tiles = cdiv(n_group, n_per_group), g_blocks = cdiv(p.g, gpb);
-    const int64_t k_tiles = cdiv(k_len, tk), k_iters = cdiv(k_tiles, int64_t(split));
+    const int64_t m_tiles = ceil_div(m_rows, tm), n_tiles = ceil_div(n_group, n_per_group), g_blocks = ceil_div(p.g, gpb);
+    const int64_t k_tiles = ceil_div(k_len, tk), k_iters = ceil_div(k_tiles, int64_t(split));
     blocks = double(m_tiles) * n_tiles * g_blocks * split * phases;
     smem = double(igemm::smem_bytes(t));
     set(k_tile_m, t.tile_m);
@@ -574,7 +574,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
         const int64_t slabs = std::max(1, q.slabs);
         const int64_t dst = p.direction == Direction::fwd ? p.k : p.c;
         const int64_t src_per_dst = p.direction == Direction::fwd ? cg : kg;
-        const double weights_per_block = double(filt_vol) * cdiv(dst, slabs) * src_per_dst * eb;
+        const double weights_per_block = double(filt_vol) * ceil_div(dst, slabs) * src_per_dst * eb;
         l2_bytes = blocks * (double(q.tile_rows) * q.tile_cols * q.src_cstride * eb + weights_per_block) + out_el * eb;
       }
       launches += (plan.finish_blocks > 0 ? 1 : 0) +

@@ -49,6 +49,7 @@
 
 #include <fmt/format.h>
 
+#include "core/int_math.hpp"
 #include "kernels/direct/direct_plan.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
 
@@ -62,7 +63,6 @@ constexpr double kCudaCoreWarpsToSaturate = 16;   // FMA latency needs more warp
 constexpr double kTwoStagePenalty = 0.8;
 constexpr double kVecPenaltyPerHalving = 0.25;
 
-int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 using Operands = AnalyticProblem::Operands;
 
@@ -85,7 +85,7 @@ int64_t output_elements(const Problem& p, const Operands& o) {
 
 int allocated_regs(const KernelTraits& t, const DeviceInfo& d) {
   const int regs = d.rules ? register_estimate(*d.rules, t) : 128;
-  return int(cdiv(std::max(regs, 1), 8) * 8);  // allocated per thread in units of 8
+  return int(ceil_div(std::max(regs, 1), 8) * 8);  // allocated per thread in units of 8
 }
 
 int blocks_per_sm(int regs, const DeviceInfo& d, int threads, int64_t smem) {
@@ -102,11 +102,11 @@ template <class Rate>
 double waves_ms(int64_t blocks, int bps, double flops_per_block, const DeviceInfo& d, const Rate& rate,
                 int64_t* waves) {
   const int64_t per_wave = int64_t(d.sm_count) * bps;
-  *waves = std::max<int64_t>(1, cdiv(blocks, per_wave));
+  *waves = std::max<int64_t>(1, ceil_div(blocks, per_wave));
   const double wave_latency_ms = d.wave_latency_us * 1e-3;
   double ms = double(*waves - 1) * (bps * flops_per_block / rate(bps) + wave_latency_ms);
   const int64_t rest = blocks - (*waves - 1) * per_wave;
-  const int last = int(std::max<int64_t>(1, cdiv(rest, d.sm_count)));
+  const int last = int(std::max<int64_t>(1, ceil_div(rest, d.sm_count)));
   ms += last * flops_per_block / rate(last) + wave_latency_ms;
   return ms;
 }
@@ -144,10 +144,10 @@ double igemm_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticP
   const int eb = ap.eb;
   const int64_t m_rows = ap.m_rows, n_group = ap.n_group, k_len = ap.k_len, phases = ap.phases;
   const int gpb = t.groups_per_block;
-  const int64_t m_tiles = cdiv(m_rows, t.tile_m);
-  const int64_t n_tiles = cdiv(n_group, t.tile_n / gpb);
-  const int64_t g_blocks = cdiv(ap.problem->g, gpb);
-  const int64_t k_iters = cdiv(cdiv(k_len, t.tile_k), t.split_k);
+  const int64_t m_tiles = ceil_div(m_rows, t.tile_m);
+  const int64_t n_tiles = ceil_div(n_group, t.tile_n / gpb);
+  const int64_t g_blocks = ceil_div(ap.problem->g, gpb);
+  const int64_t k_iters = ceil_div(ceil_div(k_len, t.tile_k), t.split_k);
   b->blocks = m_tiles * n_tiles * g_blocks * t.split_k * phases;
 
   const double flops_per_block = 2.0 * t.tile_m * t.tile_n * t.tile_k * double(k_iters);
@@ -215,7 +215,7 @@ double direct_ms(const KernelTraits& t, const AnalyticKernel& ak, const Analytic
     const int64_t slabs = std::max(1, q.slabs);
     const int64_t dst = p.direction == Direction::fwd ? p.k : p.c;
     const int64_t src_per_dst = p.direction == Direction::fwd ? ap.cg : ap.kg;
-    const double weights_per_block = double(ap.filter_volume) * cdiv(dst, slabs) * src_per_dst * eb;
+    const double weights_per_block = double(ap.filter_volume) * ceil_div(dst, slabs) * src_per_dst * eb;
     l2 = double(b->blocks) * (double(q.tile_rows) * q.tile_cols * q.src_cstride * eb + weights_per_block) +
          double(ap.out_elements) * eb;
   }
@@ -254,8 +254,8 @@ AnalyticProblem analytic_problem(const Problem& p, const DeviceInfo& d) {
       // Phase 0 is the largest: ceil(in / s) rows and ceil(filter / s) taps per dim.
       int64_t rows = p.n, taps = 1;
       for (int i = p.first_slot(); i < 3; ++i) {
-        rows *= cdiv(p.in[i], p.stride[i]);
-        taps *= cdiv(p.filter[i], p.stride[i]);
+        rows *= ceil_div(p.in[i], p.stride[i]);
+        taps *= ceil_div(p.filter[i], p.stride[i]);
         ap.phases *= p.stride[i];
       }
       ap.m_rows = rows, ap.n_group = cg, ap.k_len = kg * taps;

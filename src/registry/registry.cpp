@@ -58,6 +58,9 @@ struct Candidate {
   float score = 0;  // the learned model's (heuristic policy with a model), higher = better
 };
 
+// The learned model's order: higher scores first.
+bool by_score(const Candidate& x, const Candidate& y) { return x.score > y.score; }
+
 // The learned model of the heuristic policy and the GPU its features
 // describe: this GPU when there is one, else the GPU the model was trained
 // for (selection without a GPU predicts for that GPU).
@@ -138,10 +141,11 @@ class RegistryImpl final : public Registry {
   Status applicable(const Problem& p, Applicable& a) const;
   // The applicable kernels in analytic order (best estimate first).
   Result<std::vector<Candidate>> ranked(const Problem& p) const;
-  // The candidates the learned model scores (heuristic/candidates.hpp), in
-  // the model's order (best first), without sorting all of a (a.order is
-  // permuted). Needs a model.
-  void rank_by_model(const Problem& p, Applicable& a, std::vector<Candidate>& out) const;
+  // The candidates the learned model scores (heuristic/candidates.hpp) with
+  // their scores, in analytic order (the model's pick: the first best
+  // score), found without sorting all of a (a.order is permuted). Needs a
+  // model.
+  void score_by_model(const Problem& p, Applicable& a, std::vector<Candidate>& out) const;
   // 1-based position of c (one of a's candidates) in the analytic order.
   static size_t analytic_rank(const Applicable& a, const Candidate& c);
   // Whether the heuristic policy ranks p by the learned model.
@@ -271,7 +275,7 @@ Result<std::vector<Candidate>> RegistryImpl::ranked(const Problem& p) const {
   return out;
 }
 
-void RegistryImpl::rank_by_model(const Problem& p, Applicable& a, std::vector<Candidate>& out) const {
+void RegistryImpl::score_by_model(const Problem& p, Applicable& a, std::vector<Candidate>& out) const {
   // The model sees the analytic best K and the analytic best of each kernel
   // class (heuristic/candidates.hpp says why); only those are copied.
   thread_local std::vector<std::pair<double, uint32_t>> kept;
@@ -287,9 +291,8 @@ void RegistryImpl::rank_by_model(const Problem& p, Applicable& a, std::vector<Ca
   scores.resize(out.size());
   learned_.selector->score(p, ks.data(), ks.size(), learned_.props, learned_.feature_device, scores.data(), scratch);
   for (size_t i = 0; i < out.size(); ++i) out[i].score = scores[i];
-  // Stable: equal scores keep the analytic order.
-  std::stable_sort(out.begin(), out.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
 }
+
 
 size_t RegistryImpl::analytic_rank(const Applicable& a, const Candidate& c) {
   // `found` is in pool order and its traits point into the pool's array, so
@@ -359,9 +362,11 @@ Result<Solution> RegistryImpl::select(const Problem& p, const Policy& policy) {
     if (a.found.empty()) {
       s = fallback(p);
     } else {
-      thread_local std::vector<Candidate> by_model;
-      rank_by_model(p, a, by_model);
-      s = model_solution(by_model.front(), p, analytic_rank(a, by_model.front()), a.found.size());
+      thread_local std::vector<Candidate> scored;
+      score_by_model(p, a, scored);
+      // The first best score: what rank()'s stable sort puts first.
+      const Candidate& best = *std::min_element(scored.begin(), scored.end(), by_score);
+      s = model_solution(best, p, analytic_rank(a, best), a.found.size());
     }
   } else if (auto cands = ranked(p); !cands.ok()) {
     return cands.status();
@@ -450,7 +455,9 @@ Result<std::vector<Solution>> RegistryImpl::rank(const Problem& p, const Policy&
       return out;
     }
     std::vector<Candidate> by_model;
-    rank_by_model(p, a, by_model);
+    score_by_model(p, a, by_model);
+    // Stable: equal scores keep the analytic order.
+    std::stable_sort(by_model.begin(), by_model.end(), by_score);
     for (size_t i = 0; i < by_model.size() && out.size() < limit; ++i)
       out.push_back(model_solution(by_model[i], p, analytic_rank(a, by_model[i]), a.found.size()));
     return out;

@@ -9,12 +9,13 @@
 
 #include <fmt/format.h>
 
+#include "core/int_math.hpp"
+
 namespace gconv {
 namespace {
 
-int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_down(int64_t a, int64_t m) { return a / m * m; }
-int64_t round_up(int64_t a, int64_t m) { return cdiv(a, m) * m; }
+int64_t round_up(int64_t a, int64_t m) { return ceil_div(a, m) * m; }
 int64_t align16(int64_t bytes) { return round_up(bytes, 16); }
 
 // common.cuh source_span: [lo, hi) read by destination channels [o_lo, o_hi).
@@ -43,7 +44,7 @@ int64_t bwd_tile_extent(int64_t tile, int64_t stride, int64_t filter, int64_t di
 }  // namespace
 
 int direct_max_span(int64_t dst_total, int64_t src_total, int slab, int og, int sg, int vec) {
-  const int64_t slabs = cdiv(dst_total, slab);
+  const int64_t slabs = ceil_div(dst_total, slab);
   const int64_t n = std::min(slabs, slab_period(slab, int64_t{og} * vec));
   int64_t widest = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -160,11 +161,11 @@ bool plan_rules(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_
     const int64_t og = bwd ? cg : kg, sg = bwd ? kg : cg;
     int64_t dsz[3];
     for (int i = 0; i < 3; ++i) dsz[i] = bwd ? p.in[i] : dp.out[i];
-    const int64_t slabs = cdiv(dst_total, slab);
+    const int64_t slabs = ceil_div(dst_total, slab);
     q.slabs = static_cast<int>(slabs);
     q.tiles[0] = static_cast<int>(dsz[0]);
-    q.tiles[1] = static_cast<int>(cdiv(dsz[1], bh));
-    q.tiles[2] = static_cast<int>(cdiv(dsz[2], bw));
+    q.tiles[1] = static_cast<int>(ceil_div(dsz[1], bh));
+    q.tiles[2] = static_cast<int>(ceil_div(dsz[2], bw));
     auto extent = bwd ? bwd_tile_extent : fwd_tile_extent;
     const int64_t rows = extent(bh, p.stride[1], p.filter[1], p.dilation[1]);
     const int64_t cols = extent(bw, p.stride[2], p.filter[2], p.dilation[2]);
@@ -182,11 +183,11 @@ bool plan_rules(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_
   } else {
     // wgrad.cuh: slabs of (k, c) pairs; passes of taps; splits of items.
     const int64_t pairs = p.k * cg;
-    const int64_t slabs = cdiv(pairs, slab);
+    const int64_t slabs = ceil_div(pairs, slab);
     const int64_t taps_per_pass = std::min<int64_t>(f_yx, int64_t{pix} * per_thread);
-    const int64_t tap_slots = cdiv(taps_per_pass, per_thread);
+    const int64_t tap_slots = ceil_div(taps_per_pass, per_thread);
     const int64_t pos_groups = pix / tap_slots;
-    const int64_t chunks = cdiv(f_yx, taps_per_pass);
+    const int64_t chunks = ceil_div(f_yx, taps_per_pass);
     const int64_t passes = p.filter[0] * chunks;
     q.slabs = static_cast<int>(slabs);
     q.taps_per_pass = static_cast<int>(taps_per_pass);
@@ -195,8 +196,8 @@ bool plan_rules(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_
     q.chunks = static_cast<int>(chunks);
     q.passes = static_cast<int>(passes);
     q.tiles[0] = static_cast<int>(dp.out[0]);
-    q.tiles[1] = static_cast<int>(cdiv(dp.out[1], bh));
-    q.tiles[2] = static_cast<int>(cdiv(dp.out[2], bw));
+    q.tiles[1] = static_cast<int>(ceil_div(dp.out[1], bh));
+    q.tiles[2] = static_cast<int>(ceil_div(dp.out[2], bw));
     const int64_t items = p.n * dp.out[0] * q.tiles[1] * q.tiles[2];
     q.items = static_cast<int>(items);
     const int64_t rows = fwd_tile_extent(bh, p.stride[1], p.filter[1], p.dilation[1]);
@@ -227,7 +228,7 @@ bool plan_rules(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_
 
     const int64_t dw = p.k * p.filter_volume() * cg;
     q.dw_elements = static_cast<int>(dw);
-    int64_t splits = std::clamp<int64_t>(cdiv(kWgradTargetBlocks, slabs * passes), 1, items);
+    int64_t splits = std::clamp<int64_t>(ceil_div(kWgradTargetBlocks, slabs * passes), 1, items);
     if (t.deterministic) {
       splits = std::max<int64_t>(1, std::min(splits, kWgradMaxPartialBytes / (dw * 4)));
       plan.accum = WgradAccum::partials;
@@ -240,7 +241,7 @@ bool plan_rules(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_
     }
     q.splits = static_cast<int>(splits);
     plan.blocks = slabs * passes * splits;
-    plan.finish_blocks = plan.accum == WgradAccum::atomic_out ? 0 : std::min<int64_t>(cdiv(dw, 256), 8192);
+    plan.finish_blocks = plan.accum == WgradAccum::atomic_out ? 0 : std::min<int64_t>(ceil_div(dw, 256), 8192);
   }
   if (plan.blocks > INT32_MAX)
     return reject([&] { return fmt::format("grid of {} blocks exceeds gridDim.x", plan.blocks); });

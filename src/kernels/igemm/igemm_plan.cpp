@@ -8,6 +8,8 @@
 #include <initializer_list>
 #include <string>
 
+#include "core/int_math.hpp"
+
 namespace gconv::igemm {
 namespace {
 
@@ -29,7 +31,6 @@ bool fail(std::string* why, const char* msg) {
 }
 
 int elem_bytes(DType t) { return t == DType::fp32 ? 4 : 2; }
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Product of positive factors, saturated at kIndexLimit (no overflow).
 // (r * f > kIndexLimit is r > kIndexLimit / f for positive integers; the
