@@ -19,6 +19,7 @@
 #include <iterator>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -349,6 +350,8 @@ struct ProblemTerms {
   int64_t cg = 0, kg = 0, od[3] = {0, 0, 0}, filt_vol = 0;
   double x_el = 0, w_el = 0, y_el = 0, min_bytes = 0, out_el = 0, flops = 0, intensity = 0;
   int64_t m_rows = 0, k_len = 0, phases = 1, n_group = 0;
+  // Channel counts whose alignment kernels' vectors need (x_vec_vs_widest).
+  int64_t widest_igemm = 1, widest_direct = 1;
   float row[kNumFeatures];  // the p_ features, 0 elsewhere
 };
 
@@ -448,6 +451,8 @@ void problem_terms(const Problem& p, const DeviceInfo& d, ProblemTerms& pt) {
   set(p_log_out_elems, lg(out_el));
 
   pt.eb = eb, pt.cg = cg, pt.kg = kg, pt.filt_vol = filt_vol;
+  pt.widest_igemm = p.direction == Direction::fwd ? cg : std::gcd(cg, kg);
+  pt.widest_direct = std::gcd(p.c, p.k);
   std::copy(od, od + 3, pt.od);
   pt.x_el = x_el, pt.w_el = w_el, pt.y_el = y_el, pt.min_bytes = min_bytes, pt.out_el = out_el, pt.flops = flops;
   pt.intensity = intensity;
@@ -483,8 +488,9 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
   // ---- interaction: family-specific tiling
   double blocks = 1, split = 1, l2_bytes = 0, workspace = 0, flops_per_block = 0, smem = 0, useful = 0;
   int launches = 1;
-  DirectPlan plan;  // a direct kernel's, when planned: the analytic terms reuse it
-  bool planned = false;
+  // A direct kernel's plan, when planned: the analytic terms reuse it. Not
+  // constructed for igemm rows (it is large: zeroing it was measurable).
+  std::optional<DirectPlan> plan;
   int64_t widest_of = 1;  // channel count whose alignment the kernel's vectors need
   if (is_igemm) {
     const int gpb = std::max(1, t.groups_per_block);
@@ -535,27 +541,26 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
     l2_bytes = blocks * k_iters * bytes_per_kstep + out_l2;
     set(x_log_bytes_per_kstep, lg(bytes_per_kstep));
     set(x_log_bytes_per_block, lg(k_iters * bytes_per_kstep));
-    widest_of = p.direction == Direction::fwd ? cg : std::gcd(cg, kg);
+    widest_of = pt.widest_igemm;
   } else {
     set(k_block_h, t.block_h);
     set(k_block_w, t.block_w);
     set(k_per_thread, t.per_thread);
     flag(k_deterministic, t.deterministic);
-    widest_of = std::gcd(p.c, p.k);
-    if (plan_direct(t, pt.ap.direct, &plan)) {
-      planned = true;
-      const direct::DirectParams& q = plan.params;
+    widest_of = pt.widest_direct;
+    if (plan_direct(t, pt.ap.direct, &plan.emplace())) {
+      const direct::DirectParams& q = plan->params;
       const int bh = p.ndim == 1 ? 1 : std::max(1, t.block_h), bw = std::max(1, t.block_w);
       const int pix = bh * std::max(1, bw / std::max(1, t.per_thread));
-      const int64_t slab = int64_t(std::max(1, plan.threads / pix)) * t.vec;
+      const int64_t slab = int64_t(std::max(1, plan->threads / pix)) * t.vec;
       const bool wgrad = p.direction == Direction::bwd_weight;
       const int64_t channels = wgrad ? p.k * cg : p.direction == Direction::fwd ? p.k : p.c;
       // The spatial tensor the tiles cover: y for fwd and bwd_weight, dx for bwd_data.
       const int64_t rows = p.direction == Direction::bwd_data ? p.in[1] : od[1];
       const int64_t cols = p.direction == Direction::bwd_data ? p.in[2] : od[2];
-      blocks = double(std::max<int64_t>(1, plan.blocks));
-      smem = double(plan.smem);
-      workspace = double(plan.workspace);
+      blocks = double(std::max<int64_t>(1, plan->blocks));
+      smem = double(plan->smem);
+      workspace = double(plan->workspace);
       split = wgrad ? std::max(1, q.splits) : 1;
       set(x_direct_waste_h, 1.0 - ratio(rows, double(q.tiles[1]) * bh));
       set(x_direct_waste_w, 1.0 - ratio(cols, double(q.tiles[2]) * bw));
@@ -577,16 +582,18 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
         const double weights_per_block = double(filt_vol) * ceil_div(dst, slabs) * src_per_dst * eb;
         l2_bytes = blocks * (double(q.tile_rows) * q.tile_cols * q.src_cstride * eb + weights_per_block) + out_el * eb;
       }
-      launches += (plan.finish_blocks > 0 ? 1 : 0) +
-                  (plan.accum == WgradAccum::atomic_out || plan.accum == WgradAccum::atomic_workspace ? 1 : 0);
+      launches += (plan->finish_blocks > 0 ? 1 : 0) +
+                  (plan->accum == WgradAccum::atomic_out || plan->accum == WgradAccum::atomic_workspace ? 1 : 0);
       set(x_log_bytes_per_block, lg(l2_bytes / blocks));
+    } else {
+      plan.reset();  // not implementable: the analytic estimate ranks it last
     }
   }
   set(k_log_smem, lg(smem));
 
   // ---- interaction: occupancy, waves, traffic (analytic model's view)
   AnalyticBreakdown ab;
-  analytic_ms(t, pt.ap, d, &ab, planned ? &plan : nullptr);
+  analytic_ms(t, pt.ap, d, &ab, plan ? &*plan : nullptr);
   const int sm = std::max(1, g.sm_count);
   const int bps = std::max(1, ab.blocks_per_sm);
   const double per_wave = double(sm) * bps;
