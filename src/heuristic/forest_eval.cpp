@@ -319,9 +319,10 @@ inline void walk_tree_group_rows(const ForestView& f, int t, const uint32_t* buf
 }
 
 // Trees [first_tree, num_trees) over the n rows of a block, added to acc.
-// Whole groups of kChains rows walk each tree together (walk_groups); the
-// remaining rows walk kChains trees at a time (walk_tree_group), so that
-// every step has kChains independent chains in flight.
+// Whole groups of kChains rows walk two trees of one depth together
+// (walk_groups); the remaining rows walk kChains trees at a time
+// (walk_tree_group), so that every step has at least kChains independent
+// chains in flight.
 template <bool kDoubled>
 inline void traverse_block(const ForestView& f, const float* xb, const uint32_t* buf, int W, int n, float* acc,
                            int first_tree) {

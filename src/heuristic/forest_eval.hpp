@@ -12,8 +12,8 @@
 //           default-right ones) so missing values need no test. Rows are
 //           stored in interleaved groups of 8 and splits hold their column
 //           premultiplied, so a step is six instructions. Whole groups
-//           of 8 rows walk each tree at once so their dependent loads
-//           overlap; the rows after them (all of them when fewer than 8, a
+//           of 8 rows walk two trees at once so that their dependent loads
+//           (16 walks) overlap; the rows after them (all of them when fewer than 8, a
 //           cascade's second stage) walk 8 trees at once instead, which
 //           also overlaps the cache misses of a model larger than L2. Cost:
 //           rows x depth steps, whatever the data. Portable.

@@ -293,7 +293,6 @@ void RegistryImpl::score_by_model(const Problem& p, Applicable& a, std::vector<C
   for (size_t i = 0; i < out.size(); ++i) out[i].score = scores[i];
 }
 
-
 size_t RegistryImpl::analytic_rank(const Applicable& a, const Candidate& c) {
   // `found` is in pool order and its traits point into the pool's array, so
   // the pointers order ties as the order keys' positions do.
