@@ -30,21 +30,6 @@ int kernel_class(const KernelTraits& t) {
   return 1 + (split * 2 + large) * 5 + vec_index(t.vec);
 }
 
-void model_candidate_positions(const KernelTraits* const* analytic_order, size_t n, int top_k,
-                               std::vector<uint32_t>& keep) {
-  keep.clear();
-  if (top_k <= 0 || n <= size_t(top_k)) {
-    for (size_t i = 0; i < n; ++i) keep.push_back(uint32_t(i));
-    return;
-  }
-  std::bitset<kClasses> seen;
-  for (size_t i = 0; i < n; ++i) {
-    const int c = kernel_class(*analytic_order[i]);
-    if (i < size_t(top_k) || !seen[size_t(c)]) keep.push_back(uint32_t(i));
-    seen[size_t(c)] = true;
-  }
-}
-
 void model_candidates_unsorted(std::vector<std::pair<double, uint32_t>>& order, const uint8_t* cls, int top_k,
                                std::vector<std::pair<double, uint32_t>>& kept) {
   kept.clear();
@@ -73,19 +58,21 @@ void model_candidates_unsorted(std::vector<std::pair<double, uint32_t>>& order, 
 std::vector<bool> model_candidate_rows(const Dataset& d, const std::vector<float>& analytic, int top_k) {
   std::vector<bool> keep(d.rows(), true);
   if (top_k <= 0) return keep;
-  std::vector<uint32_t> order, pos;
-  std::vector<const KernelTraits*> ks;
+  std::vector<std::pair<double, uint32_t>> order, kept;
+  std::vector<uint8_t> cls;
   for (size_t g = 0; g < d.groups(); ++g) {
     const size_t b = d.begin[g], n = d.begin[g + 1] - b;
     if (n <= size_t(top_k)) continue;
-    order.resize(n);
-    for (size_t i = 0; i < n; ++i) order[i] = uint32_t(b + i);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return analytic[x] > analytic[y]; });
-    ks.clear();
-    for (const uint32_t r : order) ks.push_back(&d.kernels[r]);
-    model_candidate_positions(ks.data(), n, top_k, pos);
+    // Higher analytic scores first, ties in row order: ascending (-score, row).
+    order.clear();
+    cls.clear();
+    for (size_t i = 0; i < n; ++i) {
+      order.emplace_back(-double(analytic[b + i]), uint32_t(i));
+      cls.push_back(uint8_t(kernel_class(d.kernels[b + i])));
+    }
+    model_candidates_unsorted(order, cls.data(), top_k, kept);
     for (size_t i = 0; i < n; ++i) keep[b + i] = false;
-    for (const uint32_t i : pos) keep[order[i]] = true;
+    for (const auto& [key, i] : kept) keep[b + i] = true;
   }
   return keep;
 }

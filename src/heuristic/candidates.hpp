@@ -35,19 +35,15 @@ namespace gconv::heuristic {
 // or smaller) x vector width.
 int kernel_class(const KernelTraits& t);
 
-// The positions, in `analytic_order` (best estimate first), of the kernels
-// the model scores: the first `top_k`, then the first kernel of every class
-// not yet represented. Ascending positions; top_k <= 0 or n <= top_k keeps
-// all. No allocation once `keep` has grown.
-void model_candidate_positions(const KernelTraits* const* analytic_order, size_t n, int top_k,
-                               std::vector<uint32_t>& keep);
-
-// model_candidate_positions without sorting the whole list (selection
-// latency: a pool is ~150 kernels, the model sees ~35). `order` holds
-// (analytic estimate, id) of every applicable kernel in any order; ascending
-// pairs (ties by id) are the analytic order. cls[id] is the kernel's
-// kernel_class. `kept` receives the pairs model_candidate_positions keeps on
-// the sorted list, in the same (analytic) order. `order` is permuted.
+// The kernels the model scores for a problem: the first `top_k` of the
+// analytic order, then the first kernel of every class not yet represented
+// (top_k <= 0 or n <= top_k: all). `order` holds (analytic estimate, id) of
+// every applicable kernel in any order; ascending pairs (ties by id) are the
+// analytic order. cls[id] is the kernel's kernel_class. `kept` receives the
+// chosen pairs in analytic order; `order` is permuted. Found without sorting
+// the whole list (selection latency: a pool is ~150 kernels, the model sees
+// ~35); no allocation once `kept` has grown. The registry, training and
+// evaluation all choose through it.
 void model_candidates_unsorted(std::vector<std::pair<double, uint32_t>>& order, const uint8_t* cls, int top_k,
                                std::vector<std::pair<double, uint32_t>>& kept);
 

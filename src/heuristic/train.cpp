@@ -1,6 +1,5 @@
 #include "heuristic/train.hpp"
 
-
 #include <chrono>
 #include <cmath>
 #include <filesystem>

@@ -38,6 +38,33 @@ TEST(Candidates, ClassesSeparateSplitModeTileAreaVectorAndFamily) {
   EXPECT_EQ(kernel_class(a), kernel_class(b));
 }
 
+// The rule stated plainly, on the sorted list: the positions of the first
+// top_k, then of the first kernel of every class not yet represented.
+std::vector<uint32_t> sorted_reference(const std::vector<const KernelTraits*>& analytic_order, int top_k) {
+  const size_t n = analytic_order.size();
+  std::vector<uint32_t> keep;
+  std::set<int> seen;
+  for (size_t i = 0; i < n; ++i) {
+    const int c = kernel_class(*analytic_order[i]);
+    if (top_k <= 0 || n <= size_t(top_k) || i < size_t(top_k) || !seen.count(c)) keep.push_back(uint32_t(i));
+    seen.insert(c);
+  }
+  return keep;
+}
+
+// model_candidates_unsorted on kernels whose analytic order is their
+// position (handed over in reverse): the ids it keeps.
+std::vector<uint32_t> kept_ids(const std::vector<KernelTraits>& ts, int top_k) {
+  std::vector<std::pair<double, uint32_t>> order, kept;
+  std::vector<uint8_t> cls;
+  for (size_t i = ts.size(); i-- > 0;) order.emplace_back(double(i), uint32_t(i));
+  for (const KernelTraits& t : ts) cls.push_back(uint8_t(kernel_class(t)));
+  model_candidates_unsorted(order, cls.data(), top_k, kept);
+  std::vector<uint32_t> ids;
+  for (const auto& [ms, id] : kept) ids.push_back(id);
+  return ids;
+}
+
 TEST(Candidates, TopKPlusTheFirstOfEachMissingClass) {
   // Analytic order: four unsplit large-tile kernels, then a parallel split-K
   // one, another unsplit one, a direct one, a second split-K one.
@@ -46,22 +73,15 @@ TEST(Candidates, TopKPlusTheFirstOfEachMissingClass) {
                                   igemm(64, 64, SplitKMode::parallel, 8), igemm(128, 128, SplitKMode::none, 8),
                                   KernelTraits{},                         igemm(64, 64, SplitKMode::parallel, 8)};
   ts[6].family = Family::direct;
-  std::vector<const KernelTraits*> order;
-  for (const auto& t : ts) order.push_back(&t);
-  std::vector<uint32_t> keep;
-  model_candidate_positions(order.data(), order.size(), 2, keep);
-  EXPECT_EQ(keep, (std::vector<uint32_t>{0, 1, 4, 6}));
-  model_candidate_positions(order.data(), order.size(), 5, keep);
-  EXPECT_EQ(keep, (std::vector<uint32_t>{0, 1, 2, 3, 4, 6}));
+  EXPECT_EQ(kept_ids(ts, 2), (std::vector<uint32_t>{0, 1, 4, 6}));
+  EXPECT_EQ(kept_ids(ts, 5), (std::vector<uint32_t>{0, 1, 2, 3, 4, 6}));
   // K >= n or K <= 0: everything.
-  model_candidate_positions(order.data(), order.size(), 8, keep);
-  EXPECT_EQ(keep.size(), 8u);
-  model_candidate_positions(order.data(), order.size(), 0, keep);
-  EXPECT_EQ(keep.size(), 8u);
+  EXPECT_EQ(kept_ids(ts, 8).size(), 8u);
+  EXPECT_EQ(kept_ids(ts, 0).size(), 8u);
 }
 
-// The registry's path (no full sort) keeps the same kernels in the same
-// order as model_candidate_positions over the sorted list, ties included.
+// Without a full sort, the same kernels in the same order as the rule
+// applied to the sorted list, ties included.
 TEST(Candidates, UnsortedSelectionEqualsTheSortedOne) {
   std::mt19937 rng(7);
   std::vector<KernelTraits> kinds;
@@ -73,7 +93,6 @@ TEST(Candidates, UnsortedSelectionEqualsTheSortedOne) {
   std::vector<std::pair<double, uint32_t>> order, kept, sorted;
   std::vector<uint8_t> cls;
   std::vector<const KernelTraits*> ks;
-  std::vector<uint32_t> keep;
   for (int trial = 0; trial < 500; ++trial) {
     const size_t n = rng() % 200;
     order.clear();
@@ -91,7 +110,7 @@ TEST(Candidates, UnsortedSelectionEqualsTheSortedOne) {
     ks.clear();
     for (const auto& [ms, id] : sorted) ks.push_back(by_id[id]);
     const int top_k = int(rng() % 40) - 2;
-    model_candidate_positions(ks.data(), ks.size(), top_k, keep);
+    const std::vector<uint32_t> keep = sorted_reference(ks, top_k);
     model_candidates_unsorted(order, cls.data(), top_k, kept);
     ASSERT_EQ(kept.size(), keep.size()) << "trial " << trial << " n " << n << " K " << top_k;
     for (size_t i = 0; i < keep.size(); ++i) ASSERT_EQ(kept[i], sorted[keep[i]]) << "trial " << trial << " at " << i;
