@@ -50,7 +50,13 @@ def main():
     ap.add_argument("--cudnn", required=True)
     ap.add_argument("--field", default="torch_exh_ms", help="cuDNN time field (torch_exh_ms, torch_heur_ms, exh_ms, heur_ms)")
     ap.add_argument("--per-problem", help="write a per-problem CSV here")
+    ap.add_argument("--by-family", action="store_true",
+                    help="also: per kernel family (name prefix) and for the whole pool, geomean of cuDNN / the "
+                         "family's best by direction x class (dense, grouped, depthwise, 3d) x cuDNN time "
+                         "(<20 us, 20-100 us, >=100 us); and cuBLAS (gemm_ms) / pool best where timed")
     a = ap.parse_args()
+    if a.by_family:
+        by_family(a)
     best = {}
     for row in csv.DictReader(open(a.sweep)):
         if row["status"] != "ok":
@@ -94,6 +100,52 @@ def main():
             w = csv.writer(f)
             w.writerow(["spec", "source", "cudnn_ms", "gconv_best_ms", "ratio", "gconv_kernel"])
             w.writerows(out)
+
+
+def bucket(ms):
+    return "<20us" if ms < 0.020 else ("20-100us" if ms < 0.100 else ">=100us")
+
+
+def by_family(a):
+    best = defaultdict(dict)  # spec -> family -> ms
+    for row in csv.DictReader(open(a.sweep)):
+        if row["status"] != "ok" or row.get("provider", "gconv") != "gconv":
+            continue
+        t, fam = float(row["latency_ms"]), row["kernel"].split("_", 1)[0]
+        for f in (fam, "pool"):
+            if t < best[row["spec"]].get(f, float("inf")):
+                best[row["spec"]][f] = t
+    fams = sorted({f for b in best.values() for f in b})
+    ratios = defaultdict(list)
+    gemm = defaultdict(list)
+    for line in open(a.cudnn):
+        r = json.loads(line)
+        if "about" in r:
+            continue
+        s, c = spec_of(r), r.get(a.field)
+        if c is None or s not in best:
+            continue
+        cls = "3d" if r["nd"] == 3 else family(r)
+        for f, t in best[s].items():
+            for key in (("all", "all", "all"), (r["direction"], "all", "all"), (r["direction"], cls, "all"),
+                        (r["direction"], "all", bucket(c)), ("all", "all", bucket(c))):
+                ratios[(f,) + key].append(c / t)
+        if r.get("gemm_ms"):
+            gemm[r["direction"]].append(r["gemm_ms"] / best[s]["pool"])
+            gemm["all"].append(r["gemm_ms"] / best[s]["pool"])
+    print("\nby family: geomean cuDNN best / family best (>1: gconv faster); n = problems the family ran")
+    print(f"{'direction':11s} {'class':10s} {'cuDNN time':10s} " + " ".join(f"{f:>14s}" for f in fams))
+    keys = sorted({k[1:] for k in ratios})
+    for key in keys:
+        cells = []
+        for f in fams:
+            v = ratios.get((f,) + key, [])
+            cells.append(f"{gmean(v):7.3f} ({len(v):4d})" if v else f"{'-':>14s}")
+        print(f"{key[0]:11s} {key[1]:10s} {key[2]:10s} " + " ".join(cells))
+    if gemm:
+        print("\ncuBLAS on the equivalent GEMM / pool best (dense problems with gemm_ms):")
+        for d, v in sorted(gemm.items()):
+            print(f"  {d:11s} n={len(v):4d} geomean {gmean(v):.3f} min {min(v):.3f} max {max(v):.3f}")
 
 
 if __name__ == "__main__":

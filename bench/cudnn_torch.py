@@ -13,6 +13,7 @@ measurement to --out.
 """
 import argparse
 import json
+import math
 import sys
 
 import torch
@@ -49,12 +50,36 @@ def time_one(rec, direction, dtype):
     return do_bench(fn, warmup=10, rep=40, return_mode="median")
 
 
+def gemm_shape(rec):
+    """(M, N, K) of the direction's implicit GEMM for one group (see igemm/operands.cuh)."""
+    nd, N, C, K, G = rec["nd"], rec["N"], rec["C"], rec["K"], rec["G"]
+    out = [(s + p[0] + p[1] if isinstance(p, list) else s + 2 * p) for s, p in zip(rec["spatial"], rec["pad"])]
+    out = [(o - d * (k - 1) - 1) // st + 1 for o, d, k, st in zip(out, rec["dil"], rec["kernel"], rec["stride"])]
+    out_vol, in_vol, filt = math.prod(out), math.prod(rec["spatial"]), math.prod(rec["kernel"])
+    cg, kg = C // G, K // G
+    return {"fwd": (N * out_vol, kg, cg * filt),
+            "bwd_data": (N * in_vol, cg, kg * filt),
+            "bwd_weight": (kg, cg * filt, N * out_vol)}[rec["direction"]]
+
+
+def time_gemm(rec, dtype):
+    """cuBLAS (torch.matmul) on the equivalent dense GEMM: the speed a conv
+    kernel could reach if gathering its operands were free."""
+    m, n, k = gemm_shape(rec)
+    a = torch.randn(m, k, device="cuda", dtype=dtype)
+    b = torch.randn(k, n, device="cuda", dtype=dtype)
+    return do_bench(lambda: a @ b, warmup=10, rep=40, return_mode="median")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--problems", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--dtype", default="bf16", choices=["bf16", "fp16", "fp32"])
     ap.add_argument("--directions", default="fwd,bwd_data,bwd_weight")
+    ap.add_argument("--gemm-gflop", type=float, default=None,
+                    help="also time torch.matmul on the equivalent GEMM (gemm_ms) of dense problems of at least "
+                         "this many GFLOP")
     args = ap.parse_args()
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[args.dtype]
     torch.backends.cuda.matmul.allow_tf32 = True
@@ -77,6 +102,12 @@ def main():
                 except Exception as e:  # report, never drop a row
                     res["torch_" + mode] = None
                     res["error"] = str(e)[:200]
+            if args.gemm_gflop is not None and r["G"] == 1 and r.get("gflop", 0) >= args.gemm_gflop:
+                try:
+                    res["gemm_ms"] = time_gemm(r, dtype)
+                except Exception as e:
+                    res["gemm_ms"] = None
+                    res["gemm_error"] = str(e)[:200]
             out.write(json.dumps(res) + "\n")
             if i % 50 == 0:
                 print(f"cudnn_torch: {i}/{len(recs)}", file=sys.stderr, flush=True)

@@ -10,6 +10,15 @@
 #   subset    fp16/fp32 training rows over the first SUBSET_SHAPES shapes (full pools),
 #             resumed from .device/subset_<dtype>_prev.csv.zst
 #   demo      scripts/demo.sh on GPU DEMO_GPU (the shipped model's ResNet-50 picks vs cuDNN)
+#   wgcheck   the wgmma pools (every dtype) built, then their GPU correctness tests
+#             (GCONV_GPU_TEST_FAMILY=wgmma), then `gconv run --check` on a few shapes
+#   ncu       Nsight Compute on a few kernels (NCU_CASES)
+#   wgsan     compute-sanitizer memcheck, racecheck and synccheck on 2 wgmma kernels per bf16 pool
+#   pubsweep  one GPU, one process at a time: gconv bench over the public shapes for the
+#             kernels of FILTER (default: every kernel), resumed from .device/pub_prev.csv.zst,
+#             plus with TOP=K each problem's K best igemm/direct kernels of the stored full
+#             sweep (bench/top_pairs.py), for PUB_S seconds in all; then cuDNN (and cuBLAS on the equivalent GEMM of dense
+#             problems >= 5 GFLOP) through PyTorch in the same call, and compare --by-family
 #   data      training data for the selector, bounded by DATA_S seconds (default 420):
 #             cuDNN (native provider) on the public shapes, then the full pools on
 #             validation_holdout (shuffled) on the last GPU; train_sweep with a sample
@@ -159,6 +168,79 @@ for stage in "$@"; do
       for spec in fwd_bf16_n32c256k256_h56w56_y3x3_p1 bwd_data_bf16_n32c128k128g32_h56w56_y3x3_p1 \
                   bwd_weight_fp16_n32c64k64_h56w56_y3x3_p1 fwd_fp32_n8c96k96g96_h112w112_y3x3_s2_p0:1; do
         echo "== gconv run $spec"; .device/gconv run "$spec" --check 2>&1 | tail -n 4
+      done ;;
+    wgcheck)
+      for dt in $(tr , ' ' <<<"${WG_DTYPES:-bf16,fp16,fp32}"); do
+        .device/gconv build --direction all --dtype "$dt" ${WG_NDIM:+--ndim $WG_NDIM} --filter 'family==wgmma' \
+          --jobs "$ncpu" >> "$OUT/build_wgmma.txt" 2>&1
+      done
+      grep -v '^  ' "$OUT/build_wgmma.txt" | tail -n 6
+      # One kernel per direction first, each bounded: a hung kernel shows here.
+      for spec in fwd_bf16_n8c128k128_h20w20_y3x3_p1 bwd_data_bf16_n8c128k128_h20w20_y3x3_s2_p1 \
+                  bwd_weight_bf16_n8c128k128_h20w20_y3x3_p1; do
+        echo "smoke $spec: $(timeout -k 5 60 .device/gconv run "$spec" --policy exhaustive --check \
+          --filter 'family==wgmma && tile_m==128 && tile_n==128 && warps_m==1 && split_k==1' 2>&1 | tr '\n' ' ' | cut -c1-400) rc=$?"
+      done
+      for spec in fwd_bf16_n32c256k256_h56w56_y3x3_p1 bwd_data_bf16_n32c256k256_h28w28_y3x3_s2_p1 \
+                  bwd_weight_bf16_n32c256k256_h14w14_y3x3_p1 fwd_fp32_n16c128k128_h28w28_y3x3_p1; do
+        for f in wgmma igemm; do
+          echo "== $f $spec: $(timeout -k 5 120 .device/gconv run "$spec" --policy exhaustive --filter "family==$f" --check 2>&1 | grep -E 'kernel|time|check' | tr '\n' ' ')"
+        done
+      done
+      mkdir -p /tmp/wglogs
+      TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-300} GCONV_GPU_TEST_FAMILY=wgmma LOG_DIR=/tmp/wglogs scripts/gpu-test .device "${WG_TESTS:-Pools/PoolCorrectness*}" \
+        | tee "$OUT/wgmma_tests_summary.txt"
+      cat /tmp/wglogs/*.log > /tmp/wg_tests.log; gzip -c /tmp/wg_tests.log > "$OUT/wgmma_tests.log.gz"
+      grep -h "^TALLY" /tmp/wglogs/*.log | sort
+      grep -h -E "^wgmma_.* on |Failure|build failed" /tmp/wg_tests.log | head -n 20 ;;
+    wgsan)
+      for tool in memcheck racecheck synccheck; do
+        mkdir -p /tmp/wsan_$tool
+        GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/wsan_$tool \
+          scripts/gpu-test .device 'Pools/PoolCorrectness.*bf16*' > "$OUT/wsan_$tool.txt" 2>&1
+        echo "$tool: $(tail -n 1 "$OUT/wsan_$tool.txt") | $(cat /tmp/wsan_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      done ;;
+    pubsweep)
+      [ -f .device/pub_prev.csv.zst ] && .device/zstd -dqc .device/pub_prev.csv.zst > /tmp/pub.csv
+      # PUB_EVERY=k: every k-th (problem, direction) record only (a quick look).
+      python3 -c "import sys; l=[x for x in open('problems/cudnn_public_h200.jsonl') if x.strip()]; \
+        a=[x for x in l if '\"about\"' in x]; b=[x for x in l if '\"about\"' not in x]; \
+        open('/tmp/pub.jsonl','w').write(''.join(a+b[::int(sys.argv[1])]))" "${PUB_EVERY:-1}"
+      t0=$(date +%s)
+      timeout -k 10 "${PUB_S:-400}" .device/gconv bench --problems /tmp/pub.jsonl \
+        ${FILTER:+--filter "$FILTER"} --out /tmp/pub.csv --warmup 2 --repeats 7 --jobs "$ncpu" --progress-s 60 \
+        2> "$OUT/pub_stderr.log"
+      echo "pub bench rc=$?"; tail -n 3 "$OUT/pub_stderr.log"
+      if [ -n "${TOP:-}" ]; then
+        # Each problem's TOP best igemm/direct kernels of the stored full sweep, re-timed in this run.
+        PATH=$PWD/.device:$PATH python3 bench/top_pairs.py --sweep data/sweeps/h200_bf16_public_providers.csv.zst \
+          --families igemm,direct --top "$TOP" --out /tmp/top_pairs.csv
+        left=$(( ${PUB_S:-400} - ( $(date +%s) - t0 ) )); [ "$left" -lt 30 ] && left=30
+        timeout -k 10 "$left" .device/gconv bench --problems /tmp/pub.jsonl --pairs /tmp/top_pairs.csv \
+          --out /tmp/pub.csv --warmup 2 --repeats 7 --jobs "$ncpu" --progress-s 60 2> "$OUT/pub_top_stderr.log"
+        echo "pub top bench rc=$?"; tail -n 3 "$OUT/pub_top_stderr.log"
+      fi
+      .device/zstd -q -T0 -12 /tmp/pub.csv -o "$OUT/pub.csv.zst"
+      if [ -n "${CUDNN:-1}" ] && [ "${CUDNN:-1}" != 0 ]; then
+        PYTHONUNBUFFERED=1 python3 bench/cudnn_torch.py --problems /tmp/pub.jsonl \
+          --out "$OUT/cudnn_torch.jsonl" --gemm-gflop 5 2> "$OUT/cudnn.log"
+      elif [ -f .device/cudnn_torch.jsonl ]; then cp .device/cudnn_torch.jsonl "$OUT/"; fi
+      python3 bench/compare_cudnn.py --sweep /tmp/pub.csv --cudnn "$OUT/cudnn_torch.jsonl" --by-family \
+        --per-problem "$OUT/compare.csv" > "$OUT/compare.txt"; tail -n 45 "$OUT/compare.txt" ;;
+    ncu)
+      # Nsight Compute on one launch of chosen kernels (NCU_CASES: "spec|filter;..."): throughput
+      # against the ceilings, memory traffic, warp stalls.
+      IFS=';' read -ra cases <<<"${NCU_CASES:-fwd_bf16_n32c256k256_h56w56_y3x3_p1|family==wgmma && tile_m==256 && tile_n==128 && stages==4;fwd_bf16_n32c256k256_h56w56_y3x3_p1|family==igemm && tile_m==128 && tile_n==256 && tile_k==64 && stages==3 && warps_n==4}"
+      i=0
+      for c in "${cases[@]}"; do
+        spec=${c%%|*}; filt=${c#*|}; i=$((i + 1))
+        timeout -k 5 120 ncu --clock-control none --kernel-name gconv_main --launch-skip 3 --launch-count 1 \
+          --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
+          --section LaunchStats --section ComputeWorkloadAnalysis \
+          .device/gconv run "$spec" --policy exhaustive --filter "$filt" --tuning-cache off --warmup 3 --repeats 2 \
+          > "$OUT/ncu_$i.txt" 2>&1
+        echo "ncu $i rc=$? $spec [$filt]"
+        grep -E "kernel  |Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|L1/TEX Cache Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Executed Ipc A|Issue Slots Busy|Stall|One or More|No Eligible" "$OUT/ncu_$i.txt" | head -n 30
       done ;;
     sanitize)
       for tool in memcheck racecheck; do

@@ -1,5 +1,7 @@
 #include "bench/plan.hpp"
 
+#include "bench/sweep_csv.hpp"
+
 #include <algorithm>
 #include <optional>
 #include <set>
@@ -60,6 +62,14 @@ Result<Plan> build_plan(const PlanOptions& o) {
   for (const auto& e : plan.problems) plan.specs.push_back(e.problem.to_spec());
   if (o.sample < 0) return invalid_argument("--sample must be >= 0 (0 = every kernel)");
   plan.sample = o.sample;
+  if (!o.pairs.empty()) {
+    auto t = read_sweep_csv(o.pairs);
+    if (!t.ok()) return t.status();
+    if (t->column("kernel") < 0 || t->column("spec") < 0)
+      return invalid_argument("--pairs " + o.pairs + ": needs the columns kernel and spec");
+    for (size_t i = 0; i < t->rows.size(); ++i) plan.pairs.insert(t->get(i, "kernel") + "|" + t->get(i, "spec"));
+    if (plan.pairs.empty()) return invalid_argument("--pairs " + o.pairs + ": holds no (kernel, spec) pair");
+  }
   return plan;
 }
 
@@ -104,6 +114,7 @@ std::vector<WorkItem> candidate_items(const Plan& plan, std::vector<bool>* appli
     for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
       const KernelTraits& t = plan.kernels[ki];
       if (t.direction != p.direction || t.dtype != p.dtype || t.ndim != p.ndim) continue;
+      if (!plan.pairs.empty() && !plan.pairs.count(plan.kernel_names[ki] + "|" + plan.specs[pi])) continue;
       const bool ok = family_of(t).can_implement(t, p, nullptr);
       if (plan.sample > 0) {
         if (ok) sampled.push_back({fnv1a(plan.kernel_names[ki] + "|" + plan.specs[pi] + "|sample"), int(ki)});

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct PlanOptions {
   // "kernel|spec|sample" is smallest), for training sweeps that want many
   // shapes more than every kernel of each. Sampled-out pairs are not items.
   int sample = 0;
+  // A CSV with columns kernel and spec (a sweep file will do): only those
+  // (kernel, problem) pairs are items ("" = every pair). Re-times a chosen
+  // set, e.g. each problem's best kernels of an earlier sweep, in a new run.
+  std::string pairs;
 };
 
 // One unit of work: kernel index -1 means a provider's own row set for the
@@ -43,6 +48,7 @@ struct Plan {
   std::vector<std::string> kernel_names;  // kernel_name(kernels[i])
   std::vector<std::string> specs;         // problems[i].problem.to_spec()
   int sample = 0;                         // PlanOptions::sample
+  std::set<std::string> pairs;            // "kernel|spec" of PlanOptions::pairs; empty = all
 };
 
 Result<Plan> build_plan(const PlanOptions& o);

@@ -154,6 +154,7 @@ struct BenchOpts {
   CommonOpts c;
   std::string out, shard, devices, provider = "gconv", worker_cmd;
   int jobs = 0, sample = 0;
+  std::string pairs;
   double timeout_s = 10, progress_s = 30;
   bool write_unsupported = false;
 };
@@ -174,7 +175,7 @@ void run_bench(const BenchOpts& o) {
     if (!s.ok()) fail(cmd, s.status().to_string());
     shard = *s;
   }
-  auto plan_r = bench::build_plan({o.c.problems, o.c.directions, o.c.filter, o.sample});
+  auto plan_r = bench::build_plan({o.c.problems, o.c.directions, o.c.filter, o.sample, o.pairs});
   if (!plan_r.ok()) fail(cmd, plan_r.status().to_string());
   const bench::Plan& plan = *plan_r;
 
@@ -338,6 +339,8 @@ void register_bench_command(CLI::App& app) {
   cmd->add_flag("--write-unsupported", o->write_unsupported,
                 "also write 'unsupported' rows for kernels that cannot implement a problem (off: smaller files)");
   cmd->add_option("--jobs", o->jobs, "parallel NVRTC compiles before the sweep (0 = all cores)");
+  cmd->add_option("--pairs", o->pairs,
+                  "CSV with columns kernel and spec (e.g. a sweep): measure only those pairs (and providers)");
   cmd->add_option("--sample", o->sample,
                   "kernels per problem: a deterministic uniform sample of the applicable ones (0 = all; for training sweeps)");
   cmd->add_option("--progress-s", o->progress_s, "seconds between progress lines when stderr is not a terminal");

@@ -53,7 +53,7 @@ json to_json(const ArchRules& rules, const KernelTraits& t) {
   j["direction"] = to_string(t.direction);
   j["dtype"] = to_string(t.dtype);
   j["ndim"] = t.ndim;
-  if (t.family == Family::igemm) {
+  if (is_implicit_gemm(t.family)) {  // wgmma: warps_m = consumer warpgroups, warps_n = 1
     j["tile_m"] = t.tile_m;
     j["tile_n"] = t.tile_n;
     j["tile_k"] = t.tile_k;

@@ -17,7 +17,12 @@ int vec_index(int vec) {
   }
 }
 
-constexpr int kClasses = 1 + 3 * 2 * 5;  // direct + split mode x tile area x vector width
+// Classes of the implicit-GEMM families: split mode x tile area x vector width.
+constexpr int kGemmClasses = 3 * 2 * 5;
+// direct, then igemm, then wgmma (appended, so that the ids of the igemm and
+// direct classes are those the shipped model's candidates were chosen with).
+constexpr int kIgemmFirst = 1, kWgmmaFirst = kIgemmFirst + kGemmClasses;
+constexpr int kClasses = kWgmmaFirst + kGemmClasses;
 
 }  // namespace
 
@@ -27,7 +32,8 @@ int kernel_class(const KernelTraits& t) {
   if (t.family == Family::direct) return 0;
   const int split = t.split_mode == SplitKMode::none ? 0 : t.split_mode == SplitKMode::parallel ? 1 : 2;
   const int large = t.tile_m * t.tile_n >= 128 * 128 ? 1 : 0;
-  return 1 + (split * 2 + large) * 5 + vec_index(t.vec);
+  const int first = t.family == Family::wgmma ? kWgmmaFirst : kIgemmFirst;
+  return first + (split * 2 + large) * 5 + vec_index(t.vec);
 }
 
 void model_candidates_unsorted(std::vector<std::pair<double, uint32_t>>& order, const uint8_t* cls, int top_k,

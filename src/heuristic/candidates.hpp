@@ -30,9 +30,11 @@
 
 namespace gconv::heuristic {
 
-// A small id of the kernel's class: direct kernels are one class; igemm
-// kernels by split-K mode (none / parallel / serial) x tile area (>= 128x128
-// or smaller) x vector width.
+// A small id of the kernel's class: direct kernels are one class (0); igemm
+// kernels (1..30) and wgmma kernels (31..60) each by split-K mode (none /
+// parallel / serial) x tile area (>= 128x128 or smaller) x vector width. The
+// analytic model judges the two GEMM families by different tensor rates, so
+// each family keeps its own best candidate.
 int kernel_class(const KernelTraits& t);
 
 // The kernels the model scores for a problem: the first `top_k` of the

@@ -26,6 +26,7 @@
 #include "core/int_math.hpp"
 #include "kernels/direct/direct_plan.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
+#include "kernels/wgmma/wgmma_plan.hpp"
 #include "registry/analytic.hpp"
 
 namespace gconv::heuristic {
@@ -473,12 +474,17 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
   const int64_t m_rows = pt.m_rows, k_len = pt.k_len, phases = pt.phases, n_group = pt.n_group;
 
   // ---- kernel
+  // A wgmma kernel is described by the igemm trait columns (warps_m =
+  // consumer warpgroups, warps_n = 1) with both family flags 0: the shipped
+  // model was trained before the family existed, and the schema (number,
+  // order and meaning of the features) stays until it is retrained.
   const bool is_igemm = t.family == Family::igemm;
+  const bool is_gemm = is_implicit_gemm(t.family);
   const int threads = std::max(1, t.threads());
   const int warps = std::max(1, threads / kWarp);
   const int regs = d.rules ? register_estimate(*d.rules, t) : 0;
   flag(k_family_igemm, is_igemm);
-  flag(k_family_direct, !is_igemm);
+  flag(k_family_direct, t.family == Family::direct);
   set(k_vec, t.vec);
   set(k_vec_bytes, t.vec * eb);
   set(k_warps, warps);
@@ -492,7 +498,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
   // constructed for igemm rows (it is large: zeroing it was measurable).
   std::optional<DirectPlan> plan;
   int64_t widest_of = 1;  // channel count whose alignment the kernel's vectors need
-  if (is_igemm) {
+  if (is_gemm) {
     const int gpb = std::max(1, t.groups_per_block);
     const int64_t n_per_group = std::max(1, t.tile_n / gpb);
     const int64_t tm = std::max(1, t.tile_m), tk = std::max(1, t.tile_k);
@@ -500,7 +506,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
     const int64_t m_tiles = ceil_div(m_rows, tm), n_tiles = ceil_div(n_group, n_per_group), g_blocks = ceil_div(p.g, gpb);
     const int64_t k_tiles = ceil_div(k_len, tk), k_iters = ceil_div(k_tiles, int64_t(split));
     blocks = double(m_tiles) * n_tiles * g_blocks * split * phases;
-    smem = double(igemm::smem_bytes(t));
+    smem = double(is_igemm ? igemm::smem_bytes(t) : wgmma::smem_bytes(t));
     set(k_tile_m, t.tile_m);
     set(k_tile_n, t.tile_n);
     set(k_tile_k, t.tile_k);
@@ -624,7 +630,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
   set(x_launches, launches);
   set(x_operands_vs_l2, lg(ratio(min_bytes, double(g.l2_bytes))));
   const int di = static_cast<int>(p.dtype);
-  const double tflops = is_igemm ? g.mma_tflops[di] : g.cuda_core_tflops[di];
+  const double tflops = is_gemm ? g.mma_tflops[di] : g.cuda_core_tflops[di];
   set(x_intensity_vs_balance, lg(ratio(intensity, ratio(1000.0 * tflops, g.hbm_gbps))));
 
   // ---- the analytic model

@@ -7,6 +7,7 @@ const KernelFamily& family_of(const KernelTraits& t) {
   switch (t.family) {
     case Family::igemm: return igemm_family();
     case Family::direct: return direct_family();
+    case Family::wgmma: return wgmma_family();
   }
   return igemm_family();  // unreachable for valid enum values
 }

@@ -56,6 +56,7 @@ class KernelFamily {
 
 const KernelFamily& igemm_family();
 const KernelFamily& direct_family();
+const KernelFamily& wgmma_family();
 const KernelFamily& family_of(const KernelTraits& t);
 
 }  // namespace gconv

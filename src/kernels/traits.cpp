@@ -16,6 +16,9 @@ namespace {
 
 // Threads of the CUDA programming model's warp.
 constexpr int kWarpSize = 32;
+// Threads of a warpgroup: the four warps of one SM quadrant set that a
+// Hopper wgmma instruction runs on.
+constexpr int kWarpgroupSize = 4 * kWarpSize;
 
 // A direct block spreads its channel slice over this many thread lanes, each
 // lane holding `vec` consecutive channels: 8 lanes x 8 bf16 = 128 contiguous
@@ -102,39 +105,67 @@ class NameParser {
   size_t pos_ = 0;
 };
 
-Status parse_igemm(NameParser& p, KernelTraits* t) {
-  GCONV_RETURN_IF_ERROR(p.expect("m"));
-  GCONV_RETURN_IF_ERROR(p.number("tile_m", &t->tile_m));
-  GCONV_RETURN_IF_ERROR(p.expect("n"));
-  GCONV_RETURN_IF_ERROR(p.number("tile_n", &t->tile_n));
-  GCONV_RETURN_IF_ERROR(p.expect("k"));
-  GCONV_RETURN_IF_ERROR(p.number("tile_k", &t->tile_k));
-  GCONV_RETURN_IF_ERROR(p.expect("_w"));
-  GCONV_RETURN_IF_ERROR(p.number("warps_m", &t->warps_m));
-  GCONV_RETURN_IF_ERROR(p.expect("x"));
-  GCONV_RETURN_IF_ERROR(p.number("warps_n", &t->warps_n));
-  GCONV_RETURN_IF_ERROR(p.expect("_s"));
-  GCONV_RETURN_IF_ERROR(p.number("stages", &t->stages));
+// "_sk<S>" with S = 1 alone, or S >= 2 followed by its mode ('p' or 's'),
+// then the '_' before the vector width (shared by igemm and wgmma names).
+Status parse_split(NameParser& p, KernelTraits* t) {
   GCONV_RETURN_IF_ERROR(p.expect("_sk"));
   GCONV_RETURN_IF_ERROR(p.number("split_k", &t->split_k));
   // sk1 is the only spelling of "no split"; a real split names its mode.
   if (t->split_k == 1) {
     t->split_mode = SplitKMode::none;
     if (!p.accept("_")) return p.error("'_' (split-K 1 takes no p/s suffix)");
-  } else {
-    if (p.accept("p")) {
-      t->split_mode = SplitKMode::parallel;
-    } else if (p.accept("s")) {
-      t->split_mode = SplitKMode::serial;
-    } else {
-      return p.error("'p' or 's' (the split-K mode)");
-    }
-    GCONV_RETURN_IF_ERROR(p.expect("_"));
+    return Status::Ok();
   }
+  if (p.accept("p")) {
+    t->split_mode = SplitKMode::parallel;
+  } else if (p.accept("s")) {
+    t->split_mode = SplitKMode::serial;
+  } else {
+    return p.error("'p' or 's' (the split-K mode)");
+  }
+  return p.expect("_");
+}
+
+// "m<TM>n<TN>k<TK>": the CTA tile of both implicit-GEMM families.
+Status parse_tile(NameParser& p, KernelTraits* t) {
+  GCONV_RETURN_IF_ERROR(p.expect("m"));
+  GCONV_RETURN_IF_ERROR(p.number("tile_m", &t->tile_m));
+  GCONV_RETURN_IF_ERROR(p.expect("n"));
+  GCONV_RETURN_IF_ERROR(p.number("tile_n", &t->tile_n));
+  GCONV_RETURN_IF_ERROR(p.expect("k"));
+  return p.number("tile_k", &t->tile_k);
+}
+
+Status parse_igemm(NameParser& p, KernelTraits* t) {
+  GCONV_RETURN_IF_ERROR(parse_tile(p, t));
+  GCONV_RETURN_IF_ERROR(p.expect("_w"));
+  GCONV_RETURN_IF_ERROR(p.number("warps_m", &t->warps_m));
+  GCONV_RETURN_IF_ERROR(p.expect("x"));
+  GCONV_RETURN_IF_ERROR(p.number("warps_n", &t->warps_n));
+  GCONV_RETURN_IF_ERROR(p.expect("_s"));
+  GCONV_RETURN_IF_ERROR(p.number("stages", &t->stages));
+  GCONV_RETURN_IF_ERROR(parse_split(p, t));
   GCONV_RETURN_IF_ERROR(p.expect("v"));
   GCONV_RETURN_IF_ERROR(p.number("vec", &t->vec));
   GCONV_RETURN_IF_ERROR(p.expect("_g"));
   GCONV_RETURN_IF_ERROR(p.number("groups_per_block", &t->groups_per_block));
+  return Status::Ok();
+}
+
+// The name has no warps_n or groups_per_block: a wgmma kernel has one column
+// of consumer warpgroups and one group per block, as expansion builds it.
+Status parse_wgmma(NameParser& p, KernelTraits* t) {
+  t->warps_n = 1;
+  t->groups_per_block = 1;
+  GCONV_RETURN_IF_ERROR(parse_tile(p, t));
+  GCONV_RETURN_IF_ERROR(p.expect("_c"));
+  GCONV_RETURN_IF_ERROR(p.number("consumer warpgroups", &t->warps_m));
+  GCONV_RETURN_IF_ERROR(p.expect("_s"));
+  GCONV_RETURN_IF_ERROR(p.number("stages", &t->stages));
+  GCONV_RETURN_IF_ERROR(parse_split(p, t));
+  GCONV_RETURN_IF_ERROR(p.expect("v"));
+  GCONV_RETURN_IF_ERROR(p.number("vec", &t->vec));
+  t->tma = p.accept("_tma");
   return Status::Ok();
 }
 
@@ -157,17 +188,20 @@ const char* to_string(Family f) {
   switch (f) {
     case Family::igemm: return "igemm";
     case Family::direct: return "direct";
+    case Family::wgmma: return "wgmma";
   }
   return "unknown";
 }
 
 // igemm: one thread per lane of a warps_m x warps_n warp grid.
+// wgmma: one producer warpgroup, then warps_m consumer warpgroups.
 // direct: block_h rows x (block_w / per_thread) column threads per channel
 // lane, times kDirectChannelLanes lanes (see above). A thread of a direct
 // kernel is therefore identified by (row, column, lane) with lane fastest, so
 // a warp's loads of one output pixel's channels are contiguous.
 int KernelTraits::threads() const {
   if (family == Family::igemm) return warps_m * warps_n * kWarpSize;
+  if (family == Family::wgmma) return kWarpgroupSize * (warps_m + 1);
   if (per_thread <= 0) return 0;
   return block_h * (block_w / per_thread) * kDirectChannelLanes;
 }
@@ -180,12 +214,17 @@ std::string kernel_name(const KernelTraits& t) {
                               t.warps_m, t.warps_n, t.stages, t.split_k, split_suffix(t.split_mode),
                               t.vec, t.groups_per_block);
   }
+  if (t.family == Family::wgmma) {
+    return head + fmt::format("m{}n{}k{}_c{}_s{}_sk{}{}_v{}{}", t.tile_m, t.tile_n, t.tile_k, t.warps_m, t.stages,
+                              t.split_k, split_suffix(t.split_mode), t.vec, t.tma ? "_tma" : "");
+  }
   return head + fmt::format("t{}x{}_r{}_v{}{}", t.block_h, t.block_w, t.per_thread, t.vec,
                             t.deterministic ? "_det" : "");
 }
 
-// Fields that the name does not carry keep their KernelTraits defaults, which
-// is also how expansion builds traits (src/pool), so that
+// Fields that the name does not carry keep their KernelTraits defaults (a
+// wgmma name's warps_n and groups_per_block are 1), which is also how
+// expansion builds traits (src/pool), so that
 // parse_kernel_name(kernel_name(t)) == t for every pool kernel.
 Result<KernelTraits> parse_kernel_name(std::string_view name) {
   NameParser p(name);
@@ -194,13 +233,19 @@ Result<KernelTraits> parse_kernel_name(std::string_view name) {
     t.family = Family::igemm;
   } else if (p.accept("direct_")) {
     t.family = Family::direct;
+  } else if (p.accept("wgmma_")) {
+    t.family = Family::wgmma;
   } else {
-    return p.error("a family (igemm_, direct_)");
+    return p.error("a family (igemm_, direct_, wgmma_)");
   }
   GCONV_RETURN_IF_ERROR(p.direction(&t.direction));
   GCONV_RETURN_IF_ERROR(p.dtype(&t.dtype));
   GCONV_RETURN_IF_ERROR(p.ndim(&t.ndim));
-  GCONV_RETURN_IF_ERROR(t.family == Family::igemm ? parse_igemm(p, &t) : parse_direct(p, &t));
+  switch (t.family) {
+    case Family::igemm: GCONV_RETURN_IF_ERROR(parse_igemm(p, &t)); break;
+    case Family::wgmma: GCONV_RETURN_IF_ERROR(parse_wgmma(p, &t)); break;
+    case Family::direct: GCONV_RETURN_IF_ERROR(parse_direct(p, &t)); break;
+  }
   if (!p.at_end()) return p.error("the end of the name");
   return t;
 }

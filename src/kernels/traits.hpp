@@ -10,6 +10,10 @@
 //     e.g. igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1
 //     sk1 = no split-K; sk8p = 8-way parallel split-K (fp32 workspace + reduce);
 //     sk8s = 8-way serial split-K (fp32 atomics into a workspace, then convert).
+//   wgmma_<dir>_<dtype>_<nd>d_m<TM>n<TN>k<TK>_c<CWG>_s<stages>_sk<S>[p|s]_v<vec>[_tma]
+//     e.g. wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk1_v8: CWG consumer
+//     warpgroups (KernelTraits::warps_m) share the CTA tile; warps_n and
+//     groups_per_block are always 1 and not written; sk as for igemm.
 //   direct_<dir>_<dtype>_<nd>d_t<BH>x<BW>_r<R>_v<vec>[_det]
 //     e.g. direct_fwd_bf16_2d_t8x16_r4_v8: a block computes an 8x16 output
 //     tile, each thread R outputs along W for vec channels; _det marks the
@@ -24,10 +28,14 @@
 
 namespace gconv {
 
-enum class Family { igemm, direct };
+enum class Family { igemm, direct, wgmma };
 enum class SplitKMode { none, parallel, serial };
 
 const char* to_string(Family f);
+
+// The implicit-GEMM families (igemm, wgmma): the tile_*, warps_*, stages,
+// split and groups_per_block fields apply to them, block_h.. to direct only.
+inline bool is_implicit_gemm(Family f) { return f == Family::igemm || f == Family::wgmma; }
 
 struct KernelTraits {
   Family family = Family::igemm;
@@ -37,6 +45,8 @@ struct KernelTraits {
 
   // igemm: CTA tile, warp grid, cp.async pipeline depth, split-K, vector
   // width of global accesses (elements), groups per thread block.
+  // wgmma: the same fields; warps_m counts consumer warpgroups, warps_n and
+  // groups_per_block are 1 (src/kernels/wgmma/wgmma_plan.hpp).
   int tile_m = 128, tile_n = 128, tile_k = 32;
   int warps_m = 2, warps_n = 2;
   int stages = 3;
@@ -51,6 +61,10 @@ struct KernelTraits {
   int block_h = 8, block_w = 16;
   int per_thread = 1;
   bool deterministic = false;
+
+  // wgmma: the producer loads both operands with the tensor memory
+  // accelerator (im2col and tiled tensor maps) instead of cp.async gathers.
+  bool tma = false;
 
   int threads() const;  // threads per block
   bool operator==(const KernelTraits&) const = default;

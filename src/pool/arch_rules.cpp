@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #endif
 
 #include "kernels/igemm/igemm_plan.hpp"
+#include "kernels/wgmma/wgmma_plan.hpp"
 #include "pool/json_reader.hpp"
 
 namespace gconv {
@@ -22,6 +24,7 @@ using pool_detail::json;
 using pool_detail::JsonReader;
 
 constexpr int kWarpSize = 32;  // CUDA programming model constant
+constexpr int kWarpgroup = 4 * kWarpSize;  // the threads one wgmma runs on
 constexpr DType kDTypes[] = {DType::bf16, DType::fp16, DType::fp32};
 
 bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
@@ -94,6 +97,48 @@ Status read_igemm(const JsonReader& r, const json& v, ArchRules* a) {
   return Status::Ok();
 }
 
+Status read_wgmma(const JsonReader& r, const json& v, ArchRules* a) {
+  const std::string p = "wgmma";
+  const std::initializer_list<const char*> keys = {"tile_m",      "tile_n",           "tile_k", "consumer_warpgroups",
+                                                   "rows_per_consumer", "directions", "stages", "split_k_max",
+                                                   "groups_per_block",  "smem",       "registers"};
+  GCONV_RETURN_IF_ERROR(r.check_object(v, p, keys, keys));
+  ArchRules::Wgmma& g = a->wgmma;
+  GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_m"], p + ".tile_m", &g.tile_m));
+  GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_n"], p + ".tile_n", &g.tile_n));
+  GCONV_RETURN_IF_ERROR(r.check_object(v["tile_k"], p + ".tile_k", {"bf16", "fp16", "fp32"}, {"bf16", "fp16", "fp32"}));
+  GCONV_RETURN_IF_ERROR(
+      r.check_object(v["directions"], p + ".directions", {"bf16", "fp16", "fp32"}, {"bf16", "fp16", "fp32"}));
+  for (DType t : kDTypes) {
+    const int i = static_cast<int>(t);
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_k"][to_string(t)], p + ".tile_k." + to_string(t), &g.tile_k[i]));
+    const std::string dp = p + ".directions." + to_string(t);
+    std::vector<std::string> names;
+    GCONV_RETURN_IF_ERROR(r.read_string_list(v["directions"][to_string(t)], dp, &names));
+    for (const std::string& n : names) {
+      auto d = parse_direction(n);
+      if (!d.ok()) return r.error(dp, d.status().message());
+      g.directions[i].push_back(*d);
+    }
+  }
+  GCONV_RETURN_IF_ERROR(r.read_int_list(v["consumer_warpgroups"], p + ".consumer_warpgroups", &g.consumer_warpgroups));
+  GCONV_RETURN_IF_ERROR(r.read_int_list(v["rows_per_consumer"], p + ".rows_per_consumer", &g.rows_per_consumer));
+  GCONV_RETURN_IF_ERROR(r.check_object(v["stages"], p + ".stages", {"min", "max"}, {"min", "max"}));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["stages"]["min"], p + ".stages.min", &g.stages_min));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["stages"]["max"], p + ".stages.max", &g.stages_max));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["split_k_max"], p + ".split_k_max", &g.split_k_max));
+  GCONV_RETURN_IF_ERROR(r.read_int_list(v["groups_per_block"], p + ".groups_per_block", &g.groups_per_block));
+  GCONV_RETURN_IF_ERROR(r.check_object(v["smem"], p + ".smem", {}, {}));  // documentation only
+  const json& regs = v["registers"];
+  GCONV_RETURN_IF_ERROR(r.check_object(regs, p + ".registers", {"accumulators_max", "consumer_overhead", "producer"},
+                                       {"accumulators_max", "consumer_overhead", "producer"}));
+  GCONV_RETURN_IF_ERROR(r.read_int(regs["accumulators_max"], p + ".registers.accumulators_max", &g.accumulators_max));
+  GCONV_RETURN_IF_ERROR(
+      r.read_int(regs["consumer_overhead"], p + ".registers.consumer_overhead", &g.consumer_overhead));
+  GCONV_RETURN_IF_ERROR(r.read_int(regs["producer"], p + ".registers.producer", &g.producer_regs));
+  return Status::Ok();
+}
+
 Status read_direct(const JsonReader& r, const json& v, ArchRules* a) {
   const std::string p = "direct";
   GCONV_RETURN_IF_ERROR(r.check_object(v, p, {"block_h", "block_w", "per_thread", "registers"},
@@ -110,9 +155,14 @@ Status read_direct(const JsonReader& r, const json& v, ArchRules* a) {
 // Fields of the other family must hold their defaults (canonical form).
 bool canonical(const KernelTraits& t, std::string* why) {
   const KernelTraits d;
-  if (t.family == Family::igemm) {
+  if (t.tma && t.family != Family::wgmma) {
+    *why = "canonical: only wgmma kernels have a tma producer";
+    return false;
+  }
+  if (is_implicit_gemm(t.family)) {
     if (t.block_h != d.block_h || t.block_w != d.block_w || t.per_thread != d.per_thread || t.deterministic) {
-      *why = "canonical: an igemm kernel must leave block_h, block_w, per_thread, deterministic at their defaults";
+      *why = fmt::format("canonical: a kernel of the {} family must leave block_h, block_w, per_thread, "
+                         "deterministic at their defaults", to_string(t.family));
       return false;
     }
     return true;
@@ -153,8 +203,10 @@ bool legal_resources(const ArchRules& rules, const KernelTraits& t, std::string*
     *why = fmt::format("registers: estimate {} per thread > regs_per_thread_max {}", regs, rules.regs_per_thread_max);
     return false;
   }
-  if (int64_t{regs} * threads > rules.regs_per_sm) {
-    *why = fmt::format("registers: {} threads x {} > regs_per_sm {}", threads, regs, rules.regs_per_sm);
+  const int64_t block_regs = block_register_estimate(rules, t);
+  if (block_regs > rules.regs_per_sm) {
+    *why = fmt::format("registers: {} threads need {} registers > regs_per_sm {}", threads, block_regs,
+                       rules.regs_per_sm);
     return false;
   }
   return true;
@@ -230,6 +282,80 @@ bool legal_igemm(const ArchRules& rules, const KernelTraits& t, std::string* why
   return legal_resources(rules, t, why);
 }
 
+// fp32 accumulators a consumer thread of a wgmma kernel holds.
+int wgmma_accumulators(const KernelTraits& t) {
+  return t.warps_m > 0 ? t.tile_m / t.warps_m * t.tile_n / kWarpgroup : 0;
+}
+
+// The arch file's wgmma lists and limits, then the kernel's own rules
+// (wgmma::traits_ok) so that every legal kernel is one the family accepts.
+bool legal_wgmma(const ArchRules& rules, const KernelTraits& t, std::string* why) {
+  const ArchRules::Wgmma& g = rules.wgmma;
+  const int dt = static_cast<int>(t.dtype);
+  if (!contains(g.tile_m, t.tile_m)) {
+    *why = fmt::format("tile: tile_m {} not in {}", t.tile_m, list_text(g.tile_m));
+    return false;
+  }
+  if (!contains(g.tile_n, t.tile_n)) {
+    *why = fmt::format("tile: tile_n {} not in {}", t.tile_n, list_text(g.tile_n));
+    return false;
+  }
+  if (!contains(g.tile_k[dt], t.tile_k)) {
+    *why = fmt::format("tile: tile_k {} not in {} for {}", t.tile_k, list_text(g.tile_k[dt]), to_string(t.dtype));
+    return false;
+  }
+  const std::vector<Direction>& dirs = g.directions[dt];
+  if (std::find(dirs.begin(), dirs.end(), t.direction) == dirs.end()) {
+    // fp32 runs tf32 wgmma, which reads only K-major operands: fwd alone.
+    *why = fmt::format("dtype: wgmma has no {} kernels for {} (wgmma.directions)", to_string(t.direction),
+                       to_string(t.dtype));
+    return false;
+  }
+  if (!contains(g.consumer_warpgroups, t.warps_m) || t.warps_n != 1) {
+    *why = fmt::format("warps: {} consumer warpgroups (warps_m) x warps_n {}: warps_m must be in {}, warps_n 1",
+                       t.warps_m, t.warps_n, list_text(g.consumer_warpgroups));
+    return false;
+  }
+  if (t.tile_m % t.warps_m != 0 || !contains(g.rows_per_consumer, t.tile_m / t.warps_m)) {
+    *why = fmt::format("warps: tile_m {} / {} consumer warpgroups is not one of the rows per consumer {}", t.tile_m,
+                       t.warps_m, list_text(g.rows_per_consumer));
+    return false;
+  }
+  if (t.stages < g.stages_min || t.stages > g.stages_max) {
+    *why = fmt::format("stages: {} not in [{}, {}]", t.stages, g.stages_min, g.stages_max);
+    return false;
+  }
+  bool split_ok = t.split_mode == SplitKMode::none ? t.split_k == 1 : (t.split_k >= 2 && t.split_k <= g.split_k_max);
+  if (!split_ok) {
+    *why = fmt::format("split: split_k {} with mode {} (none needs 1, parallel/serial need 2..{})", t.split_k,
+                       t.split_mode == SplitKMode::none ? "none" : t.split_mode == SplitKMode::parallel ? "parallel" : "serial",
+                       g.split_k_max);
+    return false;
+  }
+  if (!legal_vec(rules, t, why)) return false;
+  if (t.tile_k % t.vec != 0 || t.tile_m % t.vec != 0 || t.tile_n % t.vec != 0) {
+    *why = fmt::format("vec: {} does not divide the tile {}x{}x{}", t.vec, t.tile_m, t.tile_n, t.tile_k);
+    return false;
+  }
+  if (!contains(g.groups_per_block, t.groups_per_block)) {
+    *why = fmt::format("groups_per_block: {} not in {}", t.groups_per_block, list_text(g.groups_per_block));
+    return false;
+  }
+  const int acc = wgmma_accumulators(t);
+  if (acc > g.accumulators_max) {
+    *why = fmt::format("accumulators: {} rows x {} columns per consumer warpgroup = {} fp32 per thread > {}",
+                       t.tile_m / t.warps_m, t.tile_n, acc, g.accumulators_max);
+    return false;
+  }
+  if (!legal_resources(rules, t, why)) return false;
+  std::string rule;
+  if (!wgmma::traits_ok(t, &rule)) {
+    *why = "kernel: " + rule;
+    return false;
+  }
+  return true;
+}
+
 bool legal_direct(const ArchRules& rules, const KernelTraits& t, std::string* why) {
   const ArchRules::Direct& d = rules.direct;
   if (!contains(d.block_h, t.block_h) || !contains(d.block_w, t.block_w)) {
@@ -260,14 +386,15 @@ Result<ArchRules> parse_arch_rules(std::string_view json_text, std::string_view 
   JsonReader r{std::string(source)};
   json v;
   GCONV_RETURN_IF_ERROR(r.parse(json_text, &v));
-  GCONV_RETURN_IF_ERROR(r.check_object(v, "", {"arch", "limits", "mma", "igemm", "direct"},
-                                       {"arch", "limits", "mma", "igemm", "direct"}));
+  GCONV_RETURN_IF_ERROR(r.check_object(v, "", {"arch", "limits", "mma", "igemm", "wgmma", "direct"},
+                                       {"arch", "limits", "mma", "igemm", "wgmma", "direct"}));
   ArchRules a;
   a.source = std::string(source);
   GCONV_RETURN_IF_ERROR(r.read_string(v["arch"], "arch", &a.arch));
   GCONV_RETURN_IF_ERROR(read_limits(r, v["limits"], &a));
   GCONV_RETURN_IF_ERROR(read_mma(r, v["mma"], &a));
   GCONV_RETURN_IF_ERROR(read_igemm(r, v["igemm"], &a));
+  GCONV_RETURN_IF_ERROR(read_wgmma(r, v["wgmma"], &a));
   GCONV_RETURN_IF_ERROR(read_direct(r, v["direct"], &a));
   return a;
 }
@@ -318,14 +445,25 @@ bool is_legal(const ArchRules& rules, const KernelTraits& t, std::string* why) {
     return false;
   }
   if (!canonical(t, w)) return false;
-  return t.family == Family::igemm ? legal_igemm(rules, t, w) : legal_direct(rules, t, w);
+  switch (t.family) {
+    case Family::igemm: return legal_igemm(rules, t, w);
+    case Family::wgmma: return legal_wgmma(rules, t, w);
+    case Family::direct: return legal_direct(rules, t, w);
+  }
+  *w = "family: unknown";
+  return false;
 }
 
-// The layout (and so the size) of an igemm stage is the kernel's: one
-// formula, igemm::smem_bytes, used by its launch plan and here.
+// The layout (and so the size) of a stage is the kernel's: one formula per
+// family, igemm::smem_bytes or wgmma::smem_bytes, used by its launch plan
+// and here.
 int64_t smem_bytes(const ArchRules&, const KernelTraits& t) {
-  if (t.family != Family::igemm) return 0;
-  return static_cast<int64_t>(igemm::smem_bytes(t));
+  switch (t.family) {
+    case Family::igemm: return static_cast<int64_t>(igemm::smem_bytes(t));
+    case Family::wgmma: return static_cast<int64_t>(wgmma::smem_bytes(t));
+    case Family::direct: return 0;
+  }
+  return 0;
 }
 
 int register_estimate(const ArchRules& rules, const KernelTraits& t) {
@@ -339,7 +477,20 @@ int register_estimate(const ArchRules& rules, const KernelTraits& t) {
     int64_t copies = ((int64_t{t.groups_per_block} * t.tile_m + t.tile_n) * t.tile_k + chunk_elems - 1) / chunk_elems;
     return accumulators + fragments + rules.igemm.load_chunk_regs * static_cast<int>(copies) + rules.igemm.reg_overhead;
   }
+  if (t.family == Family::wgmma) {
+    if (t.warps_m <= 0) return 0;
+    return wgmma_accumulators(t) + rules.wgmma.consumer_overhead;
+  }
   return 2 * t.per_thread * t.vec + t.vec + rules.direct.reg_overhead;
+}
+
+int64_t block_register_estimate(const ArchRules& rules, const KernelTraits& t) {
+  const int regs = register_estimate(rules, t);
+  if (t.family == Family::wgmma) {
+    if (t.warps_m <= 0) return 0;
+    return int64_t{kWarpgroup} * (rules.wgmma.producer_regs + int64_t{t.warps_m} * regs);
+  }
+  return int64_t{regs} * std::max(0, t.threads());
 }
 
 }  // namespace gconv

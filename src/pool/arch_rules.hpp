@@ -47,6 +47,21 @@ struct ArchRules {
     int load_chunk_regs = 0;   // registers per global->shared copy a thread issues per stage
   } igemm;
 
+  // wgmma: warps_m counts consumer warpgroups (configs/arch: "wgmma").
+  struct Wgmma {
+    std::vector<int> tile_m, tile_n;
+    std::array<std::vector<int>, 3> tile_k;  // indexed by DType
+    std::vector<int> consumer_warpgroups;
+    std::vector<int> rows_per_consumer;  // tile_m / warps_m
+    std::array<std::vector<Direction>, 3> directions;  // indexed by DType
+    int stages_min = 0, stages_max = 0;
+    int split_k_max = 0;
+    std::vector<int> groups_per_block;
+    int accumulators_max = 0;  // fp32 accumulators per consumer thread
+    int consumer_overhead = 0;
+    int producer_regs = 0;
+  } wgmma;
+
   struct Direct {
     std::vector<int> block_h, block_w, per_thread;
     int reg_overhead = 0;
@@ -75,13 +90,19 @@ Result<ArchRules> load_default_arch_rules(std::string_view arch = "sm90");
 // so kernel_name is one-to-one on legal traits.
 bool is_legal(const ArchRules& rules, const KernelTraits& t, std::string* why = nullptr);
 
-// Dynamic shared memory of an igemm instance: the kernel's own size
-// (igemm::smem_bytes, src/kernels/igemm/igemm_plan.hpp; the arch file's
-// igemm.smem.description says what it holds), checked here against
-// limits.smem_per_block_bytes. 0 for direct kernels, whose shared memory
-// depends on the problem and is checked by their can_implement.
+// Dynamic shared memory of an igemm or wgmma instance: the kernel's own size
+// (igemm::smem_bytes, src/kernels/igemm/igemm_plan.hpp, or wgmma::smem_bytes,
+// src/kernels/wgmma/wgmma_plan.hpp; the arch file's <family>.smem.description
+// says what it holds), checked here against limits.smem_per_block_bytes. 0
+// for direct kernels, whose shared memory depends on the problem and is
+// checked by their can_implement.
 int64_t smem_bytes(const ArchRules& rules, const KernelTraits& t);
-// Registers per thread, the arch file's estimate (igemm/direct .registers).
+// Registers per thread, the arch file's estimate (igemm/direct/wgmma
+// .registers); for wgmma, a consumer thread's (the most any thread needs).
 int register_estimate(const ArchRules& rules, const KernelTraits& t);
+// Registers of one block: threads() x register_estimate, except for wgmma,
+// whose producer warpgroup hands registers to the consumers (setmaxnreg):
+// 128 x (producer + warps_m x register_estimate). 0 for malformed traits.
+int64_t block_register_estimate(const ArchRules& rules, const KernelTraits& t);
 
 }  // namespace gconv

@@ -21,17 +21,18 @@ struct FieldDef {
   std::function<int64_t(const ArchRules&, const KernelTraits&)> get;
 };
 
-bool is_igemm(const KernelTraits& t) { return t.family == Family::igemm; }
+// The GEMM tile fields apply to both implicit-GEMM families (igemm, wgmma).
+bool is_gemm(const KernelTraits& t) { return is_implicit_gemm(t.family); }
 
 const std::vector<FieldDef>& fields() {
   static const std::vector<FieldDef> defs = [] {
     using R = const ArchRules&;
     using T = const KernelTraits&;
     auto ig = [](int KernelTraits::*m) {
-      return [m](R, T t) -> int64_t { return is_igemm(t) ? t.*m : 0; };
+      return [m](R, T t) -> int64_t { return is_gemm(t) ? t.*m : 0; };
     };
     auto dr = [](int KernelTraits::*m) {
-      return [m](R, T t) -> int64_t { return is_igemm(t) ? 0 : t.*m; };
+      return [m](R, T t) -> int64_t { return is_gemm(t) ? 0 : t.*m; };
     };
     std::vector<FieldDef> d;
     d.push_back({"tile_m", {}, ig(&KernelTraits::tile_m)});
@@ -42,10 +43,11 @@ const std::vector<FieldDef>& fields() {
     d.push_back({"stages", {}, ig(&KernelTraits::stages)});
     d.push_back({"split_k", {}, ig(&KernelTraits::split_k)});
     d.push_back({"split_mode", {"none", "parallel", "serial"},
-                 [](R, T t) -> int64_t { return is_igemm(t) ? static_cast<int64_t>(t.split_mode) : 0; }});
+                 [](R, T t) -> int64_t { return is_gemm(t) ? static_cast<int64_t>(t.split_mode) : 0; }});
     d.push_back({"vec", {}, [](R, T t) -> int64_t { return t.vec; }});
     d.push_back({"groups_per_block", {}, ig(&KernelTraits::groups_per_block)});
-    d.push_back({"family", {"igemm", "direct"}, [](R, T t) -> int64_t { return static_cast<int64_t>(t.family); }});
+    // Enum names by value: Family is {igemm, direct, wgmma}.
+    d.push_back({"family", {"igemm", "direct", "wgmma"}, [](R, T t) -> int64_t { return static_cast<int64_t>(t.family); }});
     d.push_back({"ndim", {}, [](R, T t) -> int64_t { return t.ndim; }});
     d.push_back({"direction", {"fwd", "bwd_data", "bwd_weight"},
                  [](R, T t) -> int64_t { return static_cast<int64_t>(t.direction); }});
@@ -54,10 +56,12 @@ const std::vector<FieldDef>& fields() {
     d.push_back({"block_w", {}, dr(&KernelTraits::block_w)});
     d.push_back({"per_thread", {}, dr(&KernelTraits::per_thread)});
     d.push_back({"deterministic", {"false", "true"},
-                 [](R, T t) -> int64_t { return !is_igemm(t) && t.deterministic ? 1 : 0; }});
+                 [](R, T t) -> int64_t { return !is_gemm(t) && t.deterministic ? 1 : 0; }});
+    d.push_back({"tma", {"false", "true"},
+                 [](R, T t) -> int64_t { return t.family == Family::wgmma && t.tma ? 1 : 0; }});
     d.push_back({"threads", {}, [](R, T t) -> int64_t { return t.threads(); }});
-    d.push_back({"warp_tile_m", {}, [](R, T t) -> int64_t { return is_igemm(t) && t.warps_m > 0 ? t.tile_m / t.warps_m : 0; }});
-    d.push_back({"warp_tile_n", {}, [](R, T t) -> int64_t { return is_igemm(t) && t.warps_n > 0 ? t.tile_n / t.warps_n : 0; }});
+    d.push_back({"warp_tile_m", {}, [](R, T t) -> int64_t { return is_gemm(t) && t.warps_m > 0 ? t.tile_m / t.warps_m : 0; }});
+    d.push_back({"warp_tile_n", {}, [](R, T t) -> int64_t { return is_gemm(t) && t.warps_n > 0 ? t.tile_n / t.warps_n : 0; }});
     d.push_back({"smem_bytes", {}, [](R r, T t) -> int64_t { return smem_bytes(r, t); }});
     d.push_back({"registers", {}, [](R r, T t) -> int64_t { return register_estimate(r, t); }});
     return d;
@@ -257,7 +261,8 @@ class Parser {
     auto lhs = parse_operand();
     if (!lhs.ok()) return lhs.status();
     if (peek().kind != Tok::cmp) {
-      if (lhs->kind == Operand::field && std::string_view(fields()[lhs->field_index].name) == "deterministic") {
+      const auto is_bool_field = [&](std::string_view n) { return n == "deterministic" || n == "tma"; };
+      if (lhs->kind == Operand::field && is_bool_field(fields()[lhs->field_index].name)) {
         auto n = make_node(Filter::Node::bool_field);
         n->lhs_field = lhs->field_index;
         return NodeP(n);

@@ -6,20 +6,23 @@
 //   and     := unary ('&&' unary)*          ('&&' binds tighter than '||')
 //   unary   := '!' unary | '(' expr ')' | compare
 //   compare := operand (== | != | < | <= | > | >=) operand
-//            | bool-field                   (e.g. `deterministic`)
+//            | bool-field                   (`deterministic`, `tma`)
 //   operand := field | integer | name
 //
 // Fields: tile_m tile_n tile_k warps_m warps_n stages split_k split_mode vec
 // groups_per_block family ndim direction dtype block_h block_w per_thread
-// deterministic threads smem_bytes, and the derived warp_tile_m (tile_m /
+// deterministic tma threads smem_bytes, and the derived warp_tile_m (tile_m /
 // warps_m), warp_tile_n (tile_n / warps_n) and registers (the arch file's
 // register estimate).
-// Names are the values of the enum fields: family igemm|direct, direction
+// Names are the values of the enum fields: family igemm|direct|wgmma, direction
 // fwd|bwd_data|bwd_weight, dtype bf16|fp16|fp32, split_mode
-// none|parallel|serial, deterministic true|false. Enum fields take == and !=
+// none|parallel|serial, deterministic and tma true|false. Enum fields take == and !=
 // only. A field that does not apply to the kernel's family reads 0 (e.g.
 // tile_m of a direct kernel, block_h of an igemm kernel; split_mode of a direct
-// kernel is none), so `tile_n >= 128` never matches a direct kernel.
+// kernel is none), so `tile_n >= 128` never matches a direct kernel. The GEMM
+// fields apply to igemm and wgmma alike; a wgmma kernel's warps_m is its
+// consumer warpgroups and its warps_n is 1 (so warp_tile_m is the rows of one
+// consumer warpgroup).
 //
 // Errors are parse_errors with a 1-based column:
 //   "filter: expected a value at column 12", "filter: unknown field 'tile_q' at column 1".

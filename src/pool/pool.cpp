@@ -85,6 +85,19 @@ Status read_group(const JsonReader& r, const json& v, const std::string& path, F
     GCONV_RETURN_IF_ERROR(read_splits(r, v["split"], join(path, "split"), &g->split));
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["vec"], join(path, "vec"), &g->vec));
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["groups_per_block"], join(path, "groups_per_block"), &g->groups_per_block));
+  } else if (family == Family::wgmma) {
+    GCONV_RETURN_IF_ERROR(r.check_object(
+        v, path, {"tile_m", "tile_n", "tile_k", "consumers", "stages", "split", "vec", "tma", "ndims", "exclude"},
+        {"tile_m", "tile_n", "tile_k", "consumers", "stages", "split", "vec"}));
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_m"], join(path, "tile_m"), &g->tile_m));
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_n"], join(path, "tile_n"), &g->tile_n));
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_k"], join(path, "tile_k"), &g->tile_k));
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["consumers"], join(path, "consumers"), &g->consumers));
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["stages"], join(path, "stages"), &g->stages));
+    GCONV_RETURN_IF_ERROR(read_splits(r, v["split"], join(path, "split"), &g->split));
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["vec"], join(path, "vec"), &g->vec));
+    g->tma = {false};
+    if (v.contains("tma")) GCONV_RETURN_IF_ERROR(r.read_bool_list(v["tma"], join(path, "tma"), &g->tma));
   } else {
     GCONV_RETURN_IF_ERROR(r.check_object(v, path, {"tile", "per_thread", "vec", "deterministic", "ndims", "exclude"},
                                          {"tile", "per_thread", "vec"}));
@@ -176,6 +189,25 @@ std::vector<KernelTraits> candidates(const PoolConfig& c, DType dt, const PoolGr
                     t.groups_per_block = gpb;
                     out.push_back(t);
                   }
+  } else if (c.family == Family::wgmma) {
+    for (int tm : g.tile_m)
+      for (int tn : g.tile_n)
+        for (int tk : g.tile_k)
+          for (int cw : g.consumers)
+            for (int st : g.stages)
+              for (auto [mode, sk] : g.split)
+                for (int v : g.vec)
+                  for (bool tma : g.tma) {
+                    KernelTraits t = base;
+                    t.tile_m = tm, t.tile_n = tn, t.tile_k = tk;
+                    t.warps_m = cw, t.warps_n = 1;  // as parse_kernel_name reads a wgmma name
+                    t.groups_per_block = 1;
+                    t.stages = st;
+                    t.split_mode = mode, t.split_k = sk;
+                    t.vec = v;
+                    t.tma = tma;
+                    out.push_back(t);
+                  }
   } else {
     for (auto [bh, bw] : g.tiles)
       for (int r : g.per_thread)
@@ -249,8 +281,10 @@ Result<PoolConfig> parse_pool_config(std::string_view json_text, std::string_vie
     c.family = Family::igemm;
   } else if (s == "direct") {
     c.family = Family::direct;
+  } else if (s == "wgmma") {
+    c.family = Family::wgmma;
   } else {
-    return r.error("family", fmt::format("expected \"igemm\" or \"direct\", got \"{}\"", s));
+    return r.error("family", fmt::format("expected \"wgmma\", \"igemm\" or \"direct\", got \"{}\"", s));
   }
   GCONV_RETURN_IF_ERROR(r.read_string(v["direction"], "direction", &s));
   auto dir = parse_direction(s);

@@ -4,7 +4,7 @@
 // forbid (is_legal), and removes duplicates.
 //
 // A pool file (every object may also hold a "description" string):
-//   { "family": "igemm" | "direct",
+//   { "family": "igemm" | "wgmma" | "direct",
 //     "direction": "fwd" | "bwd_data" | "bwd_weight",
 //     "ndims": [1, 2, 3],                      // default ndims of every group
 //     "exclude": [ {"if": "<filter>", "why": "..."} ],   // for every dtype
@@ -12,6 +12,10 @@
 //       "<dtype>": [ <group>, ... ]  |  <group>  |  {"same_as": "<dtype>"} } }
 //   igemm group:  tile_m tile_n tile_k [ints], warps ["2x2",...], stages [ints],
 //                 split ["1","8p","4s",...], vec [ints], groups_per_block [ints]
+//   wgmma group:  tile_m tile_n tile_k [ints], consumers [ints] (consumer
+//                 warpgroups: warps_m), stages [ints], split [...], vec [ints],
+//                 tma [bools] (optional, default [false]: the producer gathers
+//                 with cp.async) (warps_n and groups_per_block are 1)
 //   direct group: tile ["8x16",...], per_thread [ints], vec [ints],
 //                 deterministic [bools] (optional, default [false])
 //   either group: ndims [ints] (optional), exclude [rules] (optional)
@@ -49,6 +53,9 @@ struct PoolGroup {
   std::vector<int> tile_m, tile_n, tile_k, stages, vec, groups_per_block;
   std::vector<std::pair<int, int>> warps;
   std::vector<std::pair<SplitKMode, int>> split;
+  // wgmma (tile_*, stages, split, vec above)
+  std::vector<int> consumers;
+  std::vector<bool> tma;  // default [false]
   // direct (vec above)
   std::vector<std::pair<int, int>> tiles;  // (block_h, block_w)
   std::vector<int> per_thread;

@@ -34,6 +34,21 @@
 //                    (every A and B tile load: the re-reads across tiles)
 //                    + output writes (split-K: split x fp32 slices + reduce)
 //   launches  1, +1 reduce with split-K, +1 memset with serial split-K
+// wgmma (warp-specialized warpgroup MMA): the igemm formula with
+//   mma peak  x kWgmmaOverMmaSync (1.6): the device file's mma_sync rates are
+//             about half of Hopper's wgmma peak (989 / 495 TFLOP/s dense);
+//             1.6 x 450 = 720 bf16 TFLOP/s is about 73% of that peak, what
+//             CUTLASS-class wgmma GEMMs sustain (tf32: 320 of 495)
+//   occupancy threads 128 x (consumers + 1), registers as the arch file's
+//             block estimate (the producer hands its registers to the
+//             consumers), shared memory wgmma::smem_bytes
+//   rate      x (resident consumer warpgroups == 1 ? 0.75 : 1): one
+//             consumer warpgroup can keep the tensor pipes busy (wgmma is
+//             asynchronous), but alone it exposes its epilogue and barrier
+//             waits; a second one, in the block or beside it, hides them
+//   smem      a k-step writes (tile_m + tile_n) x tile_k elements and each
+//             consumer reads its tile_m / consumers rows of A and all of B
+//             (no register fragments: wgmma reads shared memory directly)
 // direct (CUDA cores): memory-bound by design; the same structure with
 //   L2 = blocks x (staged source tile (tile_rows x tile_cols x channel span)
 //        + weights per block) + output, or for bwd_weight (x + dy) x passes + dw
@@ -52,6 +67,7 @@
 #include "core/int_math.hpp"
 #include "kernels/direct/direct_plan.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
+#include "kernels/wgmma/wgmma_plan.hpp"
 
 namespace gconv {
 namespace {
@@ -62,6 +78,11 @@ constexpr double kTensorWarpsToSaturate = 8;      // 2 per SM sub-partition
 constexpr double kCudaCoreWarpsToSaturate = 16;   // FMA latency needs more warps than mma
 constexpr double kTwoStagePenalty = 0.8;
 constexpr double kVecPenaltyPerHalving = 0.25;
+// wgmma's sustained tensor rate over mma.sync's, and the share of it one
+// lone consumer warpgroup reaches (see the wgmma paragraph above).
+constexpr double kWgmmaOverMmaSync = 1.6;
+constexpr double kWgmmaLoneConsumerRate = 0.75;
+constexpr int kWarpgroup = 4 * kWarp;
 
 
 using Operands = AnalyticProblem::Operands;
@@ -139,8 +160,10 @@ void finish(double compute_ms, double memory_ms, double penalty, int launches, c
   b->total_ms = std::max(b->compute_ms, b->memory_ms) + b->overhead_ms;
 }
 
-double igemm_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticProblem& ap, const DeviceInfo& d,
-                AnalyticBreakdown* b) {
+// igemm and wgmma: the same implicit GEMM tiling; they differ in the
+// tensor rate and in how many warps it takes to reach it.
+double gemm_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticProblem& ap, const DeviceInfo& d,
+               AnalyticBreakdown* b) {
   const int eb = ap.eb;
   const int64_t m_rows = ap.m_rows, n_group = ap.n_group, k_len = ap.k_len, phases = ap.phases;
   const int gpb = t.groups_per_block;
@@ -153,17 +176,20 @@ double igemm_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticP
   const double flops_per_block = 2.0 * t.tile_m * t.tile_n * t.tile_k * double(k_iters);
   b->tile_efficiency = std::min(1.0, ap.flops / (flops_per_block * double(b->blocks)));
 
+  const bool wg = t.family == Family::wgmma;
   const int warps = t.warps_m * t.warps_n;
   b->blocks_per_sm = ak.blocks_per_sm;
 
   // Per-SM flop rate (flop/ms): tensor pipes vs shared-memory traffic.
-  const double mma_sm = ap.mma_sm;
+  const double mma_sm = wg ? ap.mma_sm * kWgmmaOverMmaSync : ap.mma_sm;
   const double smem_bytes_per_kstep = ak.smem_elems_per_kstep * eb;
   const double smem_sm = d.smem_bytes_per_clk * d.clock_mhz * 1e3 *
                          (2.0 * t.tile_m * t.tile_n * t.tile_k / smem_bytes_per_kstep);
   const double stage_factor = t.stages <= 2 ? kTwoStagePenalty : 1.0;
   auto rate = [&](int resident) {
-    return std::min(mma_sm, smem_sm) * std::min(1.0, resident * warps / kTensorWarpsToSaturate) * stage_factor;
+    const double busy = wg ? (resident * t.warps_m > 1 ? 1.0 : kWgmmaLoneConsumerRate)
+                           : std::min(1.0, resident * warps / kTensorWarpsToSaturate);
+    return std::min(mma_sm, smem_sm) * busy * stage_factor;
   };
   const double compute = waves_ms(b->blocks, b->blocks_per_sm, flops_per_block, d, rate, &b->waves);
   b->wave_efficiency = double(b->blocks) / double(b->waves * d.sm_count * b->blocks_per_sm);
@@ -280,6 +306,15 @@ AnalyticKernel analytic_kernel(const KernelTraits& t, const DeviceInfo& d) {
     ak.smem_elems_per_kstep =
         double((t.groups_per_block * t.tile_m + t.tile_n) + warps * (t.tile_m / t.warps_m + t.tile_n / t.warps_n)) *
         t.tile_k;
+  } else if (t.family == Family::wgmma) {
+    const int threads = kWarpgroup * (t.warps_m + 1);
+    // The block's registers, as whole 8-register units per thread on average.
+    const int64_t block_regs = d.rules ? block_register_estimate(*d.rules, t) : int64_t{ak.regs} * threads;
+    const int per_thread = int(ceil_div(std::max<int64_t>(block_regs, 1), int64_t{8} * threads) * 8);
+    ak.blocks_per_sm = blocks_per_sm(per_thread, d, threads, int64_t(wgmma::smem_bytes(t)));
+    // Per k-step: A and B tiles into shared memory; each consumer's wgmma
+    // reads its rows of A and all of B.
+    ak.smem_elems_per_kstep = double(2 * t.tile_m + (t.warps_m + 1) * t.tile_n) * t.tile_k;
   }
   return ak;
 }
@@ -289,7 +324,7 @@ double analytic_ms(const KernelTraits& t, const AnalyticKernel& ak, const Analyt
   AnalyticBreakdown local;
   AnalyticBreakdown* b = detail ? detail : &local;
   *b = AnalyticBreakdown{};
-  if (t.family == Family::igemm) return igemm_ms(t, ak, ap, d, b);
+  if (is_implicit_gemm(t.family)) return gemm_ms(t, ak, ap, d, b);
   DirectPlan own;
   if (!plan && plan_direct(t, ap.direct, &own)) plan = &own;
   return direct_ms(t, ak, ap, plan, d, b);

@@ -70,8 +70,8 @@ AnalyticProblem analytic_problem(const Problem& p, const DeviceInfo& d);
 // through them are bit-identical.
 struct AnalyticKernel {
   int regs = 128;          // registers per thread, in allocation units (no arch rules: 128)
-  int blocks_per_sm = 1;   // igemm: occupancy (its threads and shared memory are the traits')
-  double smem_elems_per_kstep = 0;  // igemm: elements one k-step moves into and out of shared memory
+  int blocks_per_sm = 1;   // igemm, wgmma: occupancy (its threads and shared memory are the traits')
+  double smem_elems_per_kstep = 0;  // igemm, wgmma: elements one k-step moves into and out of shared memory
 };
 AnalyticKernel analytic_kernel(const KernelTraits& t, const DeviceInfo& d);
 

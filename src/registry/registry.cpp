@@ -21,6 +21,7 @@
 #include "heuristic/candidates.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
 #include "kernels/naive/naive.hpp"
+#include "kernels/wgmma/wgmma_plan.hpp"
 #include "pool/filter.hpp"
 #include "pool/pool.hpp"
 #include "heuristic/model.hpp"
@@ -40,6 +41,31 @@ namespace {
 // Memoized selections kept per registry; past this many distinct (problem,
 // policy) pairs the table starts over (a network has far fewer layers).
 constexpr size_t kMemoLimit = 1 << 16;
+
+// A kernel's own rules, once per pool kernel: the family's traits_ok
+// (direct kernels have no such rule).
+bool kernel_traits_ok(const KernelTraits& t) {
+  switch (t.family) {
+    case Family::igemm: return igemm::traits_ok(t, nullptr);
+    case Family::wgmma: return wgmma::traits_ok(t, nullptr);
+    case Family::direct: return true;
+  }
+  return false;
+}
+
+// The problem's rules and the workspace limit for an implicit-GEMM kernel
+// whose traits_ok holds: the family's can_implement and workspace_bytes
+// through the facts measured once per problem.
+bool gemm_applies(const KernelTraits& t, const igemm::ProblemFacts& f, size_t workspace_limit) {
+  if (t.family == Family::igemm) {
+    if (!igemm::problem_ok(t, f, nullptr)) return false;
+    return t.split_mode == SplitKMode::none || igemm::workspace_bytes(t, f) <= workspace_limit;
+  }
+  // wgmma::can_implement repeats its traits_ok (a few comparisons): the plan
+  // exposes no problem-only half.
+  if (!wgmma::can_implement(t, f, nullptr)) return false;
+  return t.split_mode == SplitKMode::none || wgmma::workspace_bytes(t, *f.problem) <= workspace_limit;
+}
 
 // A memo key from the problem's fields (cheaper than its spec text).
 std::string memo_key(const Problem& p, const Policy& policy) {
@@ -115,7 +141,7 @@ class RegistryImpl final : public Registry {
     // Per kernel of by_ndim, the terms that need no problem, computed at load
     // so that ranking a problem pays only for the rest (selection latency).
     struct Terms {
-      bool traits_ok = true;  // igemm::traits_ok (direct kernels: no such rule)
+      bool traits_ok = true;  // the family's traits_ok (direct kernels: no such rule)
       uint8_t cls = 0;        // heuristic::kernel_class
       AnalyticKernel analytic;
     };
@@ -201,7 +227,7 @@ Result<const RegistryImpl::Pool*> RegistryImpl::pool(Direction d, DType t) const
             slot->by_ndim[k.ndim].push_back(k);
         for (int n = 1; n <= 3; ++n)
           for (const KernelTraits& k : slot->by_ndim[n])
-            slot->terms[n].push_back({k.family != Family::igemm || igemm::traits_ok(k, nullptr),
+            slot->terms[n].push_back({kernel_traits_ok(k),
                                       uint8_t(heuristic::kernel_class(k)), analytic_kernel(k, device_)});
       }
     }
@@ -251,8 +277,7 @@ Status RegistryImpl::applicable(const Problem& p, Applicable& a) const {
       if (!plan_direct(t, ap.direct, &plan) || plan.workspace > options_.workspace_limit) continue;
       c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &b, &plan);
     } else {
-      if (!terms[i].traits_ok || !igemm::problem_ok(t, facts, nullptr)) continue;
-      if (t.split_mode != SplitKMode::none && igemm::workspace_bytes(t, facts) > options_.workspace_limit) continue;
+      if (!terms[i].traits_ok || !gemm_applies(t, facts, options_.workspace_limit)) continue;
       c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);
     }
     c.detail = b.brief();

@@ -1,8 +1,9 @@
-// Ranking computes a problem's terms once (igemm::ProblemFacts,
-// DirectProblem, AnalyticProblem) and then only each kernel's: those split
-// calls must answer exactly what the one-shot calls answer, for every pool
-// kernel, on valid and invalid problems, or selection would rank a kernel
-// that run() refuses (or drop one it accepts), or estimate it differently.
+// Ranking computes a problem's terms once (igemm::ProblemFacts, for igemm
+// and wgmma kernels; DirectProblem, AnalyticProblem) and then only each
+// kernel's: those split calls must answer exactly what the one-shot calls
+// answer, for every pool kernel, on valid and invalid problems, or selection
+// would rank a kernel that run() refuses (or drop one it accepts), or
+// estimate it differently.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "kernels/direct/direct_plan.hpp"
 #include "kernels/family.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
+#include "kernels/wgmma/wgmma_plan.hpp"
 #include "pool/pool.hpp"
 #include "registry/analytic.hpp"
 #include "registry_test_util.hpp"
@@ -69,6 +71,13 @@ TEST(ProblemTerms, SplitCallsAgreeWithTheOneShotCallsOnEveryPoolKernel) {
           EXPECT_EQ(split_why, why) << what;
           EXPECT_EQ(igemm::can_implement(t, facts, nullptr), ok) << what;
           if (facts.valid) EXPECT_EQ(igemm::workspace_bytes(t, facts), igemm::workspace_bytes(t, p)) << what;
+        } else if (t.family == Family::wgmma) {
+          // The registry ranks wgmma kernels through the same facts.
+          std::string split_why;
+          EXPECT_EQ(wgmma::can_implement(t, facts, &split_why), ok) << what;
+          EXPECT_EQ(split_why, why) << what;
+          EXPECT_EQ(wgmma::can_implement(t, facts, nullptr), ok) << what;
+          if (ok) EXPECT_EQ(wgmma::workspace_bytes(t, p), family_of(t).workspace_bytes(t, p)) << what;
         } else {
           DirectPlan plan;
           EXPECT_EQ(plan_direct(t, dp, &plan), ok) << what;

@@ -9,6 +9,7 @@
 #include "jit/module.hpp"
 #include "kernels/family.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
+#include "kernels/igemm/launch.hpp"
 
 namespace gconv {
 namespace {
@@ -33,53 +34,65 @@ class IgemmFamily final : public KernelFamily {
 
   Status launch(const KernelTraits& t, const LoadedKernel& k, const Problem& p, const ConvArgs& args,
                 CUstream_st* stream) const override {
-    Result<igemm::LaunchPlan> plan_or = igemm::make_plan(t, p);
-    if (!plan_or.ok()) return plan_or.status();
-    const igemm::LaunchPlan& plan = *plan_or;
-    if (k.entries.size() < (plan.reduce ? 2u : 1u) || k.entries[0] == nullptr || (plan.reduce && !k.entries[1]))
-      return invalid_argument("igemm launch: the loaded kernel lacks gconv_main" +
-                              std::string(plan.reduce ? " / gconv_reduce" : ""));
-    if (!args.a || !args.b || !args.out) return invalid_argument("igemm launch: null tensor pointer");
-
-    igemm::IgemmParams q = plan.params;
-    // The kernels' A/B are GEMM operands; ConvArgs names bwd_weight's inputs
-    // (a = x, b = dy) the other way round.
-    if (p.direction == Direction::bwd_weight) {
-      q.a = args.b;
-      q.b = args.a;
-    } else {
-      q.a = args.a;
-      q.b = args.b;
-    }
-    q.dst = args.out;
-    // Inputs are read in vectors of vec elements; the epilogue and the reduce
-    // write 16-byte vectors (cudaMalloc's 256-byte alignment satisfies both).
-    const size_t esize = size_t(dtype_bytes(p.dtype));
-    if (!aligned(q.a, esize * t.vec) || !aligned(q.b, esize * t.vec) || !aligned(q.dst, 16))
-      return invalid_argument("igemm launch: inputs must be aligned to vec * element size (" +
-                              std::to_string(esize * t.vec) + " bytes) and the output to 16 bytes");
-    if (plan.workspace > 0) {
-      if (!args.workspace || args.workspace_bytes < plan.workspace)
-        return invalid_argument("igemm launch: split-K needs a workspace of " + std::to_string(plan.workspace) +
-                                " bytes, got " + std::to_string(args.workspace ? args.workspace_bytes : 0));
-      if (!aligned(args.workspace, 16)) return invalid_argument("igemm launch: workspace must be 16-byte aligned");
-      q.ws = static_cast<float*>(args.workspace);
-    }
-
-    cudaStream_t s = stream;
-    if (plan.zero_workspace) GCONV_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(q.ws, 0, plan.workspace, s));
-    void* kargs[] = {&q};
-    GCONV_RETURN_IF_ERROR(
-        jit::launch(k.entries[0], dim3(plan.grid), dim3(unsigned(plan.threads)), plan.smem, s, kargs));
-    if (plan.reduce) {
-      GCONV_RETURN_IF_ERROR(jit::launch(k.entries[1], dim3(plan.reduce_grid), dim3(unsigned(igemm::kReduceThreads)),
-                                        0, s, kargs));
-    }
-    return Status::Ok();
+    Result<igemm::LaunchPlan> plan = igemm::make_plan(t, p);
+    if (!plan.ok()) return plan.status();
+    return igemm::launch_plan("igemm", t, k, p, args, *plan, stream);
   }
 };
 
 }  // namespace
+
+namespace igemm {
+
+Status launch_plan(const char* who, const KernelTraits& t, const LoadedKernel& k, const Problem& p,
+                   const ConvArgs& args, const LaunchPlan& plan, CUstream_st* stream,
+                   const std::vector<void*>& extra) {
+  const std::string name(who);
+  if (k.entries.size() < (plan.reduce ? 2u : 1u) || k.entries[0] == nullptr || (plan.reduce && !k.entries[1]))
+    return invalid_argument(name + " launch: the loaded kernel lacks gconv_main" +
+                            std::string(plan.reduce ? " / gconv_reduce" : ""));
+  if (!args.a || !args.b || !args.out) return invalid_argument(name + " launch: null tensor pointer");
+
+  IgemmParams q = plan.params;
+  // The kernels' A/B are GEMM operands; ConvArgs names bwd_weight's inputs
+  // (a = x, b = dy) the other way round.
+  if (p.direction == Direction::bwd_weight) {
+    q.a = args.b;
+    q.b = args.a;
+  } else {
+    q.a = args.a;
+    q.b = args.b;
+  }
+  q.dst = args.out;
+  // Inputs are read in vectors of vec elements; the epilogue and the reduce
+  // write 16-byte vectors (cudaMalloc's 256-byte alignment satisfies both).
+  const size_t esize = size_t(dtype_bytes(p.dtype));
+  if (!aligned(q.a, esize * t.vec) || !aligned(q.b, esize * t.vec) || !aligned(q.dst, 16))
+    return invalid_argument(name + " launch: inputs must be aligned to vec * element size (" +
+                            std::to_string(esize * t.vec) + " bytes) and the output to 16 bytes");
+  if (plan.workspace > 0) {
+    if (!args.workspace || args.workspace_bytes < plan.workspace)
+      return invalid_argument(name + " launch: split-K needs a workspace of " + std::to_string(plan.workspace) +
+                              " bytes, got " + std::to_string(args.workspace ? args.workspace_bytes : 0));
+    if (!aligned(args.workspace, 16)) return invalid_argument(name + " launch: workspace must be 16-byte aligned");
+    q.ws = static_cast<float*>(args.workspace);
+  }
+
+  cudaStream_t s = stream;
+  if (plan.zero_workspace) GCONV_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(q.ws, 0, plan.workspace, s));
+  std::vector<void*> main_args{&q};
+  main_args.insert(main_args.end(), extra.begin(), extra.end());
+  GCONV_RETURN_IF_ERROR(
+      jit::launch(k.entries[0], dim3(plan.grid), dim3(unsigned(plan.threads)), plan.smem, s, main_args.data()));
+  void* kargs[] = {&q};
+  if (plan.reduce) {
+    GCONV_RETURN_IF_ERROR(
+        jit::launch(k.entries[1], dim3(plan.reduce_grid), dim3(unsigned(kReduceThreads)), 0, s, kargs));
+  }
+  return Status::Ok();
+}
+
+}  // namespace igemm
 
 const KernelFamily& igemm_family() {
   static const IgemmFamily family;

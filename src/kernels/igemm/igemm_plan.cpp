@@ -324,6 +324,13 @@ std::vector<std::string> entry_points(const KernelTraits& t) {
 Result<LaunchPlan> make_plan(const KernelTraits& t, const Problem& p) {
   std::string why;
   if (!can_implement(t, p, &why)) return internal_error("igemm make_plan: instance cannot run problem: " + why);
+  LaunchPlan plan = grid_plan(t, p);
+  plan.threads = kWarp * t.warps_m * t.warps_n;
+  plan.smem = smem_bytes(t);
+  return plan;
+}
+
+LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
   LaunchPlan plan;
   IgemmParams& q = plan.params;
   const int nd = p.ndim, first = p.first_slot();
@@ -394,8 +401,6 @@ Result<LaunchPlan> make_plan(const KernelTraits& t, const Problem& p) {
   q.out_elems = int(output_elements(p));
 
   plan.grid = unsigned(grid_blocks(t, check_problem(p)));
-  plan.threads = kWarp * t.warps_m * t.warps_n;
-  plan.smem = smem_bytes(t);
   plan.reduce = t.split_mode != SplitKMode::none;
   const int64_t items = q.out_elems % 4 == 0 ? q.out_elems / 4 : q.out_elems;
   plan.reduce_grid = unsigned(std::clamp<int64_t>(ceil_div(items, kReduceThreads), 1, kMaxReduceBlocks));

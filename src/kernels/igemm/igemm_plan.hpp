@@ -80,4 +80,11 @@ struct LaunchPlan {
 // Requires can_implement(t, p); returns internal_error otherwise.
 Result<LaunchPlan> make_plan(const KernelTraits& t, const Problem& p);
 
+// The family-independent part of make_plan: kernel parameters, grid, reduce
+// and workspace of the implicit GEMM that traits `t` tile (tile_m, tile_n,
+// tile_k, split, groups_per_block); threads and smem are left 0. For kernel
+// families that share IgemmParams and the block order (wgmma); requires that
+// problem_ok(t, check_problem(p)) holds.
+LaunchPlan grid_plan(const KernelTraits& t, const Problem& p);
+
 }  // namespace gconv::igemm

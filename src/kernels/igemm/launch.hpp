@@ -1,0 +1,22 @@
+// Enqueues a LaunchPlan of the IgemmParams kernels (igemm and wgmma share
+// the parameter, the workspace scheme and the reduce kernel): checks the
+// tensor pointers, alignment and workspace, zeroes the workspace for serial
+// split-K, launches gconv_main and, with split-K, gconv_reduce.
+#pragma once
+
+#include <vector>
+
+#include "gconv/problem.hpp"
+#include "gconv/status.hpp"
+#include "kernels/family.hpp"
+#include "kernels/igemm/igemm_plan.hpp"
+
+namespace gconv::igemm {
+
+// `who` names the family in messages ("igemm", "wgmma"). `extra` are
+// gconv_main's parameters after the IgemmParams (wgmma's tensor maps).
+Status launch_plan(const char* who, const KernelTraits& t, const LoadedKernel& k, const Problem& p,
+                   const ConvArgs& args, const LaunchPlan& plan, CUstream_st* stream,
+                   const std::vector<void*>& extra = {});
+
+}  // namespace gconv::igemm

@@ -1,0 +1,155 @@
+// WgmmaConfig: the compile-time shape of one wgmma instance, and WgTile, the
+// swizzled shared-memory layout wgmma reads through matrix descriptors.
+#pragma once
+
+#include "common/types.cuh"
+#include "igemm/params.cuh"
+#include "wgmma/sm90.cuh"
+
+namespace gconv {
+namespace wg {
+
+using igemm::kBwdData;
+using igemm::kBwdWeight;
+using igemm::kFwd;
+
+__host__ __device__ constexpr int cmin(int a, int b) { return a < b ? a : b; }
+__host__ __device__ constexpr int round_up(int x, int m) { return (x + m - 1) / m * m; }
+
+// An operand tile as wgmma's swizzled canonical layouts want it: NB blocks of
+// ROWS rows of W bytes ([block][row][W]), each row's 16-byte chunks XOR-ed
+// with address bits 7.. (the hardware applies the same XOR to the addresses
+// it forms, so tiles sit at 1024-byte aligned addresses).
+//   K-major (rows = M or N, K contiguous): one block, W = tile_k bytes.
+//   MN-major (rows = K, M or N contiguous): W = min(MN bytes, 128), blocks
+//   along MN.
+// elem_offset(row, elem) is the igemm loaders' interface (SmemTile's):
+// K-major row = M/N index, elem = k; MN-major row = k, elem = M/N index.
+template <int ROWS, int W, int NB, int EB, bool K_MAJOR>
+struct WgTile {
+  static constexpr int kRows = ROWS, kW = W, kBlocks = NB;
+  static constexpr int kBlockBytes = ROWS * W;
+  static constexpr int kBytes = NB * kBlockBytes;
+  static_assert(W == 32 || W == 64 || W == 128, "swizzle width 32, 64 or 128 bytes");
+  static_assert(ROWS % 8 == 0, "whole 8-row core matrices");
+
+  __device__ static __forceinline__ int byte_offset(int blk, int row, int b) {
+    const int a = row * W + b;
+    return blk * kBlockBytes + (a ^ (((a >> 7) & (W / 16 - 1)) << 4));
+  }
+  __device__ static __forceinline__ int elem_offset(int row, int elem) {
+    if constexpr (K_MAJOR) {
+      return byte_offset(0, row, elem * EB);
+    } else {
+      const int b = elem * EB;
+      return byte_offset(b / W, row, b % W);
+    }
+  }
+  // Descriptor of the operand block that starts at M/N index mn0 and K index
+  // k0 (k0 a multiple of the MMA's K, mn0 of 64), for a tile at `tile`.
+  __device__ static __forceinline__ u64 desc(u32 tile, int mn0, int k0) {
+    if constexpr (K_MAJOR) {
+      return make_desc(tile + mn0 * W + k0 * EB, 16, 8 * W, W);
+    } else {
+      return make_desc(tile + (mn0 * EB / W) * kBlockBytes + k0 * W, kBlockBytes, 8 * W, W);
+    }
+  }
+};
+
+template <int MN, int TK, int EB, bool K_MAJOR>
+struct TileFor;
+template <int MN, int TK, int EB>
+struct TileFor<MN, TK, EB, true> {
+  typedef WgTile<MN, TK * EB, 1, EB, true> type;
+};
+template <int MN, int TK, int EB>
+struct TileFor<MN, TK, EB, false> {
+  typedef WgTile<TK, cmin(MN * EB, 128), (MN * EB + 127) / 128, EB, false> type;
+};
+
+// Threads of one warpgroup.
+constexpr int kWarpgroup = 128;
+
+template <int DIR, int DT, int NDIM, int TM, int TN, int TK, int CWG, int STAGES, int SPLIT, int VEC, bool TMA = false>
+struct WgmmaConfig {
+  static constexpr int kDir = DIR, kDType = DT, kNdim = NDIM;
+  // The producer: one thread issuing TMA loads (fwd: im2col A, tiled B), or
+  // the whole warpgroup gathering with cp.async.
+  static constexpr bool kTma = TMA;
+  static constexpr int kTileM = TM, kTileN = TN, kTileK = TK;
+  static constexpr int kConsumers = CWG, kStages = STAGES, kSplit = SPLIT, kVec = VEC;
+  static constexpr int kThreads = kWarpgroup * (CWG + 1);  // producer warpgroup first
+  static constexpr int kGpb = 1, kGroupN = TN;
+
+  typedef typename dev::Elem<DT>::T T;
+  static constexpr int kElemBytes = dev::Elem<DT>::kBytes;
+  static constexpr int kVecBytes = VEC * kElemBytes;
+
+  // Each consumer warpgroup owns kWgM rows: kMI m64 MMAs of kNI instructions
+  // of N = kInstrN columns each, per K step of kKStep.
+  static constexpr int kWgM = TM / CWG;
+  static constexpr int kMI = kWgM / 64;
+  static constexpr int kInstrN = TN > 128 ? 128 : TN;
+  static constexpr int kNI = TN / kInstrN;
+  static constexpr int kAccPerInstr = kInstrN / 2;
+  static constexpr int kKStep = DT == dev::kFP32 ? 8 : 16;
+  static constexpr int kKSteps = TK / kKStep;
+
+  // Operand orientation (see igemm/operands.cuh): K-major unless the tensor
+  // is contiguous along M or N (bwd_data B = w, bwd_weight A = dy^T, B = x).
+  static constexpr bool kAKMajor = DIR != kBwdWeight;
+  static constexpr bool kBKMajor = DIR == kFwd;
+  typedef typename TileFor<TM, TK, kElemBytes, kAKMajor>::type TileA;
+  typedef typename TileFor<TN, TK, kElemBytes, kBKMajor>::type TileB;
+  static constexpr int kABytes = round_up(TileA::kBytes, 1024);
+  static constexpr int kStageBytes = kABytes + round_up(TileB::kBytes, 1024);
+  static constexpr int kBarOffset = STAGES * kStageBytes;  // full[S], then empty[S]
+  // + the slack that aligns the ring to 1024 bytes (dynamic shared memory is
+  // only 16-byte aligned); wgmma_plan.cpp's smem_bytes mirrors this.
+  static constexpr int kSmemBytes = kBarOffset + 2 * STAGES * 8 + 1024;
+  // Stages a producer thread keeps in flight before it publishes the oldest:
+  // it then waits for a stage the consumers released one tile earlier. At
+  // STAGES - 1 the producer, publishing tile t, would wait for the release of
+  // tile t - 1, which the consumers give only after tile t is published: a
+  // deadlock. So at most STAGES - 2 (STAGES == 2 publishes each stage at once).
+  static constexpr int kLag = STAGES - 2;
+  // TMA: the bytes one stage's two loads complete on its full barrier (whole
+  // boxes, out-of-bounds elements included as zeros).
+  static constexpr int kTxBytes = TileA::kBytes + TileB::kBytes;
+  // Epilogue staging: the output tile (fp32 for split-K slices and fp32
+  // outputs, else the dtype) goes through the idle ring, rows padded by 16
+  // bytes (fragment writes of 8 rows hit distinct banks), followed by one int
+  // per row (its output offset); then 16-byte coalesced stores. Serial
+  // split-K adds with atomics straight from the registers instead.
+  static constexpr bool kF32Out = SPLIT != 0 || DT == dev::kFP32;
+  static constexpr int kOutBytes = kF32Out ? 4 : 2;
+  static constexpr int kOutPitch = TN * kOutBytes + 16;
+  static constexpr int kStagedBytes = TM * kOutPitch + TM * 4;
+  static constexpr bool kStaged = SPLIT != 2 && kStagedBytes <= kBarOffset;
+  // Two blocks per SM (128 registers a thread) when the accumulators fit half
+  // of that and the producer's copies are at least 8 bytes (narrower ones
+  // mean more copy slots per thread, which spill under the cap).
+  static constexpr int kMinBlocks = (CWG == 1 && kMI * kNI * kAccPerInstr <= 64 && kVecBytes >= 8) ? 2 : 1;
+
+  // The producer's view for the igemm loaders: one warpgroup loads.
+  struct Load {
+    typedef typename dev::Elem<DT>::T T;
+    typedef typename WgmmaConfig::TileA TileA;
+    typedef typename WgmmaConfig::TileB TileB;
+    static constexpr int kDir = DIR, kNdim = NDIM, kTileM = TM, kTileN = TN, kTileK = TK;
+    static constexpr int kThreads = kWarpgroup, kVec = VEC, kVecBytes = VEC * dev::Elem<DT>::kBytes;
+    static constexpr int kGpb = 1, kGroupN = TN;
+  };
+
+  static_assert(CWG == 1 || CWG == 2, "one or two consumer warpgroups");
+  static_assert(kWgM == 64 || kWgM == 128, "a consumer warpgroup owns 64 or 128 rows");
+  static_assert(kInstrN == 32 || kInstrN == 64 || kInstrN == 128, "tile_n: 32, 64, 128 or 256");
+  static_assert(TK % kKStep == 0, "tile_k: a multiple of the MMA's K");
+  static_assert(DT != dev::kFP32 || (kAKMajor && kBKMajor), "tf32 wgmma reads K-major operands only");
+  static_assert(kMI * kNI * kAccPerInstr <= 128, "at most 128 accumulators per consumer thread");
+  static_assert(STAGES >= 2 && STAGES <= 8, "2..8 stages");
+  static_assert(!TMA || (DIR == kFwd && TK * kElemBytes == 128), "TMA producer: fwd, 128-byte K rows");
+};
+
+}  // namespace wg
+}  // namespace gconv

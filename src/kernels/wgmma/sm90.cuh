@@ -1,0 +1,135 @@
+// Hopper-only PTX (sm_90a) of the wgmma family: mbarriers, the generic ->
+// async proxy fence, warpgroup MMA fences, and the shared-memory matrix
+// descriptor. Shared-memory operands are 32-bit shared-window addresses.
+#pragma once
+
+#include "common/types.cuh"
+
+namespace gconv {
+namespace wg {
+
+using dev::u32;
+using dev::u64;
+
+// ---- mbarrier (CTA scope) ---------------------------------------------------
+__device__ __forceinline__ void mbar_init(u32 bar, u32 count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// Release semantics: this thread's earlier writes are visible to a thread
+// whose wait observes the phase this arrival completes.
+__device__ __forceinline__ void mbar_arrive(u32 bar) {
+  asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ bool mbar_try_wait(u32 bar, u32 parity) {
+  u32 ok;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(ok)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return ok != 0;
+}
+// Waits until the phase of parity `parity` has completed (acquire).
+__device__ __forceinline__ void mbar_wait(u32 bar, u32 parity) {
+  while (!mbar_try_wait(bar, parity)) {
+  }
+}
+
+// Orders this thread's completed generic-proxy writes to shared memory
+// (st.shared, cp.async) before later async-proxy reads (wgmma operands).
+__device__ __forceinline__ void fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// Named barrier `id` (1..15; 0 is __syncthreads) over `threads` threads of
+// the CTA: syncs the consumer warpgroups without the producer.
+// The id is an immediate: a register id makes ptxas reserve all 16 barriers.
+template <int ID>
+__device__ __forceinline__ void bar_sync(int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"n"(ID), "r"(threads) : "memory");
+}
+
+// ---- tensor memory accelerator ------------------------------------------------
+// A CUtensorMap's bytes (host: wgmma/tma.hpp), taken by value as a
+// __grid_constant__ kernel parameter; instructions name it by address.
+struct __align__(64) TensorMap {
+  u64 words[16];
+};
+
+// Arrives on the barrier and adds `bytes` to the transaction count its
+// phase waits for (the TMA loads complete those bytes).
+__device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
+  asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+
+// A tiled 2D box at (x, y) (x innermost) into shared memory at dst.
+__device__ __forceinline__ void tma_load_2d(u32 dst, const TensorMap* map, int x, int y, u32 bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(map), "r"(x), "r"(y), "r"(bar)
+      : "memory");
+}
+
+// An im2col load: channels from c, pixels from the filter base (w, h, d) of
+// image n onwards, each shifted by the tap offsets (ow, oh, od).
+template <int NDIM>
+__device__ __forceinline__ void tma_load_im2col(u32 dst, const TensorMap* map, int c, const int (&base)[3], int n,
+                                                const unsigned short (&off)[3], u32 bar) {
+  if constexpr (NDIM == 1) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+        "[%5], {%6};\n" ::"r"(dst),
+        "l"(map), "r"(c), "r"(base[2]), "r"(n), "r"(bar), "h"(off[2])
+        : "memory");
+  } else if constexpr (NDIM == 2) {
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, "
+        "%5}], [%6], {%7, %8};\n" ::"r"(dst),
+        "l"(map), "r"(c), "r"(base[2]), "r"(base[1]), "r"(n), "r"(bar), "h"(off[2]), "h"(off[1])
+        : "memory");
+  } else {
+    asm volatile(
+        "cp.async.bulk.tensor.5d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, "
+        "%5, %6}], [%7], {%8, %9, %10};\n" ::"r"(dst),
+        "l"(map), "r"(c), "r"(base[2]), "r"(base[1]), "r"(base[0]), "r"(n), "r"(bar), "h"(off[2]), "h"(off[1]),
+        "h"(off[0])
+        : "memory");
+  }
+}
+
+// ---- warpgroup MMA ordering --------------------------------------------------
+// wgmma_fence: accumulator registers written by ordinary instructions (or
+// read by them) are ordered before the next wgmma.mma_async.
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+// At most N committed groups of this warpgroup still run.
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Keeps the compiler from moving accumulator reads or writes across the
+// asynchronous MMAs (their registers change behind its back until the wait).
+template <int R>
+__device__ __forceinline__ void fence_regs(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// ---- shared-memory matrix descriptor ------------------------------------------
+// Swizzle width W (bytes) -> the descriptor's layout type.
+__host__ __device__ constexpr int swizzle_mode(int w) { return w == 128 ? 1 : w == 64 ? 2 : 3; }
+
+// start: shared address of the operand's first core matrix; lbo / sbo: byte
+// distances between core-matrix blocks (K-major: sbo = next 8 rows, lbo
+// unused; MN-major: lbo = next MN block of W bytes, sbo = next 8 K rows).
+__device__ __forceinline__ u64 make_desc(u32 start, u32 lbo, u32 sbo, int w) {
+  return u64((start & 0x3FFFF) >> 4) | (u64(lbo >> 4) << 16) | (u64(sbo >> 4) << 32) |
+         (u64(swizzle_mode(w)) << 62);
+}
+// The start-address field holds address / 16 in its low 14 bits; shared
+// addresses stay below 2^18, so an offset adds without a carry out.
+__device__ __forceinline__ u64 desc_add(u64 desc, u32 bytes) { return desc + u64(bytes >> 4); }
+
+}  // namespace wg
+}  // namespace gconv

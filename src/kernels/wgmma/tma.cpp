@@ -1,0 +1,173 @@
+// Tensor-map arguments and encoding for the wgmma TMA producer (tma.hpp).
+// The device side that reads these maps: produce_tma in wgmma/wgmma.cuh.
+#include "kernels/wgmma/tma.hpp"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <mutex>
+#include <string>
+
+namespace gconv::wgmma {
+namespace {
+
+bool fail(std::string* why, std::string msg) {
+  if (why) *why = std::move(msg);
+  return false;
+}
+
+int elem_bytes(DType t) { return t == DType::fp32 ? 4 : 2; }
+
+// im2col limits by tensor rank (3D, 4D, 5D tensors: 1D, 2D, 3D convolutions),
+// from the PTX ISA's im2col mode: bounding-box corners and im2col offsets.
+struct Im2colLimits {
+  int corner_min, corner_max, offset_max;
+};
+Im2colLimits limits_for(int ndim) {
+  switch (ndim) {
+    case 1: return {-32768, 32767, 65535};
+    case 2: return {-128, 127, 255};
+    default: return {-16, 15, 31};
+  }
+}
+
+CUtensorMapDataType data_type(DType t) {
+  switch (t) {
+    case DType::bf16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    case DType::fp16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    case DType::fp32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  }
+  return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+}
+
+using EncodeTiled = decltype(&cuTensorMapEncodeTiled);
+using EncodeIm2col = decltype(&cuTensorMapEncodeIm2col);
+
+struct Entry {
+  EncodeTiled tiled = nullptr;
+  EncodeIm2col im2col = nullptr;
+  Status status = Status::Ok();
+};
+
+// The driver's encoders, looked up once (ABI of CUDA 12.0, where both
+// appeared).
+const Entry& entry() {
+  static Entry e;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
+    if (err != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn) {
+      e.status = internal_error(std::string("cudaGetDriverEntryPointByVersion(cuTensorMapEncodeTiled) failed: ") +
+                                cudaGetErrorString(err));
+      return;
+    }
+    e.tiled = reinterpret_cast<EncodeTiled>(fn);
+    fn = nullptr;
+    err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &fn, 12000, cudaEnableDefault, &q);
+    if (err != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn) {
+      e.status = internal_error(std::string("cudaGetDriverEntryPointByVersion(cuTensorMapEncodeIm2col) failed: ") +
+                                cudaGetErrorString(err));
+      return;
+    }
+    e.im2col = reinterpret_cast<EncodeIm2col>(fn);
+  });
+  return e;
+}
+
+}  // namespace
+
+bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why) {
+  if (!t.tma) return true;
+  if (p.direction != Direction::fwd) return fail(why, "tma: only fwd kernels load through tensor maps");
+  const int64_t cg = p.c_per_group();
+  if (cg % t.tile_k != 0)
+    return fail(why, "tma: C/G (" + std::to_string(cg) + ") is not a multiple of tile_k (" +
+                         std::to_string(t.tile_k) + "): a K tile must be one filter tap's channels");
+  const Im2colLimits lim = limits_for(p.ndim);
+  for (int d = p.first_slot(); d < 3; ++d) {
+    const int64_t span = p.dilation[d] * (p.filter[d] - 1);
+    const int64_t lower = -p.pad_lo[d], upper = p.pad_hi[d] - span;
+    if (lower < lim.corner_min || lower > lim.corner_max || upper < lim.corner_min || upper > lim.corner_max)
+      return fail(why, "tma: padding or dilated filter extent outside the im2col bounding-box range [" +
+                           std::to_string(lim.corner_min) + ", " + std::to_string(lim.corner_max) + "]");
+    if (span > lim.offset_max)
+      return fail(why, "tma: dilated filter extent " + std::to_string(span) + " exceeds the im2col offset range " +
+                           std::to_string(lim.offset_max));
+  }
+  return true;
+}
+
+TmaArgs fwd_a_args(const KernelTraits& t, const Problem& p) {
+  TmaArgs a;
+  a.im2col = true;
+  a.rank = p.ndim + 2;
+  const uint64_t eb = uint64_t(elem_bytes(p.dtype));
+  // dims: C, then the spatial dims innermost (W) first, then N.
+  a.dims[0] = uint64_t(p.c);
+  a.elem_strides[0] = 1;
+  uint64_t pitch = uint64_t(p.c) * eb;
+  int i = 1;
+  for (int d = 2; d >= p.first_slot(); --d, ++i) {
+    a.dims[i] = uint64_t(p.in[d]);
+    a.strides[i - 1] = pitch;
+    pitch *= uint64_t(p.in[d]);
+    a.elem_strides[i] = uint32_t(p.stride[d]);
+    // Filter base positions of the outputs along d: from -pad_lo to
+    // in - 1 + pad_hi - dil * (F - 1), stepping by the stride.
+    a.lower[i - 1] = int(-p.pad_lo[d]);
+    a.upper[i - 1] = int(p.pad_hi[d] - p.dilation[d] * (p.filter[d] - 1));
+  }
+  a.dims[i] = uint64_t(p.n);
+  a.strides[i - 1] = pitch;
+  a.elem_strides[i] = 1;
+  a.channels = uint32_t(t.tile_k);
+  a.pixels = uint32_t(t.tile_m);
+  return a;
+}
+
+TmaArgs fwd_b_args(const KernelTraits& t, const Problem& p) {
+  // w as a matrix: rows g * Kg + k, each F * Cg contiguous elements.
+  TmaArgs b;
+  b.rank = 2;
+  const uint64_t row = uint64_t(p.filter_volume() * p.c_per_group());
+  b.dims[0] = row;
+  b.dims[1] = uint64_t(p.k);
+  b.strides[0] = row * uint64_t(elem_bytes(p.dtype));
+  b.box[0] = uint32_t(t.tile_k);
+  b.box[1] = uint32_t(t.tile_n);
+  b.elem_strides[0] = b.elem_strides[1] = 1;
+  return b;
+}
+
+Status encode_tensor_map(const TmaArgs& a, DType dtype, const void* base, TensorMap* out) {
+  const Entry& e = entry();
+  if (!e.status.ok()) return e.status;
+  static_assert(sizeof(TensorMap) == sizeof(CUtensorMap), "TensorMap mirrors CUtensorMap");
+  CUtensorMap* map = reinterpret_cast<CUtensorMap*>(out);
+  cuuint64_t dims[5], strides[4];
+  cuuint32_t estr[5], box[5];
+  for (int i = 0; i < a.rank; ++i) {
+    dims[i] = a.dims[i];
+    estr[i] = a.elem_strides[i];
+    box[i] = a.box[i];
+    if (i + 1 < a.rank) strides[i] = a.strides[i];
+  }
+  CUresult r;
+  if (a.im2col) {
+    r = e.im2col(map, data_type(dtype), cuuint32_t(a.rank), const_cast<void*>(base), dims, strides, a.lower, a.upper,
+                 a.channels, a.pixels, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                 CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  } else {
+    r = e.tiled(map, data_type(dtype), cuuint32_t(a.rank), const_cast<void*>(base), dims, strides, box, estr,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  }
+  if (r != CUDA_SUCCESS)
+    return internal_error(std::string(a.im2col ? "cuTensorMapEncodeIm2col" : "cuTensorMapEncodeTiled") +
+                          " failed with CUresult " + std::to_string(int(r)) + " (rank " + std::to_string(a.rank) + ")");
+  return Status::Ok();
+}
+
+}  // namespace gconv::wgmma

@@ -1,0 +1,57 @@
+// Tensor maps of the wgmma family's TMA producer (traits.tma): the forward
+// activations through the tensor memory accelerator's im2col mode, the
+// weights through its tiled mode. The maps are encoded on the host for each
+// launch (they hold the tensor addresses) through the driver entry points
+// that cudaGetDriverEntryPointByVersion returns, so the library does not
+// link libcuda. The arguments are computed without a driver (tma_args) so
+// that CI checks them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "gconv/problem.hpp"
+#include "gconv/status.hpp"
+#include "kernels/traits.hpp"
+
+namespace gconv::wgmma {
+
+// A CUtensorMap's bytes (the driver's opaque 128-byte object, 64-byte
+// aligned); kernels take it by value as a __grid_constant__ parameter.
+struct alignas(64) TensorMap {
+  uint64_t words[16];
+};
+
+// What cuTensorMapEncodeIm2col / cuTensorMapEncodeTiled take, innermost
+// dimension first. Global strides are in bytes for dimensions 1..rank-1.
+struct TmaArgs {
+  bool im2col = false;
+  int rank = 0;
+  uint64_t dims[5] = {};
+  uint64_t strides[4] = {};
+  uint32_t elem_strides[5] = {};
+  // im2col: the bounding box of filter base positions per spatial dimension
+  // (innermost first) and the box of one load (channels x pixels).
+  int lower[3] = {}, upper[3] = {};
+  uint32_t channels = 0, pixels = 0;
+  // tiled: the box of one load.
+  uint32_t box[5] = {};
+};
+
+// Whether traits t (t.tma) can load problem p through tensor maps: fwd; C/G a
+// multiple of tile_k (a K tile is one filter tap's channels, one im2col load);
+// padding and dilated filter extents inside the im2col ranges of the tensor
+// rank (1D: 16-bit corners and offsets; 2D: corners [-128, 127], offsets
+// [0, 255]; 3D: corners [-16, 15], offsets [0, 31]). On false, *why says why.
+bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why);
+
+// A (x, im2col) and B (w, tiled) of fwd. Require tma_ok(t, p).
+TmaArgs fwd_a_args(const KernelTraits& t, const Problem& p);
+TmaArgs fwd_b_args(const KernelTraits& t, const Problem& p);
+
+// Encodes args for the tensor at `base` (16-byte aligned) with 128-byte
+// swizzle (the layout the kernels' K-major tiles and wgmma read). Errors
+// name the driver call and its result.
+Status encode_tensor_map(const TmaArgs& args, DType dtype, const void* base, TensorMap* out);
+
+}  // namespace gconv::wgmma

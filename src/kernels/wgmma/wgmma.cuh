@@ -1,0 +1,336 @@
+// Warp-specialized implicit-GEMM convolution on Hopper's warpgroup MMA, one
+// template for fwd / bwd_data / bwd_weight, 1D/2D/3D, bf16/fp16 (fp32 as
+// tf32, fwd). The GEMMs and their operands are igemm's (igemm/operands.cuh);
+// the grid and the kernel parameter too (IgemmParams, one block per output
+// tile, split and bwd_data phase).
+//
+// Roles: warpgroup 0 produces, warpgroups 1..CWG consume.
+//   producer (Cfg::kTma, fwd): one thread issues a TMA im2col load of A and
+//     a tiled load of B per stage, both completing on the stage's full
+//     barrier (produce_tma).
+//   producer (otherwise): gathers the K tiles of A and B with cp.async (im2col, phases,
+//     padding and tails zero-filled) into a ring of STAGES stages laid out as
+//     wgmma's 128/64/32-byte swizzle modes read them. A stage is published
+//     kLag tiles later: the thread waits for its own copies of that stage
+//     (cp.async.wait_group), fences them into the async proxy that wgmma
+//     reads through, and arrives on the stage's full barrier (128 arrivals).
+//   consumers: wait on full[s], issue the stage's wgmma.mma_async (A and B
+//     from shared memory through descriptors) and commit them as a group;
+//     once the previous stage's group has retired (wait_group 1) each warp
+//     arrives on that stage's empty barrier, which the producer waits on
+//     before it overwrites the stage. So one stage's MMAs are always in
+//     flight while the next stage is waited for.
+// Epilogue: the output tile is staged in the idle ring and written with
+// 16-byte stores (store_staged), or, for serial split-K and tiles whose
+// output does not fit the ring, each consumer thread stores its accumulators
+// (igemm's store_pair: dtype, fp32 workspace slices, or atomics).
+//
+// An instance source (wgmma_plan.cpp) defines:
+//   typedef gconv::wg::WgmmaConfig<...> Cfg;
+//   extern "C" __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+//   gconv_main(const __grid_constant__ gconv::igemm::IgemmParams p) { gconv::wg::wgmma_main<Cfg>(p); }
+//   (+ gconv_reduce -> igemm_reduce<Cfg> for split-K)
+#pragma once
+
+#include "igemm/epilogue.cuh"
+#include "igemm/operands.cuh"
+#include "wgmma/config.cuh"
+#include "wgmma/mma_async.cuh"
+
+namespace gconv {
+namespace wg {
+
+using igemm::BlockPos;
+using igemm::IgemmParams;
+
+extern __shared__ __align__(1024) unsigned char wg_smem[];
+
+// Stage index and phase parity of a ring position, stepped together.
+template <int S>
+struct RingPos {
+  int stage = 0;
+  u32 phase = 0;
+  __device__ __forceinline__ void next() {
+    if (++stage == S) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+};
+
+template <class Cfg, class Ops>
+__device__ __forceinline__ void produce(const IgemmParams& p, Ops& ops, const BlockPos& b, int m0, int n0, int kt0,
+                                        int ktiles, u32 ring, u32 full, u32 empty, int tid) {
+  constexpr int S = Cfg::kStages, LAG = Cfg::kLag;
+  ops.init(p, b, m0, n0, kt0 * Cfg::kTileK, tid);
+  RingPos<S> w, pub;  // the stage written now, the next stage to publish
+#pragma unroll 1
+  for (int kt = 0; kt < ktiles; ++kt) {
+    // Stage w was last read by the consumers for tile kt - S.
+    if (kt >= S) mbar_wait(empty + 8 * w.stage, w.phase ^ 1);
+    const u32 st = ring + w.stage * Cfg::kStageBytes;
+    ops.load(p, st, st + Cfg::kABytes, tid);
+    dev::cp_async_commit();
+    w.next();
+    if (kt >= LAG) {
+      dev::cp_async_wait<LAG>();
+      fence_proxy_async();
+      mbar_arrive(full + 8 * pub.stage);
+      pub.next();
+    }
+  }
+  dev::cp_async_wait<0>();
+  fence_proxy_async();
+#pragma unroll 1
+  for (int kt = ktiles > LAG ? ktiles - LAG : 0; kt < ktiles; ++kt) {
+    mbar_arrive(full + 8 * pub.stage);
+    pub.next();
+  }
+}
+
+// The TMA producer (fwd, Cfg::kTma): one thread per CTA. K tile kt is
+// filter tap kt * TK / Cg, channels (kt * TK) % Cg onwards (C/G is a
+// multiple of TK), so A is one im2col load (TM output pixels from the block's
+// first row on, shifted by the tap's offsets; padding and the M tail come
+// back as zeros) and B one tiled load of TN weight rows. Both complete on the
+// stage's full barrier, which counts their bytes.
+template <class Cfg>
+__device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
+                                            const BlockPos& b, int m0, int n0, int kt0, int ktiles, u32 ring,
+                                            u32 full, u32 empty) {
+  constexpr int S = Cfg::kStages, F = 3 - Cfg::kNdim;
+  int base[3] = {0, 0, 0};
+  int r = m0;
+#pragma unroll
+  for (int d = 2; d >= F; --d) {
+    const int o = r % p.out[d];
+    r /= p.out[d];
+    base[d] = o * p.stride[d] - p.pad[d];
+  }
+  const int n = r;
+  const int c_group = b.g0 * p.Cg, row_group = b.g0 * p.Kg + n0;
+  RingPos<S> w;
+#pragma unroll 1
+  for (int kt = 0; kt < ktiles; ++kt) {
+    if (kt >= S) mbar_wait(empty + 8 * w.stage, w.phase ^ 1);
+    const int k = (kt0 + kt) * Cfg::kTileK;
+    int tap = k / p.Cg;
+    const int c0 = k - tap * p.Cg;
+    unsigned short off[3] = {0, 0, 0};
+#pragma unroll
+    for (int d = 2; d >= F; --d) {
+      const int f = tap % p.filt[d];
+      tap /= p.filt[d];
+      off[d] = static_cast<unsigned short>(f * p.dil[d]);
+    }
+    const u32 st = ring + w.stage * Cfg::kStageBytes, bar = full + 8 * w.stage;
+    mbar_arrive_expect_tx(bar, Cfg::kTxBytes);
+    tma_load_im2col<Cfg::kNdim>(st, ta, c_group + c0, base, n, off, bar);
+    tma_load_2d(st + Cfg::kABytes, tb, k, row_group, bar);
+    w.next();
+  }
+}
+
+// One consumer warpgroup's accumulators: [m64 block][instruction][register].
+// Register r of instruction (mi, ni) holds row 16 * warp + (lane / 4) +
+// 8 * ((r / 2) % 2), column 8 * (r / 4) + 2 * (lane % 4) + r % 2 of the
+// instruction's 64 x kInstrN block (the m16n8 C layout, repeated along N).
+template <class Cfg>
+struct WgAcc {
+  float d[Cfg::kMI][Cfg::kNI][Cfg::kAccPerInstr];
+};
+
+template <class Cfg>
+__device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u32 full, u32 empty, int wg_row0,
+                                        int lane) {
+  constexpr int S = Cfg::kStages;
+  typedef MmaAsync<Cfg::kInstrN, Cfg::kDType, Cfg::kAKMajor ? 0 : 1, Cfg::kBKMajor ? 0 : 1> Mma;
+#pragma unroll
+  for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < Cfg::kNI; ++ni)
+#pragma unroll
+      for (int r = 0; r < Cfg::kAccPerInstr; ++r) acc.d[mi][ni][r] = 0.f;
+  RingPos<S> rd, rel;  // the stage read now, the next stage to release
+#pragma unroll 1
+  for (int kt = 0; kt < ktiles; ++kt) {
+    mbar_wait(full + 8 * rd.stage, rd.phase);
+    const u32 sa = ring + rd.stage * Cfg::kStageBytes, sb = sa + Cfg::kABytes;
+    wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < Cfg::kKSteps; ++ks)
+#pragma unroll
+      for (int mi = 0; mi < Cfg::kMI; ++mi) {
+        const u64 da = Cfg::TileA::desc(sa, wg_row0 + mi * 64, ks * Cfg::kKStep);
+#pragma unroll
+        for (int ni = 0; ni < Cfg::kNI; ++ni)
+          Mma::run(acc.d[mi][ni], da, Cfg::TileB::desc(sb, ni * Cfg::kInstrN, ks * Cfg::kKStep));
+      }
+    wgmma_commit();
+    rd.next();
+    // The group before this one has retired: its stage may be overwritten.
+    wgmma_wait<1>();
+    if (kt > 0) {
+      if (lane == 0) mbar_arrive(empty + 8 * rel.stage);
+      rel.next();
+    }
+  }
+  wgmma_wait<0>();
+#pragma unroll
+  for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < Cfg::kNI; ++ni) fence_regs(acc.d[mi][ni]);
+}
+
+// Stores one consumer thread's results: out[row_off(m) + g0 * col_stride + n]
+// through igemm's store_pair (output dtype, workspace slice or atomics).
+template <class Cfg, class Ops>
+__device__ __forceinline__ void store(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
+                                      const BlockPos& b, int m0, int n0, int wg_row0, int ctid) {
+  const int warp = ctid >> 5, lane = ctid & 31;
+  const int gemm_n = ops.gemm_n(p);
+  const int goff = b.g0 * ops.col_stride(p);
+#pragma unroll
+  for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int m = m0 + wg_row0 + mi * 64 + warp * 16 + h * 8 + (lane >> 2);
+      if (m >= ops.gemm_m) continue;
+      const int roff = ops.row_off(p, m) + goff;
+#pragma unroll
+      for (int ni = 0; ni < Cfg::kNI; ++ni)
+#pragma unroll
+        for (int j = 0; j < Cfg::kInstrN / 8; ++j) {
+          const int n = n0 + ni * Cfg::kInstrN + j * 8 + 2 * (lane & 3);
+          igemm::store_pair<Cfg>(p, b.split, roff + n, acc.d[mi][ni][4 * j + 2 * h], acc.d[mi][ni][4 * j + 2 * h + 1],
+                                 n < gemm_n, n + 1 < gemm_n);
+        }
+    }
+}
+
+// The staged epilogue (Cfg::kStaged): once every consumer has finished its
+// MMAs (so the ring is idle: the producer's last copies were consumed), each
+// warpgroup writes its accumulators as output-typed rows into the ring, then
+// stores its rows with 16-byte vectors along the output's contiguous
+// channels.
+template <class Cfg, class Ops>
+__device__ __forceinline__ void store_staged(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
+                                             const BlockPos& b, int m0, int n0, int wg, unsigned char* ring,
+                                             int ctid) {
+  constexpr int P = Cfg::kOutPitch, OB = Cfg::kOutBytes, V = 16 / OB;
+  const int warp = ctid >> 5, lane = ctid & 31;
+  const int row0 = wg * Cfg::kWgM;
+  int* rows = reinterpret_cast<int*>(ring + Cfg::kTileM * P);
+  bar_sync<1>(kWarpgroup * Cfg::kConsumers);  // every consumer is done with the ring
+  for (int r = ctid; r < Cfg::kWgM; r += kWarpgroup) {
+    const int m = m0 + row0 + r;
+    rows[row0 + r] = m < ops.gemm_m ? ops.row_off(p, m) : -1;
+  }
+#pragma unroll
+  for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = row0 + mi * 64 + warp * 16 + h * 8 + (lane >> 2);
+#pragma unroll
+      for (int ni = 0; ni < Cfg::kNI; ++ni)
+#pragma unroll
+        for (int j = 0; j < Cfg::kInstrN / 8; ++j) {
+          const int col = ni * Cfg::kInstrN + j * 8 + 2 * (lane & 3);
+          unsigned char* dst = ring + row * P + col * OB;
+          const float v0 = acc.d[mi][ni][4 * j + 2 * h], v1 = acc.d[mi][ni][4 * j + 2 * h + 1];
+          if constexpr (Cfg::kF32Out) {
+            *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
+          } else {
+            dev::Elem<Cfg::kDType>::store2(reinterpret_cast<typename Cfg::T*>(dst), v0, v1);
+          }
+        }
+    }
+  // This warpgroup's rows are staged (one barrier per warpgroup).
+  if (wg == 0) {
+    bar_sync<2>(kWarpgroup);
+  } else {
+    bar_sync<3>(kWarpgroup);
+  }
+  const int gemm_n = ops.gemm_n(p);
+  const long long goff = (long long)b.g0 * ops.col_stride(p) +
+                         (Cfg::kSplit == igemm::kSplitParallel ? (long long)b.split * p.out_elems : 0);
+  constexpr int VPR = Cfg::kTileN / V;  // vectors per row
+  for (int v = ctid; v < Cfg::kWgM * VPR; v += kWarpgroup) {
+    const int row = row0 + v / VPR, col = (v % VPR) * V;
+    const int roff = rows[row], n = n0 + col;
+    if (roff < 0 || n >= gemm_n) continue;
+    const long long idx = roff + goff + n;
+    const uint4 val = *reinterpret_cast<const uint4*>(ring + row * P + col * OB);
+    if constexpr (Cfg::kF32Out) {
+      float* out = Cfg::kSplit == igemm::kSplitParallel ? p.ws : static_cast<float*>(p.dst);
+      if (n + V <= gemm_n && idx % V == 0) {
+        *reinterpret_cast<uint4*>(out + idx) = val;
+      } else {
+        const float* e = reinterpret_cast<const float*>(&val);
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          if (n + k < gemm_n) out[idx + k] = e[k];
+      }
+    } else {
+      typename Cfg::T* out = static_cast<typename Cfg::T*>(p.dst);
+      if (n + V <= gemm_n && idx % V == 0) {
+        *reinterpret_cast<uint4*>(out + idx) = val;
+      } else {
+        const typename Cfg::T* e = reinterpret_cast<const typename Cfg::T*>(&val);
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          if (n + k < gemm_n) out[idx + k] = e[k];
+      }
+    }
+  }
+}
+
+// ta / tb: the tensor maps of a TMA producer (Cfg::kTma), else null.
+template <class Cfg>
+__device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap* ta = nullptr,
+                                           const TensorMap* tb = nullptr) {
+  const int tid = threadIdx.x;
+  const BlockPos b = igemm::block_pos(p, 1, blockIdx.x);
+  typename igemm::OperandsOf<typename Cfg::Load, Cfg::kDir>::type ops;
+  ops.setup(p, b);
+  const int m0 = b.mt * Cfg::kTileM, n0 = b.nt * Cfg::kTileN;
+  if (m0 >= ops.gemm_m) return;  // bwd_data: the grid is sized for the largest phase
+  int kt0, ktiles;
+  igemm::split_range(ops.gemm_k, Cfg::kTileK, p.splits, b.split, kt0, ktiles);
+  // Serial split-K: the zeroed workspace already holds this split's zeros.
+  if (Cfg::kSplit == igemm::kSplitSerial && ktiles == 0) return;
+
+  const u32 ring = (dev::smem_u32(wg_smem) + 1023u) & ~1023u;
+  const u32 full = ring + Cfg::kBarOffset, empty = full + 8 * Cfg::kStages;
+  if (tid == 0) {
+#pragma unroll 1
+    for (int s = 0; s < Cfg::kStages; ++s) {
+      mbar_init(full + 8 * s, Cfg::kTma ? 1 : kWarpgroup);
+      mbar_init(empty + 8 * s, 4 * Cfg::kConsumers);
+    }
+  }
+  __syncthreads();
+
+  if (tid < kWarpgroup) {
+    if constexpr (Cfg::kTma) {
+      if (tid == 0) produce_tma<Cfg>(p, ta, tb, b, m0, n0, kt0, ktiles, ring, full, empty);
+    } else {
+      produce<Cfg>(p, ops, b, m0, n0, kt0, ktiles, ring, full, empty, tid);
+    }
+  } else {
+    const int ctid = tid - kWarpgroup;
+    const int wg_row0 = (ctid / kWarpgroup) * Cfg::kWgM;
+    const int local = ctid % kWarpgroup;
+    WgAcc<Cfg> acc;
+    consume<Cfg>(acc, ktiles, ring, full, empty, wg_row0, local & 31);
+    if constexpr (Cfg::kStaged) {
+      unsigned char* ring_ptr = wg_smem + (ring - dev::smem_u32(wg_smem));
+      store_staged<Cfg>(acc, p, ops, b, m0, n0, ctid / kWarpgroup, ring_ptr, local);
+    } else {
+      store<Cfg>(acc, p, ops, b, m0, n0, wg_row0, local);
+    }
+  }
+}
+
+}  // namespace wg
+}  // namespace gconv

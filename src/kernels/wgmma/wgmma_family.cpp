@@ -1,0 +1,54 @@
+// The wgmma KernelFamily: warp-specialized implicit GEMM on Hopper's
+// warpgroup MMA (device code in wgmma/*.cuh, rules and plan in
+// wgmma_plan.cpp; parameters, workspace and launch shared with igemm).
+#include <cstdint>
+
+#include "kernels/family.hpp"
+#include "kernels/igemm/launch.hpp"
+#include "kernels/wgmma/tma.hpp"
+#include "kernels/wgmma/wgmma_plan.hpp"
+
+namespace gconv {
+namespace {
+
+class WgmmaFamily final : public KernelFamily {
+ public:
+  Family family() const override { return Family::wgmma; }
+
+  bool can_implement(const KernelTraits& t, const Problem& p, std::string* why) const override {
+    return wgmma::can_implement(t, p, why);
+  }
+
+  size_t workspace_bytes(const KernelTraits& t, const Problem& p) const override {
+    return wgmma::workspace_bytes(t, p);
+  }
+
+  std::string instance_source(const KernelTraits& t) const override { return wgmma::instance_source(t); }
+
+  std::vector<std::string> entry_points(const KernelTraits& t) const override { return wgmma::entry_points(t); }
+
+  Status launch(const KernelTraits& t, const LoadedKernel& k, const Problem& p, const ConvArgs& args,
+                CUstream_st* stream) const override {
+    Result<igemm::LaunchPlan> plan = wgmma::make_plan(t, p);
+    if (!plan.ok()) return plan.status();
+    if (!t.tma) return igemm::launch_plan("wgmma", t, k, p, args, *plan, stream);
+    // The maps hold the tensor addresses: encoded for every launch (a few
+    // microseconds of host time, no device work).
+    if (!args.a || !args.b) return invalid_argument("wgmma launch: null tensor pointer");
+    if (reinterpret_cast<uintptr_t>(args.a) % 16 != 0 || reinterpret_cast<uintptr_t>(args.b) % 16 != 0)
+      return invalid_argument("wgmma launch: tensor-map operands must be 16-byte aligned");
+    wgmma::TensorMap ta, tb;
+    GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::fwd_a_args(t, p), p.dtype, args.a, &ta));
+    GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::fwd_b_args(t, p), p.dtype, args.b, &tb));
+    return igemm::launch_plan("wgmma", t, k, p, args, *plan, stream, {&ta, &tb});
+  }
+};
+
+}  // namespace
+
+const KernelFamily& wgmma_family() {
+  static const WgmmaFamily family;
+  return family;
+}
+
+}  // namespace gconv

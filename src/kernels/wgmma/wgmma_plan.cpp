@@ -1,0 +1,133 @@
+// wgmma rules, shared memory, source text and launch plan. The device side
+// of every number here is src/kernels/wgmma/config.cuh (WgmmaConfig); the
+// grid and parameters are igemm's (igemm::grid_plan).
+#include "kernels/wgmma/wgmma_plan.hpp"
+
+#include <string>
+
+#include "kernels/wgmma/tma.hpp"
+
+namespace gconv::wgmma {
+namespace {
+
+bool fail(std::string* why, const char* msg) {
+  if (why) *why = msg;
+  return false;
+}
+bool fail(std::string* why, std::string msg) {
+  if (why) *why = std::move(msg);
+  return false;
+}
+
+int elem_bytes(DType t) { return t == DType::fp32 ? 4 : 2; }
+size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+bool pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
+
+// The igemm loaders' slot map (loaders.cuh SlotMap): the K slots of a tile
+// divide the producer's 128 threads or are a multiple of them.
+bool slots_fit(int ks) { return ks <= kWarpgroup ? kWarpgroup % ks == 0 : ks % kWarpgroup == 0; }
+
+int dir_id(Direction d) { return d == Direction::fwd ? 0 : d == Direction::bwd_data ? 1 : 2; }
+int dtype_id(DType t) { return t == DType::bf16 ? 0 : t == DType::fp16 ? 1 : 2; }
+int split_id(SplitKMode m) { return m == SplitKMode::none ? 0 : m == SplitKMode::parallel ? 1 : 2; }
+
+}  // namespace
+
+size_t smem_bytes(const KernelTraits& t) {
+  // Mirrors WgmmaConfig: A and B tiles each rounded up to 1024 bytes, the
+  // full and empty mbarriers (8 bytes each per stage), 1024 bytes of slack to
+  // align the ring to the swizzle period.
+  const size_t eb = size_t(elem_bytes(t.dtype));
+  const size_t a = round_up(size_t(t.tile_m) * t.tile_k * eb, 1024);
+  const size_t b = round_up(size_t(t.tile_n) * t.tile_k * eb, 1024);
+  return size_t(t.stages) * (a + b + 16) + 1024;
+}
+
+bool traits_ok(const KernelTraits& t, std::string* why) {
+  if (t.family != Family::wgmma) return fail(why, "not a wgmma kernel");
+  if (t.ndim < 1 || t.ndim > 3) return fail(why, "ndim must be 1, 2 or 3");
+  if (t.warps_m != 1 && t.warps_m != 2) return fail(why, "consumer warpgroups (warps_m) must be 1 or 2");
+  if (t.warps_n != 1) return fail(why, "warps_n must be 1 for wgmma kernels");
+  if (t.groups_per_block != 1) return fail(why, "groups_per_block must be 1 for wgmma kernels");
+  const int wg_m = t.tile_m / t.warps_m;
+  if (t.tile_m % t.warps_m != 0 || (wg_m != 64 && wg_m != 128))
+    return fail(why, "tile_m / warps_m (rows per consumer warpgroup) must be 64 or 128");
+  if (t.tile_n != 32 && t.tile_n != 64 && t.tile_n != 128 && t.tile_n != 256)
+    return fail(why, "tile_n must be 32, 64, 128 or 256");
+  if (wg_m * t.tile_n > 128 * 128)
+    return fail(why, "accumulators: (tile_m / warps_m) * tile_n / 128 exceeds 128 registers per consumer thread");
+  if (t.dtype == DType::fp32 && t.direction != Direction::fwd)
+    return fail(why, "fp32 (tf32) wgmma reads K-major operands only: fwd only");
+  const int eb = elem_bytes(t.dtype), kstep = t.dtype == DType::fp32 ? 8 : 16;
+  if (t.tile_k % kstep != 0) return fail(why, "tile_k must be a multiple of the MMA's K (16; 8 for tf32)");
+  const int row_bytes = t.tile_k * eb;
+  if (row_bytes != 32 && row_bytes != 64 && row_bytes != 128)
+    return fail(why, "tile_k * element bytes must be 32, 64 or 128 (a swizzle width)");
+  if (t.stages < 2 || t.stages > 8) return fail(why, "stages must be 2..8");
+  if (!pow2(t.vec) || t.vec * eb > 16) return fail(why, "vec must be a power of two of at most 16 bytes");
+  if (t.split_k < 1 || t.split_k > 1024) return fail(why, "split_k must be 1..1024");
+  if ((t.split_mode == SplitKMode::none) != (t.split_k == 1))
+    return fail(why, "split_k > 1 needs a split mode (parallel or serial), and a split mode needs split_k > 1");
+  // K slots of the producer's loaders: K-major tiles tile_k / vec, MN-major tile_k.
+  const int kmajor = t.tile_k / t.vec;
+  const int ka = t.direction == Direction::bwd_weight ? t.tile_k : kmajor;
+  const int kb = t.direction == Direction::fwd ? kmajor : t.tile_k;
+  if (kmajor < 1 || !slots_fit(ka) || !slots_fit(kb))
+    return fail(why, "the producer's K slots (tile_k / vec for K-major tiles, tile_k for MN-major) must divide "
+                     "128 threads or be a multiple of them");
+  if (t.tma && (t.direction != Direction::fwd || row_bytes != 128))
+    return fail(why, "tma: the TMA producer is for fwd kernels with 128-byte K rows (tile_k 64 for 16-bit types, 32 for fp32)");
+  if (smem_bytes(t) > igemm::kMaxSmemBytes)
+    return fail(why, "shared memory " + std::to_string(smem_bytes(t)) + " B exceeds " +
+                         std::to_string(igemm::kMaxSmemBytes) + " B");
+  return true;
+}
+
+bool can_implement(const KernelTraits& t, const igemm::ProblemFacts& f, std::string* why) {
+  return traits_ok(t, why) && igemm::problem_ok(t, f, why) && (!t.tma || tma_ok(t, *f.problem, why));
+}
+
+bool can_implement(const KernelTraits& t, const Problem& p, std::string* why) {
+  return wgmma::can_implement(t, igemm::check_problem(p), why);
+}
+
+size_t workspace_bytes(const KernelTraits& t, const Problem& p) { return igemm::workspace_bytes(t, p); }
+
+std::string instance_source(const KernelTraits& t) {
+  const int threads = kWarpgroup * (t.warps_m + 1);
+  std::string s;
+  s += "#include \"wgmma/wgmma.cuh\"\n";
+  s += "typedef gconv::wg::WgmmaConfig<" + std::to_string(dir_id(t.direction)) + ", " +
+       std::to_string(dtype_id(t.dtype)) + ", " + std::to_string(t.ndim) + ", " + std::to_string(t.tile_m) + ", " +
+       std::to_string(t.tile_n) + ", " + std::to_string(t.tile_k) + ", " + std::to_string(t.warps_m) + ", " +
+       std::to_string(t.stages) + ", " + std::to_string(split_id(t.split_mode)) + ", " + std::to_string(t.vec) +
+       (t.tma ? ", true" : "") + "> Cfg;\n";
+  s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) +
+       ", Cfg::kMinBlocks) gconv_main(const __grid_constant__ gconv::igemm::IgemmParams p";
+  // A TMA producer takes the tensor maps of A and B by value (wgmma/tma.hpp).
+  s += t.tma ? ", const __grid_constant__ gconv::wg::TensorMap ta, const __grid_constant__ gconv::wg::TensorMap tb) { "
+               "gconv::wg::wgmma_main<Cfg>(p, &ta, &tb); }\n"
+             : ") { gconv::wg::wgmma_main<Cfg>(p); }\n";
+  if (t.split_mode != SplitKMode::none) {
+    s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(igemm::kReduceThreads) +
+         ") gconv_reduce(const __grid_constant__ gconv::igemm::IgemmParams p) { gconv::igemm::igemm_reduce<Cfg>(p); "
+         "}\n";
+  }
+  return s;
+}
+
+std::vector<std::string> entry_points(const KernelTraits& t) {
+  if (t.split_mode == SplitKMode::none) return {"gconv_main"};
+  return {"gconv_main", "gconv_reduce"};
+}
+
+Result<igemm::LaunchPlan> make_plan(const KernelTraits& t, const Problem& p) {
+  std::string why;
+  if (!can_implement(t, p, &why)) return internal_error("wgmma make_plan: instance cannot run problem: " + why);
+  igemm::LaunchPlan plan = igemm::grid_plan(t, p);
+  plan.threads = kWarpgroup * (t.warps_m + 1);
+  plan.smem = smem_bytes(t);
+  return plan;
+}
+
+}  // namespace gconv::wgmma

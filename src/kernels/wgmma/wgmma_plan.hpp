@@ -1,0 +1,58 @@
+// Host side of the wgmma family (Hopper warpgroup MMA, warp-specialized):
+// the rules an instance enforces, its shared memory, source text and launch
+// plan. The problem-side rules, the grid and the kernel parameter are the
+// igemm family's (the same implicit GEMMs, the same IgemmParams): only the
+// mainloop and its shared-memory layout differ. wgmma_family.cpp wraps these
+// into the KernelFamily contract.
+//
+// Traits of a wgmma kernel (KernelTraits fields):
+//   tile_m, tile_n, tile_k   CTA tile; tile_k * element bytes is the swizzle
+//                            width (32, 64 or 128 bytes) of K-major tiles
+//   warps_m                  consumer warpgroups (1 or 2), each owning
+//                            tile_m / warps_m rows (64 or 128); warps_n == 1
+//   stages                   shared-memory ring depth (2..8)
+//   split_mode, split_k      as igemm (fp32 workspace slices + reduce kernel)
+//   vec                      elements per cp.async of the producer warpgroup
+//   tma                      the producer is one thread issuing TMA loads
+//                            (fwd: im2col A, tiled B; wgmma/tma.hpp) instead
+//                            of the warpgroup's cp.async gathers
+//   groups_per_block         1
+// threads = 128 * (warps_m + 1): one producer warpgroup, then the consumers.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "gconv/problem.hpp"
+#include "gconv/status.hpp"
+#include "kernels/igemm/igemm_plan.hpp"
+#include "kernels/traits.hpp"
+
+namespace gconv::wgmma {
+
+// Threads of one warpgroup (4 warps): the unit of wgmma and of each role.
+inline constexpr int kWarpgroup = 128;
+
+// Rules on the traits alone (tile shapes wgmma and the swizzled layouts can
+// express, accumulator registers, producer slot map, shared memory).
+bool traits_ok(const KernelTraits& t, std::string* why);
+
+// traits_ok plus the igemm family's problem rules (direction, dtype, ndim,
+// channel vectors, 32-bit index ranges), plus tma_ok for a TMA producer.
+bool can_implement(const KernelTraits& t, const Problem& p, std::string* why);
+bool can_implement(const KernelTraits& t, const igemm::ProblemFacts& f, std::string* why);
+
+// Dynamic shared memory of gconv_main: the stage ring (each tile aligned to
+// 1024 bytes, the swizzle period), the mbarriers, and alignment slack.
+size_t smem_bytes(const KernelTraits& t);
+
+size_t workspace_bytes(const KernelTraits& t, const Problem& p);
+
+std::string instance_source(const KernelTraits& t);
+std::vector<std::string> entry_points(const KernelTraits& t);
+
+// Requires can_implement(t, p); returns internal_error otherwise.
+Result<igemm::LaunchPlan> make_plan(const KernelTraits& t, const Problem& p);
+
+}  // namespace gconv::wgmma

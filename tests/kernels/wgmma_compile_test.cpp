@@ -1,0 +1,115 @@
+// The wgmma family compiles under NVRTC for sm_90a from the embedded headers
+// (no GPU needed): every direction x dtype the family offers x dimension, with
+// tile shapes, consumer warpgroups, stages, split-K modes and vector widths
+// rotated; each instance defines its entry points, spills no register, and
+// ptxas does not serialize its wgmma.mma_async (which it does, with a
+// warning, when accumulator registers are touched between issue and wait).
+// TMA-producer instances take the two tensor maps after IgemmParams.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "jit/compiler.hpp"
+#include "kernels/family.hpp"
+#include "kernels/wgmma/wgmma_plan.hpp"
+
+namespace gconv {
+namespace {
+
+struct Shape {
+  int tm, tn, cwg, stages;
+};
+
+KernelTraits make(Direction d, DType t, int ndim, Shape s, SplitKMode mode, int split, int vec) {
+  KernelTraits k;
+  k.family = Family::wgmma;
+  k.direction = d;
+  k.dtype = t;
+  k.ndim = ndim;
+  k.tile_m = s.tm;
+  k.tile_n = s.tn;
+  k.tile_k = t == DType::fp32 ? 32 : 64;
+  k.warps_m = s.cwg;
+  k.warps_n = 1;
+  k.stages = s.stages;
+  k.split_mode = mode;
+  k.split_k = split;
+  k.vec = vec;
+  return k;
+}
+
+std::vector<KernelTraits> instances() {
+  const Shape shapes[] = {{128, 128, 1, 4}, {256, 128, 2, 4}, {128, 256, 2, 3}, {64, 32, 1, 6}, {128, 64, 2, 5}};
+  std::vector<KernelTraits> out;
+  int i = 0;
+  for (Direction d : {Direction::fwd, Direction::bwd_data, Direction::bwd_weight})
+    for (DType t : {DType::bf16, DType::fp16, DType::fp32}) {
+      if (t == DType::fp32 && d != Direction::fwd) continue;  // tf32 wgmma: K-major operands only
+      for (int nd = 1; nd <= 3; ++nd, ++i) {
+        const SplitKMode mode = i % 3 == 0 ? SplitKMode::none : i % 3 == 1 ? SplitKMode::parallel : SplitKMode::serial;
+        const int split = mode == SplitKMode::none ? 1 : mode == SplitKMode::parallel ? 4 : 3;
+        const int vec = (t == DType::fp32 ? 4 : 8) / (i % 4 == 0 ? 2 : 1);
+        out.push_back(make(d, t, nd, shapes[i % 5], mode, split, vec));
+      }
+    }
+  // 2-byte copies (one bf16 element per copy) and the narrowest tile.
+  out.push_back(make(Direction::bwd_data, DType::bf16, 2, {64, 32, 1, 3}, SplitKMode::none, 1, 1));
+  // The TMA producer: im2col of every tensor rank, tf32, split-K.
+  for (int nd = 1; nd <= 3; ++nd) {
+    KernelTraits k = make(Direction::fwd, nd == 2 ? DType::fp32 : DType::bf16, nd, shapes[nd],
+                          nd == 3 ? SplitKMode::parallel : SplitKMode::none, nd == 3 ? 2 : 1, nd == 2 ? 4 : 8);
+    k.tma = true;
+    out.push_back(k);
+  }
+  return out;
+}
+
+bool contains(const std::vector<char>& image, const std::string& s) {
+  return std::search(image.begin(), image.end(), s.begin(), s.end()) != image.end();
+}
+
+TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills) {
+  const std::vector<KernelTraits> all = instances();
+  ASSERT_EQ(all.size(), 25u);
+  for (const auto& t : all) {
+    std::string why;
+    ASSERT_TRUE(wgmma::traits_ok(t, &why)) << kernel_name(t) << ": " << why;
+  }
+  jit::CompileOptions options;
+  options.arch = "sm_90a";
+  options.lineinfo = false;
+  options.extra = {"--ptxas-options=-v"};  // ptxas reports spills and warnings into the log
+  Result<jit::PreparedOptions> prepared = jit::prepare(options);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().to_string();
+
+  std::vector<Result<jit::Cubin>> results(all.size(), Result<jit::Cubin>(internal_error("not compiled")));
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < all.size();)
+      results[i] = jit::compile(wgmma_family().instance_source(all[i]), kernel_name(all[i]) + ".cu", *prepared);
+  };
+  std::thread helper(worker);
+  worker();
+  helper.join();
+
+  const std::regex spill("[1-9][0-9]* bytes spill stores");
+  for (size_t i = 0; i < all.size(); ++i) {
+    const std::string name = kernel_name(all[i]);
+    ASSERT_TRUE(results[i].ok()) << name << ": " << results[i].status().to_string();
+    const jit::Cubin& c = *results[i];
+    EXPECT_FALSE(c.image.empty()) << name;
+    for (const auto& entry : wgmma_family().entry_points(all[i]))
+      EXPECT_TRUE(contains(c.image, entry)) << name << " lacks " << entry;
+    EXPECT_NE(c.log.find("Compiling entry function 'gconv_main'"), std::string::npos) << name << ": " << c.log;
+    EXPECT_FALSE(std::regex_search(c.log, spill)) << name << " spills registers:\n" << c.log;
+    EXPECT_EQ(c.log.find("serialized"), std::string::npos) << name << ": ptxas serialized wgmma:\n" << c.log;
+  }
+}
+
+}  // namespace
+}  // namespace gconv

@@ -1,0 +1,123 @@
+// The wgmma TMA producer's tensor-map arguments, computed on the host for
+// odd shapes (no driver needed): dimensions innermost first, byte strides,
+// traversal strides, the im2col bounding box of filter base positions (its
+// size along each dimension, stepped by the stride, is the output size), and
+// the rules that keep a problem off the TMA path with a reason.
+#include <gtest/gtest.h>
+
+#include "kernels/wgmma/tma.hpp"
+#include "kernels/wgmma/wgmma_plan.hpp"
+
+namespace gconv::wgmma {
+namespace {
+
+KernelTraits tma_kernel(DType t, int ndim, int tile_m, int tile_n) {
+  KernelTraits k;
+  k.family = Family::wgmma;
+  k.direction = Direction::fwd;
+  k.dtype = t;
+  k.ndim = ndim;
+  k.tile_m = tile_m;
+  k.tile_n = tile_n;
+  k.tile_k = t == DType::fp32 ? 32 : 64;
+  k.warps_m = tile_m / 128 > 1 ? 2 : 1;
+  k.warps_n = 1;
+  k.stages = 4;
+  k.vec = t == DType::fp32 ? 4 : 8;
+  k.tma = true;
+  return k;
+}
+
+Problem spec(const char* s) {
+  auto p = Problem::parse_spec(s);
+  EXPECT_TRUE(p.ok()) << s;
+  return *p;
+}
+
+TEST(WgmmaTma, Im2colArgumentsOf2dStridedAsymmetricPaddingDilation) {
+  const Problem p = spec("fwd_bf16_n3c128k192g2_h17w23_y3x5_s2,1_p1:2,2:0_dil1,2");
+  const KernelTraits t = tma_kernel(DType::bf16, 2, 128, 64);
+  std::string why;
+  ASSERT_TRUE(can_implement(t, p, &why)) << why;
+  const TmaArgs a = fwd_a_args(t, p);
+  EXPECT_TRUE(a.im2col);
+  ASSERT_EQ(a.rank, 4);
+  EXPECT_EQ(a.dims[0], 128u);  // C, all groups
+  EXPECT_EQ(a.dims[1], 23u);   // W
+  EXPECT_EQ(a.dims[2], 17u);   // H
+  EXPECT_EQ(a.dims[3], 3u);    // N
+  EXPECT_EQ(a.strides[0], 128u * 2);
+  EXPECT_EQ(a.strides[1], 23u * 128 * 2);
+  EXPECT_EQ(a.strides[2], 17u * 23 * 128 * 2);
+  EXPECT_EQ(a.elem_strides[1], 1u);  // W stride
+  EXPECT_EQ(a.elem_strides[2], 2u);  // H stride
+  // Filter bases from -pad_lo to in - 1 + pad_hi - dil * (F - 1): stepping by
+  // the stride they must count exactly the outputs.
+  for (int d = 0; d < 2; ++d) {
+    const int slot = 2 - d;
+    const int64_t span = int64_t(a.dims[1 + d]) - 1 + a.upper[d] - a.lower[d];
+    EXPECT_EQ(span / a.elem_strides[1 + d] + 1, p.out(slot)) << "dim " << d;
+  }
+  EXPECT_EQ(a.lower[0], -2);  // W pad_lo
+  EXPECT_EQ(a.upper[0], 0 - 2 * 4);
+  EXPECT_EQ(a.lower[1], -1);
+  EXPECT_EQ(a.upper[1], 2 - 2);
+  EXPECT_EQ(a.channels, 64u);
+  EXPECT_EQ(a.pixels, 128u);
+
+  const TmaArgs b = fwd_b_args(t, p);
+  EXPECT_FALSE(b.im2col);
+  ASSERT_EQ(b.rank, 2);
+  EXPECT_EQ(b.dims[0], uint64_t(15 * 64));  // F * C/G
+  EXPECT_EQ(b.dims[1], 192u);               // K, all groups
+  EXPECT_EQ(b.strides[0], uint64_t(15 * 64 * 2));
+  EXPECT_EQ(b.box[0], 64u);
+  EXPECT_EQ(b.box[1], 64u);
+}
+
+TEST(WgmmaTma, RanksOf1dAnd3dAndFp32) {
+  const Problem p1 = spec("fwd_bf16_n2c64k64_w1000_x7_s3_p3");
+  const TmaArgs a1 = fwd_a_args(tma_kernel(DType::bf16, 1, 256, 128), p1);
+  ASSERT_EQ(a1.rank, 3);
+  EXPECT_EQ(a1.dims[1], 1000u);
+  EXPECT_EQ(a1.dims[2], 2u);
+  EXPECT_EQ(a1.elem_strides[1], 3u);
+  EXPECT_EQ(a1.pixels, 256u);
+
+  const Problem p3 = spec("fwd_fp32_n2c64k32_d5h6w7_z3y3x3_p1");
+  const KernelTraits t3 = tma_kernel(DType::fp32, 3, 128, 64);
+  std::string why;
+  ASSERT_TRUE(can_implement(t3, p3, &why)) << why;
+  const TmaArgs a3 = fwd_a_args(t3, p3);
+  ASSERT_EQ(a3.rank, 5);
+  EXPECT_EQ(a3.dims[1], 7u);
+  EXPECT_EQ(a3.dims[2], 6u);
+  EXPECT_EQ(a3.dims[3], 5u);
+  EXPECT_EQ(a3.strides[3], uint64_t(5 * 6 * 7 * 64 * 4));
+  EXPECT_EQ(a3.channels, 32u);  // 128 bytes of fp32
+}
+
+TEST(WgmmaTma, ProblemsOffTheTmaPathSayWhy) {
+  const KernelTraits t = tma_kernel(DType::bf16, 2, 128, 128);
+  std::string why;
+  // C/G not a multiple of tile_k: a K tile would span two taps.
+  EXPECT_FALSE(can_implement(t, spec("fwd_bf16_n2c96k64_h9w9_y3x3_p1"), &why));
+  EXPECT_NE(why.find("tile_k"), std::string::npos) << why;
+  // Grouped with C/G = 32.
+  EXPECT_FALSE(can_implement(t, spec("fwd_bf16_n2c128k128g4_h9w9_y3x3_p1"), &why));
+  // 2D bounding-box corners are 8-bit: a dilated filter reaching 129 back.
+  EXPECT_FALSE(can_implement(t, spec("fwd_bf16_n1c64k64_h300w300_y3x3_p0_dil70"), &why));
+  EXPECT_NE(why.find("im2col"), std::string::npos) << why;
+  // 3D corners are 5-bit signed.
+  KernelTraits t3 = tma_kernel(DType::bf16, 3, 128, 128);
+  EXPECT_FALSE(can_implement(t3, spec("fwd_bf16_n1c64k64_d40h9w9_z3y3x3_p17"), &why));
+  EXPECT_TRUE(can_implement(t3, spec("fwd_bf16_n1c64k64_d40h9w9_z3y3x3_p1"), &why)) << why;
+  // Other directions have no TMA producer.
+  KernelTraits bd = t;
+  bd.direction = Direction::bwd_data;
+  EXPECT_FALSE(traits_ok(bd, &why));
+  EXPECT_NE(why.find("tma"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace gconv::wgmma
