@@ -65,6 +65,13 @@ std::vector<KernelTraits> instances() {
                           nd == 3 ? SplitKMode::parallel : SplitKMode::none, nd == 3 ? 2 : 1, nd == 2 ? 4 : 8);
     k.tma = true;
     out.push_back(k);
+    KernelTraits bd = make(Direction::bwd_data, DType::bf16, nd, shapes[nd - 1], SplitKMode::none, 1, 8);
+    bd.tma = true;
+    out.push_back(bd);
+    KernelTraits bw = make(Direction::bwd_weight, DType::bf16, nd, shapes[nd - 1],
+                           nd == 1 ? SplitKMode::parallel : SplitKMode::none, nd == 1 ? 8 : 1, 8);
+    bw.tma = true;
+    out.push_back(bw);
   }
   return out;
 }
@@ -75,7 +82,7 @@ bool contains(const std::vector<char>& image, const std::string& s) {
 
 TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills) {
   const std::vector<KernelTraits> all = instances();
-  ASSERT_EQ(all.size(), 25u);
+  ASSERT_EQ(all.size(), 31u);
   for (const auto& t : all) {
     std::string why;
     ASSERT_TRUE(wgmma::traits_ok(t, &why)) << kernel_name(t) << ": " << why;

@@ -39,7 +39,7 @@ TEST(WgmmaTma, Im2colArgumentsOf2dStridedAsymmetricPaddingDilation) {
   const KernelTraits t = tma_kernel(DType::bf16, 2, 128, 64);
   std::string why;
   ASSERT_TRUE(can_implement(t, p, &why)) << why;
-  const TmaArgs a = fwd_a_args(t, p);
+  const TmaArgs a = a_args(t, p);
   EXPECT_TRUE(a.im2col);
   ASSERT_EQ(a.rank, 4);
   EXPECT_EQ(a.dims[0], 128u);  // C, all groups
@@ -65,7 +65,7 @@ TEST(WgmmaTma, Im2colArgumentsOf2dStridedAsymmetricPaddingDilation) {
   EXPECT_EQ(a.channels, 64u);
   EXPECT_EQ(a.pixels, 128u);
 
-  const TmaArgs b = fwd_b_args(t, p);
+  const TmaArgs b = b_args(t, p);
   EXPECT_FALSE(b.im2col);
   ASSERT_EQ(b.rank, 2);
   EXPECT_EQ(b.dims[0], uint64_t(15 * 64));  // F * C/G
@@ -77,7 +77,7 @@ TEST(WgmmaTma, Im2colArgumentsOf2dStridedAsymmetricPaddingDilation) {
 
 TEST(WgmmaTma, RanksOf1dAnd3dAndFp32) {
   const Problem p1 = spec("fwd_bf16_n2c64k64_w1000_x7_s3_p3");
-  const TmaArgs a1 = fwd_a_args(tma_kernel(DType::bf16, 1, 256, 128), p1);
+  const TmaArgs a1 = a_args(tma_kernel(DType::bf16, 1, 256, 128), p1);
   ASSERT_EQ(a1.rank, 3);
   EXPECT_EQ(a1.dims[1], 1000u);
   EXPECT_EQ(a1.dims[2], 2u);
@@ -88,7 +88,7 @@ TEST(WgmmaTma, RanksOf1dAnd3dAndFp32) {
   const KernelTraits t3 = tma_kernel(DType::fp32, 3, 128, 64);
   std::string why;
   ASSERT_TRUE(can_implement(t3, p3, &why)) << why;
-  const TmaArgs a3 = fwd_a_args(t3, p3);
+  const TmaArgs a3 = a_args(t3, p3);
   ASSERT_EQ(a3.rank, 5);
   EXPECT_EQ(a3.dims[1], 7u);
   EXPECT_EQ(a3.dims[2], 6u);
@@ -112,11 +112,77 @@ TEST(WgmmaTma, ProblemsOffTheTmaPathSayWhy) {
   KernelTraits t3 = tma_kernel(DType::bf16, 3, 128, 128);
   EXPECT_FALSE(can_implement(t3, spec("fwd_bf16_n1c64k64_d40h9w9_z3y3x3_p17"), &why));
   EXPECT_TRUE(can_implement(t3, spec("fwd_bf16_n1c64k64_d40h9w9_z3y3x3_p1"), &why)) << why;
-  // Other directions have no TMA producer.
+  // bwd_data: strided problems (phases) stay on the cp.async producer; K/G
+  // must be a multiple of 64.
   KernelTraits bd = t;
   bd.direction = Direction::bwd_data;
-  EXPECT_FALSE(traits_ok(bd, &why));
-  EXPECT_NE(why.find("tma"), std::string::npos) << why;
+  EXPECT_TRUE(traits_ok(bd, &why)) << why;
+  EXPECT_FALSE(can_implement(bd, spec("bwd_data_bf16_n2c64k64_h9w9_y3x3_s2_p1"), &why));
+  EXPECT_NE(why.find("stride"), std::string::npos) << why;
+  EXPECT_FALSE(can_implement(bd, spec("bwd_data_bf16_n2c64k96_h9w9_y3x3_p1"), &why));
+  EXPECT_TRUE(can_implement(bd, spec("bwd_data_bf16_n2c40k64_h9w9_y3x3_p1"), &why)) << why;
+  // bwd_weight: C/G a multiple of 64; tiles of whole 64-element blocks.
+  KernelTraits bw = t;
+  bw.direction = Direction::bwd_weight;
+  EXPECT_FALSE(can_implement(bw, spec("bwd_weight_bf16_n2c96k64_h9w9_y3x3_p1"), &why));
+  EXPECT_TRUE(can_implement(bw, spec("bwd_weight_bf16_n2c64k40_h9w9_y3x3_s2_p1"), &why)) << why;
+  bw.tile_n = 32;
+  EXPECT_FALSE(traits_ok(bw, &why));
+  // fp32 has no bwd wgmma kernels at all (tf32 reads K-major operands only).
+  KernelTraits bf = tma_kernel(DType::fp32, 2, 128, 64);
+  bf.direction = Direction::bwd_weight;
+  EXPECT_FALSE(traits_ok(bf, &why));
+}
+
+TEST(WgmmaTma, BwdDataIm2colVisitsEveryDxPositionWithFlippedTaps) {
+  const Problem p = spec("bwd_data_bf16_n3c48k128g1_h10w13_y3x5_p1:0,2:3_dil2,1");
+  const KernelTraits t = [] {
+    KernelTraits k = tma_kernel(DType::bf16, 2, 128, 64);
+    k.direction = Direction::bwd_data;
+    return k;
+  }();
+  std::string why;
+  ASSERT_TRUE(can_implement(t, p, &why)) << why;
+  const TmaArgs a = a_args(t, p);
+  ASSERT_EQ(a.rank, 4);
+  EXPECT_EQ(a.dims[0], 128u);  // dy channels
+  EXPECT_EQ(a.dims[1], uint64_t(p.out(2)));
+  EXPECT_EQ(a.dims[2], uint64_t(p.out(1)));
+  for (int d = 0; d < 2; ++d) {
+    const int slot = 2 - d;
+    EXPECT_EQ(a.elem_strides[1 + d], 1u);
+    // Bases from lower to out - 1 + upper: one per dx position.
+    EXPECT_EQ(int64_t(a.dims[1 + d]) - 1 + a.upper[d] - a.lower[d] + 1, p.in[slot]) << "dim " << d;
+    EXPECT_EQ(a.lower[d], p.pad_lo[slot] - p.dilation[slot] * (p.filter[slot] - 1));
+  }
+  EXPECT_EQ(a.channels, 64u);
+  EXPECT_EQ(a.pixels, 128u);
+  const TmaArgs b = b_args(t, p);
+  ASSERT_EQ(b.rank, 3);
+  EXPECT_EQ(b.dims[0], 48u);  // C/G
+  EXPECT_EQ(b.dims[1], 15u);  // taps
+  EXPECT_EQ(b.dims[2], 128u);
+  EXPECT_EQ(b.strides[0], 48u * 2);
+  EXPECT_EQ(b.strides[1], 15u * 48 * 2);
+}
+
+TEST(WgmmaTma, BwdWeightMapsDyAsAMatrixAndXThroughIm2col) {
+  const Problem p = spec("bwd_weight_bf16_n5c128k80g2_h11w9_y3x3_s2_p1");
+  KernelTraits t = tma_kernel(DType::bf16, 2, 128, 128);
+  t.direction = Direction::bwd_weight;
+  std::string why;
+  ASSERT_TRUE(can_implement(t, p, &why)) << why;
+  const TmaArgs a = a_args(t, p);
+  ASSERT_EQ(a.rank, 2);
+  EXPECT_EQ(a.dims[0], 80u);
+  EXPECT_EQ(a.dims[1], uint64_t(5 * p.out_volume()));
+  EXPECT_EQ(a.box[0], 64u);
+  EXPECT_EQ(a.box[1], 64u);
+  const TmaArgs b = b_args(t, p);
+  EXPECT_TRUE(b.im2col);
+  EXPECT_EQ(b.channels, 64u);
+  EXPECT_EQ(b.pixels, 64u);  // tile_k pixels a load
+  EXPECT_EQ(b.elem_strides[1], 2u);
 }
 
 }  // namespace

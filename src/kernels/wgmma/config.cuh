@@ -113,8 +113,9 @@ struct WgmmaConfig {
   // tile t - 1, which the consumers give only after tile t is published: a
   // deadlock. So at most STAGES - 2 (STAGES == 2 publishes each stage at once).
   static constexpr int kLag = STAGES - 2;
-  // TMA: the bytes one stage's two loads complete on its full barrier (whole
-  // boxes, out-of-bounds elements included as zeros).
+  // TMA: the bytes of a full stage's loads (whole boxes, out-of-bounds
+  // elements included as zeros); bwd producers skip 64-wide blocks wholly
+  // outside the GEMM and count what they issue.
   static constexpr int kTxBytes = TileA::kBytes + TileB::kBytes;
   // Epilogue staging: the output tile (fp32 for split-K slices and fp32
   // outputs, else the dtype) goes through the idle ring, rows padded by 16
@@ -148,7 +149,9 @@ struct WgmmaConfig {
   static_assert(DT != dev::kFP32 || (kAKMajor && kBKMajor), "tf32 wgmma reads K-major operands only");
   static_assert(kMI * kNI * kAccPerInstr <= 128, "at most 128 accumulators per consumer thread");
   static_assert(STAGES >= 2 && STAGES <= 8, "2..8 stages");
-  static_assert(!TMA || (DIR == kFwd && TK * kElemBytes == 128), "TMA producer: fwd, 128-byte K rows");
+  static_assert(!TMA || TK * kElemBytes == 128, "TMA producer: 128-byte K rows");
+  static_assert(!TMA || DIR == kFwd || (kElemBytes == 2 && TN % 64 == 0 && TM % 64 == 0),
+                "TMA producer of bwd_data / bwd_weight: 16-bit types, MN-major tiles of whole 64-element blocks");
 };
 
 }  // namespace wg

@@ -71,6 +71,15 @@ __device__ __forceinline__ void tma_load_2d(u32 dst, const TensorMap* map, int x
       : "memory");
 }
 
+// A tiled 3D box at (x, y, z) (x innermost).
+__device__ __forceinline__ void tma_load_3d(u32 dst, const TensorMap* map, int x, int y, int z, u32 bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+      "[%5];\n" ::"r"(dst),
+      "l"(map), "r"(x), "r"(y), "r"(z), "r"(bar)
+      : "memory");
+}
+
 // An im2col load: channels from c, pixels from the filter base (w, h, d) of
 // image n onwards, each shifted by the tap offsets (ow, oh, od).
 template <int NDIM>

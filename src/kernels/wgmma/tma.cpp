@@ -5,6 +5,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <mutex>
 #include <string>
 
@@ -80,15 +81,35 @@ const Entry& entry() {
 
 bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why) {
   if (!t.tma) return true;
-  if (p.direction != Direction::fwd) return fail(why, "tma: only fwd kernels load through tensor maps");
-  const int64_t cg = p.c_per_group();
-  if (cg % t.tile_k != 0)
-    return fail(why, "tma: C/G (" + std::to_string(cg) + ") is not a multiple of tile_k (" +
-                         std::to_string(t.tile_k) + "): a K tile must be one filter tap's channels");
+  const int64_t cg = p.c_per_group(), kg = p.k_per_group();
+  switch (p.direction) {
+    case Direction::fwd:
+      if (cg % t.tile_k != 0)
+        return fail(why, "tma: C/G (" + std::to_string(cg) + ") is not a multiple of tile_k (" +
+                             std::to_string(t.tile_k) + "): a K tile must be one filter tap's channels");
+      break;
+    case Direction::bwd_data:
+      if (kg % 64 != 0)
+        return fail(why, "tma: K/G (" + std::to_string(kg) + ") is not a multiple of 64: a K tile must be one tap's "
+                         "output channels");
+      for (int d = p.first_slot(); d < 3; ++d)
+        if (p.stride[d] != 1) return fail(why, "tma: bwd_data with stride > 1 (phases) has no tensor-map producer yet");
+      break;
+    case Direction::bwd_weight:
+      if (cg % 64 != 0)
+        return fail(why, "tma: C/G (" + std::to_string(cg) + ") is not a multiple of 64: a 64-column block must be "
+                         "one tap's input channels");
+      if (p.k % 8 != 0) return fail(why, "tma: K must be a multiple of 8 (16-byte rows of dy)");
+      break;
+  }
   const Im2colLimits lim = limits_for(p.ndim);
   for (int d = p.first_slot(); d < 3; ++d) {
     const int64_t span = p.dilation[d] * (p.filter[d] - 1);
-    const int64_t lower = -p.pad_lo[d], upper = p.pad_hi[d] - span;
+    int64_t lower = -p.pad_lo[d], upper = p.pad_hi[d] - span;
+    if (p.direction == Direction::bwd_data) {
+      lower = p.pad_lo[d] - span;
+      upper = p.in[d] + p.pad_lo[d] - span - p.out(d);
+    }
     if (lower < lim.corner_min || lower > lim.corner_max || upper < lim.corner_min || upper > lim.corner_max)
       return fail(why, "tma: padding or dilated filter extent outside the im2col bounding-box range [" +
                            std::to_string(lim.corner_min) + ", " + std::to_string(lim.corner_max) + "]");
@@ -99,46 +120,115 @@ bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why) {
   return true;
 }
 
-TmaArgs fwd_a_args(const KernelTraits& t, const Problem& p) {
+namespace {
+
+// An im2col map over a channels-last tensor of `channels` channels and
+// spatial sizes `sizes` (right-aligned slots, as Problem's), batch n: the
+// bounding box of filter bases per spatial slot is [lower, size - 1 + upper]
+// stepped by `steps`.
+TmaArgs im2col_args(const Problem& p, int64_t channels, const std::array<int64_t, 3>& sizes,
+                    const std::array<int64_t, 3>& lower, const std::array<int64_t, 3>& upper,
+                    const std::array<int64_t, 3>& steps, int box_channels, int box_pixels) {
   TmaArgs a;
   a.im2col = true;
   a.rank = p.ndim + 2;
   const uint64_t eb = uint64_t(elem_bytes(p.dtype));
-  // dims: C, then the spatial dims innermost (W) first, then N.
-  a.dims[0] = uint64_t(p.c);
+  a.dims[0] = uint64_t(channels);
   a.elem_strides[0] = 1;
-  uint64_t pitch = uint64_t(p.c) * eb;
+  uint64_t pitch = uint64_t(channels) * eb;
   int i = 1;
   for (int d = 2; d >= p.first_slot(); --d, ++i) {
-    a.dims[i] = uint64_t(p.in[d]);
+    a.dims[i] = uint64_t(sizes[d]);
     a.strides[i - 1] = pitch;
-    pitch *= uint64_t(p.in[d]);
-    a.elem_strides[i] = uint32_t(p.stride[d]);
-    // Filter base positions of the outputs along d: from -pad_lo to
-    // in - 1 + pad_hi - dil * (F - 1), stepping by the stride.
-    a.lower[i - 1] = int(-p.pad_lo[d]);
-    a.upper[i - 1] = int(p.pad_hi[d] - p.dilation[d] * (p.filter[d] - 1));
+    pitch *= uint64_t(sizes[d]);
+    a.elem_strides[i] = uint32_t(steps[d]);
+    a.lower[i - 1] = int(lower[d]);
+    a.upper[i - 1] = int(upper[d]);
   }
   a.dims[i] = uint64_t(p.n);
   a.strides[i - 1] = pitch;
   a.elem_strides[i] = 1;
-  a.channels = uint32_t(t.tile_k);
-  a.pixels = uint32_t(t.tile_m);
+  a.channels = uint32_t(box_channels);
+  a.pixels = uint32_t(box_pixels);
   return a;
 }
 
-TmaArgs fwd_b_args(const KernelTraits& t, const Problem& p) {
-  // w as a matrix: rows g * Kg + k, each F * Cg contiguous elements.
+// x's im2col over the output pixels: filter bases from -pad_lo to in - 1 +
+// pad_hi - dil * (F - 1), stepping by the stride (as many as outputs).
+TmaArgs x_im2col(const Problem& p, int box_channels, int box_pixels) {
+  std::array<int64_t, 3> lower{}, upper{};
+  for (int d = 0; d < 3; ++d) {
+    lower[d] = -p.pad_lo[d];
+    upper[d] = p.pad_hi[d] - p.dilation[d] * (p.filter[d] - 1);
+  }
+  return im2col_args(p, p.c, p.in, lower, upper, p.stride, box_channels, box_pixels);
+}
+
+TmaArgs tiled(uint64_t inner, uint64_t outer, uint64_t pitch_bytes, int box_inner, int box_outer) {
   TmaArgs b;
   b.rank = 2;
-  const uint64_t row = uint64_t(p.filter_volume() * p.c_per_group());
-  b.dims[0] = row;
-  b.dims[1] = uint64_t(p.k);
-  b.strides[0] = row * uint64_t(elem_bytes(p.dtype));
-  b.box[0] = uint32_t(t.tile_k);
-  b.box[1] = uint32_t(t.tile_n);
+  b.dims[0] = inner;
+  b.dims[1] = outer;
+  b.strides[0] = pitch_bytes;
+  b.box[0] = uint32_t(box_inner);
+  b.box[1] = uint32_t(box_outer);
   b.elem_strides[0] = b.elem_strides[1] = 1;
   return b;
+}
+
+}  // namespace
+
+TmaArgs a_args(const KernelTraits& t, const Problem& p) {
+  const uint64_t eb = uint64_t(elem_bytes(p.dtype));
+  switch (p.direction) {
+    case Direction::fwd: return x_im2col(p, t.tile_k, t.tile_m);
+    case Direction::bwd_data: {
+      // dy at i + pad_lo - dil * (F - 1) + t' * dil for the flipped taps t':
+      // bases of the dx positions 0 .. in - 1 (stride 1).
+      std::array<int64_t, 3> out{}, lower{}, upper{}, ones{1, 1, 1};
+      for (int d = 0; d < 3; ++d) {
+        out[d] = p.out(d);
+        const int64_t span = p.dilation[d] * (p.filter[d] - 1);
+        lower[d] = p.pad_lo[d] - span;
+        upper[d] = p.in[d] + p.pad_lo[d] - span - out[d];
+      }
+      return im2col_args(p, p.k, out, lower, upper, ones, 64, t.tile_m);
+    }
+    case Direction::bwd_weight: {
+      const uint64_t pixels = uint64_t(p.n * p.out_volume());
+      return tiled(uint64_t(p.k), pixels, uint64_t(p.k) * eb, 64, t.tile_k);
+    }
+  }
+  return {};
+}
+
+TmaArgs b_args(const KernelTraits& t, const Problem& p) {
+  const uint64_t eb = uint64_t(elem_bytes(p.dtype));
+  switch (p.direction) {
+    case Direction::fwd: {
+      // w as a matrix: rows g * Kg + k, each F * Cg contiguous elements.
+      const uint64_t row = uint64_t(p.filter_volume() * p.c_per_group());
+      return tiled(row, uint64_t(p.k), row * eb, t.tile_k, t.tile_n);
+    }
+    case Direction::bwd_data: {
+      // w as (c, tap, k): one box is 64 channels of one tap for 64 k.
+      TmaArgs b;
+      b.rank = 3;
+      const uint64_t cg = uint64_t(p.c_per_group()), f = uint64_t(p.filter_volume());
+      b.dims[0] = cg;
+      b.dims[1] = f;
+      b.dims[2] = uint64_t(p.k);
+      b.strides[0] = cg * eb;
+      b.strides[1] = f * cg * eb;
+      b.box[0] = 64;
+      b.box[1] = 1;
+      b.box[2] = 64;
+      b.elem_strides[0] = b.elem_strides[1] = b.elem_strides[2] = 1;
+      return b;
+    }
+    case Direction::bwd_weight: return x_im2col(p, 64, t.tile_k);
+  }
+  return {};
 }
 
 Status encode_tensor_map(const TmaArgs& a, DType dtype, const void* base, TensorMap* out) {

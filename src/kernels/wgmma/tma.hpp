@@ -38,16 +38,25 @@ struct TmaArgs {
   uint32_t box[5] = {};
 };
 
-// Whether traits t (t.tma) can load problem p through tensor maps: fwd; C/G a
-// multiple of tile_k (a K tile is one filter tap's channels, one im2col load);
-// padding and dilated filter extents inside the im2col ranges of the tensor
-// rank (1D: 16-bit corners and offsets; 2D: corners [-128, 127], offsets
-// [0, 255]; 3D: corners [-16, 15], offsets [0, 31]). On false, *why says why.
+// Whether traits t (t.tma) can load problem p through tensor maps. The
+// channels an im2col load reads are one filter tap's, inside one group: fwd
+// needs C/G a multiple of tile_k, bwd_data K/G a multiple of 64 (and stride
+// 1: strided phases are not expressed as tensor maps yet), bwd_weight C/G a
+// multiple of 64. Padding and dilated filter extents must lie inside the
+// im2col ranges of the tensor rank (1D: 16-bit corners and offsets; 2D:
+// corners [-128, 127], offsets [0, 255]; 3D: corners [-16, 15], offsets
+// [0, 31]). On false, *why says why.
 bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why);
 
-// A (x, im2col) and B (w, tiled) of fwd. Require tma_ok(t, p).
-TmaArgs fwd_a_args(const KernelTraits& t, const Problem& p);
-TmaArgs fwd_b_args(const KernelTraits& t, const Problem& p);
+// The maps of the GEMM operands A and B (igemm/operands.cuh). Require tma_ok.
+//   fwd:        A = x through im2col (filter bases of the output pixels),
+//               B = w as a (F*C/G, K) matrix
+//   bwd_data:   A = dy through im2col (taps flipped: filter bases i + pad -
+//               dil * (F - 1) of the dx positions), B = w as (C/G, F, K)
+//   bwd_weight: A = dy as a (K, N*out) matrix, B = x through im2col with
+//               tile_k pixels and 64 channels a load
+TmaArgs a_args(const KernelTraits& t, const Problem& p);
+TmaArgs b_args(const KernelTraits& t, const Problem& p);
 
 // Encodes args for the tensor at `base` (16-byte aligned) with 128-byte
 // swizzle (the layout the kernels' K-major tiles and wgmma read). Errors

@@ -131,6 +131,100 @@ __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMa
   }
 }
 
+// bwd_data with TMA (stride 1; wgmma/tma.hpp): A = dy through im2col with the
+// taps flipped (row m is dx position i; the filter base is i + pad - dil *
+// (F - 1), tap t' = F - 1 - f sits at offset t' * dil), one load of TM
+// positions x 64 output channels per K tile (a tap and 64 channels of K/G);
+// B = w as a 3D tensor (c, tap, k), one box of 64 c x 64 k per 64 columns.
+template <class Cfg>
+__device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
+                                                     const BlockPos& b, int m0, int n0, int kt0, int ktiles,
+                                                     u32 ring, u32 full, u32 empty) {
+  constexpr int S = Cfg::kStages, F = 3 - Cfg::kNdim;
+  int base[3] = {0, 0, 0};
+  int r = m0;
+#pragma unroll
+  for (int d = 2; d >= F; --d) {
+    const int i = r % p.in[d];
+    r /= p.in[d];
+    base[d] = i + p.pad[d] - p.dil[d] * (p.filt[d] - 1);
+  }
+  const int n = r;
+  const int nblocks = cmin(Cfg::kTileN, p.Cg - n0 + 63) / 64;  // 64-column blocks inside the GEMM
+  const u32 tx = Cfg::TileA::kBytes + nblocks * Cfg::TileB::kBlockBytes;
+  RingPos<S> w;
+#pragma unroll 1
+  for (int kt = 0; kt < ktiles; ++kt) {
+    if (kt >= S) mbar_wait(empty + 8 * w.stage, w.phase ^ 1);
+    const int k = (kt0 + kt) * Cfg::kTileK;
+    int tap = k / p.Kg;
+    const int k0 = k - tap * p.Kg;
+    unsigned short off[3] = {0, 0, 0};
+    int wtap = 0;
+#pragma unroll
+    for (int d = 2; d >= F; --d) {
+      const int t = tap % p.filt[d];  // flipped tap index
+      tap /= p.filt[d];
+      off[d] = static_cast<unsigned short>(t * p.dil[d]);
+      wtap += (p.filt[d] - 1 - t) * p.filt_inner[d];
+    }
+    const u32 st = ring + w.stage * Cfg::kStageBytes, bar = full + 8 * w.stage;
+    mbar_arrive_expect_tx(bar, tx);
+    tma_load_im2col<Cfg::kNdim>(st, ta, b.g0 * p.Kg + k0, base, n, off, bar);
+    for (int j = 0; j < nblocks; ++j)
+      tma_load_3d(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, n0 + 64 * j, wtap, b.g0 * p.Kg + k0, bar);
+    w.next();
+  }
+}
+
+// bwd_weight with TMA: K runs over output pixels. A = dy^T, one tiled box of
+// 64 channels x TK pixels per 64 rows (MN-major blocks); B = x through
+// im2col, one load of TK pixels x 64 channels per 64 columns (a tap and 64
+// channels of C/G), the filter base of the tile's first pixel shifted by the
+// tap's offsets.
+template <class Cfg>
+__device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
+                                                       const BlockPos& b, int m0, int n0, int kt0, int ktiles,
+                                                       u32 ring, u32 full, u32 empty) {
+  constexpr int S = Cfg::kStages, F = 3 - Cfg::kNdim;
+  const int mblocks = cmin(Cfg::kTileM, p.Kg - m0 + 63) / 64;
+  const int nblocks = cmin(Cfg::kTileN, p.gemm_n - n0 + 63) / 64;
+  const u32 tx = (mblocks * Cfg::TileA::kBlockBytes) + nblocks * Cfg::TileB::kBlockBytes;
+  RingPos<S> w;
+#pragma unroll 1
+  for (int kt = 0; kt < ktiles; ++kt) {
+    if (kt >= S) mbar_wait(empty + 8 * w.stage, w.phase ^ 1);
+    const int k = (kt0 + kt) * Cfg::kTileK;
+    int base[3] = {0, 0, 0};
+    int r = k;
+#pragma unroll
+    for (int d = 2; d >= F; --d) {
+      const int o = r % p.out[d];
+      r /= p.out[d];
+      base[d] = o * p.stride[d] - p.pad[d];
+    }
+    const int n = r;
+    const u32 st = ring + w.stage * Cfg::kStageBytes, bar = full + 8 * w.stage;
+    mbar_arrive_expect_tx(bar, tx);
+    for (int j = 0; j < mblocks; ++j)
+      tma_load_2d(st + j * Cfg::TileA::kBlockBytes, ta, b.g0 * p.Kg + m0 + 64 * j, k, bar);
+    for (int j = 0; j < nblocks; ++j) {
+      const int col = n0 + 64 * j;
+      int tap = col / p.Cg;
+      const int c = col - tap * p.Cg;
+      unsigned short off[3] = {0, 0, 0};
+#pragma unroll
+      for (int d = 2; d >= F; --d) {
+        off[d] = static_cast<unsigned short>((tap % p.filt[d]) * p.dil[d]);
+        tap /= p.filt[d];
+      }
+      tma_load_im2col<Cfg::kNdim>(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, b.g0 * p.Cg + c, base, n, off,
+                                  bar);
+    }
+    w.next();
+  }
+}
+
 // One consumer warpgroup's accumulators: [m64 block][instruction][register].
 // Register r of instruction (mi, ni) holds row 16 * warp + (lane / 4) +
 // 8 * ((r / 2) % 2), column 8 * (r / 4) + 2 * (lane % 4) + r % 2 of the
@@ -313,7 +407,15 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
 
   if (tid < kWarpgroup) {
     if constexpr (Cfg::kTma) {
-      if (tid == 0) produce_tma<Cfg>(p, ta, tb, b, m0, n0, kt0, ktiles, ring, full, empty);
+      if (tid == 0) {
+        if constexpr (Cfg::kDir == kFwd) {
+          produce_tma<Cfg>(p, ta, tb, b, m0, n0, kt0, ktiles, ring, full, empty);
+        } else if constexpr (Cfg::kDir == kBwdData) {
+          produce_tma_bwd_data<Cfg>(p, ta, tb, b, m0, n0, kt0, ktiles, ring, full, empty);
+        } else {
+          produce_tma_bwd_weight<Cfg>(p, ta, tb, b, m0, n0, kt0, ktiles, ring, full, empty);
+        }
+      }
     } else {
       produce<Cfg>(p, ops, b, m0, n0, kt0, ktiles, ring, full, empty, tid);
     }

@@ -38,8 +38,11 @@ class WgmmaFamily final : public KernelFamily {
     if (reinterpret_cast<uintptr_t>(args.a) % 16 != 0 || reinterpret_cast<uintptr_t>(args.b) % 16 != 0)
       return invalid_argument("wgmma launch: tensor-map operands must be 16-byte aligned");
     wgmma::TensorMap ta, tb;
-    GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::fwd_a_args(t, p), p.dtype, args.a, &ta));
-    GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::fwd_b_args(t, p), p.dtype, args.b, &tb));
+    // ConvArgs: fwd a = x, b = w; bwd_data a = dy, b = w; bwd_weight a = x,
+    // b = dy, while the GEMM's A is dy and B is x there.
+    const bool swap = p.direction == Direction::bwd_weight;
+    GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::a_args(t, p), p.dtype, swap ? args.b : args.a, &ta));
+    GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_args(t, p), p.dtype, swap ? args.a : args.b, &tb));
     return igemm::launch_plan("wgmma", t, k, p, args, *plan, stream, {&ta, &tb});
   }
 };

@@ -75,8 +75,10 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   if (kmajor < 1 || !slots_fit(ka) || !slots_fit(kb))
     return fail(why, "the producer's K slots (tile_k / vec for K-major tiles, tile_k for MN-major) must divide "
                      "128 threads or be a multiple of them");
-  if (t.tma && (t.direction != Direction::fwd || row_bytes != 128))
-    return fail(why, "tma: the TMA producer is for fwd kernels with 128-byte K rows (tile_k 64 for 16-bit types, 32 for fp32)");
+  if (t.tma && row_bytes != 128)
+    return fail(why, "tma: the TMA producer needs 128-byte K rows (tile_k 64 for 16-bit types, 32 for fp32)");
+  if (t.tma && t.direction != Direction::fwd && (t.tile_n % 64 != 0 || t.tile_m % 64 != 0))
+    return fail(why, "tma: bwd_data / bwd_weight TMA loads whole 64-element blocks: tile_m and tile_n multiples of 64");
   if (smem_bytes(t) > igemm::kMaxSmemBytes)
     return fail(why, "shared memory " + std::to_string(smem_bytes(t)) + " B exceeds " +
                          std::to_string(igemm::kMaxSmemBytes) + " B");
