@@ -77,6 +77,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--dtype", default="bf16", choices=["bf16", "fp16", "fp32"])
     ap.add_argument("--directions", default="fwd,bwd_data,bwd_weight")
+    ap.add_argument("--modes", default="heur,exh",
+                    help="cuDNN modes to time: heur (its heuristic pick), exh (best of its benchmarked candidates)")
     ap.add_argument("--gemm-gflop", type=float, default=None,
                     help="also time torch.matmul on the equivalent GEMM (gemm_ms) of dense problems of at least "
                          "this many GFLOP")
@@ -96,6 +98,8 @@ def main():
         for i, r in enumerate(recs):
             res = dict(r)
             for mode, bench in (("heur_ms", False), ("exh_ms", True)):
+                if mode.split("_")[0] not in args.modes.split(","):
+                    continue
                 torch.backends.cudnn.benchmark = bench
                 try:
                     res["torch_" + mode] = time_one(r, r["direction"], dtype)

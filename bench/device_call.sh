@@ -208,7 +208,7 @@ for stage in "$@"; do
         open('/tmp/pub.jsonl','w').write(''.join(a+b[::int(sys.argv[1])]))" "${PUB_EVERY:-1}"
       t0=$(date +%s)
       timeout -k 10 "${PUB_S:-400}" .device/gconv bench --problems /tmp/pub.jsonl \
-        ${FILTER:+--filter "$FILTER"} --out /tmp/pub.csv --warmup 2 --repeats 7 --jobs "$ncpu" --progress-s 60 \
+        ${FILTER:+--filter "$FILTER"} --out /tmp/pub.csv --warmup 2 --repeats "${REPEATS:-7}" --jobs "$ncpu" --progress-s 60 \
         2> "$OUT/pub_stderr.log"
       echo "pub bench rc=$?"; tail -n 3 "$OUT/pub_stderr.log"
       if [ -n "${TOP:-}" ]; then
@@ -217,13 +217,13 @@ for stage in "$@"; do
           --families igemm,direct --top "$TOP" --out /tmp/top_pairs.csv
         left=$(( ${PUB_S:-400} - ( $(date +%s) - t0 ) )); [ "$left" -lt 30 ] && left=30
         timeout -k 10 "$left" .device/gconv bench --problems /tmp/pub.jsonl --pairs /tmp/top_pairs.csv \
-          --out /tmp/pub.csv --warmup 2 --repeats 7 --jobs "$ncpu" --progress-s 60 2> "$OUT/pub_top_stderr.log"
+          --out /tmp/pub.csv --warmup 2 --repeats "${REPEATS:-7}" --jobs "$ncpu" --progress-s 60 2> "$OUT/pub_top_stderr.log"
         echo "pub top bench rc=$?"; tail -n 3 "$OUT/pub_top_stderr.log"
       fi
       .device/zstd -q -T0 -12 /tmp/pub.csv -o "$OUT/pub.csv.zst"
       if [ -n "${CUDNN:-1}" ] && [ "${CUDNN:-1}" != 0 ]; then
         PYTHONUNBUFFERED=1 python3 bench/cudnn_torch.py --problems /tmp/pub.jsonl \
-          --out "$OUT/cudnn_torch.jsonl" --gemm-gflop 5 2> "$OUT/cudnn.log"
+          --out "$OUT/cudnn_torch.jsonl" --gemm-gflop 5 --modes "${CUDNN_MODES:-heur,exh}" 2> "$OUT/cudnn.log"
       elif [ -f .device/cudnn_torch.jsonl ]; then cp .device/cudnn_torch.jsonl "$OUT/"; fi
       python3 bench/compare_cudnn.py --sweep /tmp/pub.csv --cudnn "$OUT/cudnn_torch.jsonl" --by-family \
         --per-problem "$OUT/compare.csv" > "$OUT/compare.txt"; tail -n 45 "$OUT/compare.txt" ;;
