@@ -69,6 +69,12 @@ Tally check_pool(Direction d, DType t, int ndim, int sample) {
                              [f](const KernelTraits& k) { return k.family == f; });
       if (it != kernels.end()) std::iter_swap(kernels.begin() + front++, it);
     }
+    // Both wgmma producers (cp.async gathers, TMA) when the pool has both.
+    for (bool tma : {false, true}) {
+      auto it = std::find_if(kernels.begin() + front, kernels.end(),
+                             [tma](const KernelTraits& k) { return k.family == Family::wgmma && k.tma == tma; });
+      if (it != kernels.end()) std::iter_swap(kernels.begin() + front++, it);
+    }
     kernels.resize(std::max(size_t(sample), front));
   }
   tally.kernels = int(kernels.size());

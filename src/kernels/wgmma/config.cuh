@@ -117,16 +117,16 @@ struct WgmmaConfig {
   // elements included as zeros); bwd producers skip 64-wide blocks wholly
   // outside the GEMM and count what they issue.
   static constexpr int kTxBytes = TileA::kBytes + TileB::kBytes;
-  // Epilogue staging: the output tile (fp32 for split-K slices and fp32
-  // outputs, else the dtype) goes through the idle ring, rows padded by 16
-  // bytes (fragment writes of 8 rows hit distinct banks), followed by one int
-  // per row (its output offset); then 16-byte coalesced stores. Serial
-  // split-K adds with atomics straight from the registers instead.
+  // Epilogue staging: the output tile (fp32 for split-K and fp32 outputs,
+  // else the dtype) goes through the idle ring, rows padded by 16 bytes
+  // (fragment writes of 8 rows hit distinct banks), followed by one int per
+  // row (its output offset); then 16-byte coalesced stores, or for serial
+  // split-K 16-byte atomic adds (red.global.add.v4.f32) into the workspace.
   static constexpr bool kF32Out = SPLIT != 0 || DT == dev::kFP32;
   static constexpr int kOutBytes = kF32Out ? 4 : 2;
   static constexpr int kOutPitch = TN * kOutBytes + 16;
   static constexpr int kStagedBytes = TM * kOutPitch + TM * 4;
-  static constexpr bool kStaged = SPLIT != 2 && kStagedBytes <= kBarOffset;
+  static constexpr bool kStaged = kStagedBytes <= kBarOffset;
   // Two blocks per SM (128 registers a thread) when the accumulators fit half
   // of that and the producer's copies are at least 8 bytes (narrower ones
   // mean more copy slots per thread, which spill under the cap).

@@ -21,9 +21,10 @@
 //     before it overwrites the stage. So one stage's MMAs are always in
 //     flight while the next stage is waited for.
 // Epilogue: the output tile is staged in the idle ring and written with
-// 16-byte stores (store_staged), or, for serial split-K and tiles whose
-// output does not fit the ring, each consumer thread stores its accumulators
-// (igemm's store_pair: dtype, fp32 workspace slices, or atomics).
+// 16-byte stores or, for serial split-K, 16-byte atomic adds (store_staged);
+// a tile whose output does not fit the ring is stored by each consumer
+// thread from its accumulators (igemm's store_pair: dtype, fp32 workspace
+// slices, or atomics).
 //
 // An instance source (wgmma_plan.cpp) defines:
 //   typedef gconv::wg::WgmmaConfig<...> Cfg;
@@ -355,7 +356,17 @@ __device__ __forceinline__ void store_staged(const WgAcc<Cfg>& acc, const IgemmP
     if (roff < 0 || n >= gemm_n) continue;
     const long long idx = roff + goff + n;
     const uint4 val = *reinterpret_cast<const uint4*>(ring + row * P + col * OB);
-    if constexpr (Cfg::kF32Out) {
+    if constexpr (Cfg::kSplit == igemm::kSplitSerial) {
+      // Every split adds into the one zeroed fp32 slice.
+      const float* e = reinterpret_cast<const float*>(&val);
+      if (n + V <= gemm_n && idx % V == 0) {
+        red_add_v4(p.ws + idx, make_float4(e[0], e[1], e[2], e[3]));
+      } else {
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          if (n + k < gemm_n) atomicAdd(p.ws + idx + k, e[k]);
+      }
+    } else if constexpr (Cfg::kF32Out) {
       float* out = Cfg::kSplit == igemm::kSplitParallel ? p.ws : static_cast<float*>(p.dst);
       if (n + V <= gemm_n && idx % V == 0) {
         *reinterpret_cast<uint4*>(out + idx) = val;
