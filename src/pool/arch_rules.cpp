@@ -212,6 +212,34 @@ bool legal_resources(const ArchRules& rules, const KernelTraits& t, std::string*
   return true;
 }
 
+// The rules the implicit-GEMM families share: pipeline depth, split-K
+// factor and mode, vector width (a vector never straddles a row of a tile),
+// groups per block.
+bool legal_gemm_common(const ArchRules& rules, const KernelTraits& t, int stages_min, int stages_max, int split_k_max,
+                       const std::vector<int>& groups_per_block, std::string* why) {
+  if (t.stages < stages_min || t.stages > stages_max) {
+    *why = fmt::format("stages: {} not in [{}, {}]", t.stages, stages_min, stages_max);
+    return false;
+  }
+  bool split_ok = t.split_mode == SplitKMode::none ? t.split_k == 1 : (t.split_k >= 2 && t.split_k <= split_k_max);
+  if (!split_ok) {
+    *why = fmt::format("split: split_k {} with mode {} (none needs 1, parallel/serial need 2..{})", t.split_k,
+                       t.split_mode == SplitKMode::none ? "none" : t.split_mode == SplitKMode::parallel ? "parallel" : "serial",
+                       split_k_max);
+    return false;
+  }
+  if (!legal_vec(rules, t, why)) return false;
+  if (t.tile_k % t.vec != 0 || t.tile_m % t.vec != 0 || t.tile_n % t.vec != 0) {
+    *why = fmt::format("vec: {} does not divide the tile {}x{}x{}", t.vec, t.tile_m, t.tile_n, t.tile_k);
+    return false;
+  }
+  if (!contains(groups_per_block, t.groups_per_block)) {
+    *why = fmt::format("groups_per_block: {} not in {}", t.groups_per_block, list_text(groups_per_block));
+    return false;
+  }
+  return true;
+}
+
 bool legal_igemm(const ArchRules& rules, const KernelTraits& t, std::string* why) {
   const ArchRules::Igemm& g = rules.igemm;
   const MmaShape& mma = rules.mma_for(t.dtype);
@@ -245,27 +273,7 @@ bool legal_igemm(const ArchRules& rules, const KernelTraits& t, std::string* why
     *why = fmt::format("warps: warp tile n = {}/{} is not a multiple of the mma n {}", t.tile_n, t.warps_n, mma.n);
     return false;
   }
-  if (t.stages < g.stages_min || t.stages > g.stages_max) {
-    *why = fmt::format("stages: {} not in [{}, {}]", t.stages, g.stages_min, g.stages_max);
-    return false;
-  }
-  bool split_ok = t.split_mode == SplitKMode::none ? t.split_k == 1 : (t.split_k >= 2 && t.split_k <= g.split_k_max);
-  if (!split_ok) {
-    *why = fmt::format("split: split_k {} with mode {} (none needs 1, parallel/serial need 2..{})", t.split_k,
-                       t.split_mode == SplitKMode::none ? "none" : t.split_mode == SplitKMode::parallel ? "parallel" : "serial",
-                       g.split_k_max);
-    return false;
-  }
-  if (!legal_vec(rules, t, why)) return false;
-  // A vector never straddles a row of a tile.
-  if (t.tile_k % t.vec != 0 || t.tile_m % t.vec != 0 || t.tile_n % t.vec != 0) {
-    *why = fmt::format("vec: {} does not divide the tile {}x{}x{}", t.vec, t.tile_m, t.tile_n, t.tile_k);
-    return false;
-  }
-  if (!contains(g.groups_per_block, t.groups_per_block)) {
-    *why = fmt::format("groups_per_block: {} not in {}", t.groups_per_block, list_text(g.groups_per_block));
-    return false;
-  }
+  if (!legal_gemm_common(rules, t, g.stages_min, g.stages_max, g.split_k_max, g.groups_per_block, why)) return false;
   // Each group owns tile_n / groups_per_block whole mma columns, and a warp
   // either spans whole groups or lies inside one (igemm/config.cuh).
   const int group_n = t.tile_n / t.groups_per_block, warp_n = t.tile_n / t.warps_n;
@@ -321,26 +329,7 @@ bool legal_wgmma(const ArchRules& rules, const KernelTraits& t, std::string* why
                        t.warps_m, list_text(g.rows_per_consumer));
     return false;
   }
-  if (t.stages < g.stages_min || t.stages > g.stages_max) {
-    *why = fmt::format("stages: {} not in [{}, {}]", t.stages, g.stages_min, g.stages_max);
-    return false;
-  }
-  bool split_ok = t.split_mode == SplitKMode::none ? t.split_k == 1 : (t.split_k >= 2 && t.split_k <= g.split_k_max);
-  if (!split_ok) {
-    *why = fmt::format("split: split_k {} with mode {} (none needs 1, parallel/serial need 2..{})", t.split_k,
-                       t.split_mode == SplitKMode::none ? "none" : t.split_mode == SplitKMode::parallel ? "parallel" : "serial",
-                       g.split_k_max);
-    return false;
-  }
-  if (!legal_vec(rules, t, why)) return false;
-  if (t.tile_k % t.vec != 0 || t.tile_m % t.vec != 0 || t.tile_n % t.vec != 0) {
-    *why = fmt::format("vec: {} does not divide the tile {}x{}x{}", t.vec, t.tile_m, t.tile_n, t.tile_k);
-    return false;
-  }
-  if (!contains(g.groups_per_block, t.groups_per_block)) {
-    *why = fmt::format("groups_per_block: {} not in {}", t.groups_per_block, list_text(g.groups_per_block));
-    return false;
-  }
+  if (!legal_gemm_common(rules, t, g.stages_min, g.stages_max, g.split_k_max, g.groups_per_block, why)) return false;
   const int acc = wgmma_accumulators(t);
   if (acc > g.accumulators_max) {
     *why = fmt::format("accumulators: {} rows x {} columns per consumer warpgroup = {} fp32 per thread > {}",

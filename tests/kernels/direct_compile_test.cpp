@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "compile_test_util.hpp"
 #include "jit/compiler.hpp"
 #include "kernels/family.hpp"
 #include "kernels/naive/naive.hpp"
@@ -58,34 +59,23 @@ std::vector<Instance> instances() {
   return out;
 }
 
-bool contains(const std::vector<char>& image, const std::string& s) {
-  return std::search(image.begin(), image.end(), s.begin(), s.end()) != image.end();
-}
-
 TEST(DirectCompile, EveryDirectionDtypeAndDimensionCompilesForSm90a) {
   const std::vector<Instance> all = instances();
   ASSERT_EQ(all.size(), 18u);
-  jit::CompileOptions options;
-  options.arch = "sm_90a";
-  options.lineinfo = false;
-  Result<jit::PreparedOptions> prepared = jit::prepare(options);
-  ASSERT_TRUE(prepared.ok()) << prepared.status().to_string();
-
-  std::vector<Result<jit::Cubin>> results(all.size(), Result<jit::Cubin>(internal_error("not compiled")));
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < all.size();)
-      results[i] = jit::compile(all[i].source, all[i].name + ".cu", *prepared);
-  };
-  std::thread helper(worker);  // two compiles at a time: the CI machine has 2 cores
-  worker();
-  helper.join();
+  std::vector<std::string> sources, names;
+  for (const auto& i : all) {
+    sources.push_back(i.source);
+    names.push_back(i.name);
+  }
+  Status setup;
+  const auto results = testing::compile_sm90a(sources, names, false, &setup);
+  ASSERT_TRUE(setup.ok()) << setup.to_string();
 
   for (size_t i = 0; i < all.size(); ++i) {
     SCOPED_TRACE(all[i].name);
     ASSERT_TRUE(results[i].ok()) << results[i].status().message();
     EXPECT_EQ(results[i]->arch, "sm_90a");
-    for (const std::string& e : all[i].entries) EXPECT_TRUE(contains(results[i]->image, e)) << e;
+    for (const std::string& e : all[i].entries) EXPECT_TRUE(testing::image_contains(results[i]->image, e)) << e;
   }
 }
 

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "compile_test_util.hpp"
 #include "jit/compiler.hpp"
 #include "kernels/family.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
@@ -76,10 +77,6 @@ std::vector<KernelTraits> instances() {
   return out;
 }
 
-bool contains(const std::vector<char>& image, const std::string& s) {
-  return std::search(image.begin(), image.end(), s.begin(), s.end()) != image.end();
-}
-
 TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills) {
   const std::vector<KernelTraits> all = instances();
   ASSERT_EQ(all.size(), 31u);
@@ -87,34 +84,21 @@ TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills)
     std::string why;
     ASSERT_TRUE(wgmma::traits_ok(t, &why)) << kernel_name(t) << ": " << why;
   }
-  jit::CompileOptions options;
-  options.arch = "sm_90a";
-  options.lineinfo = false;
-  options.extra = {"--ptxas-options=-v"};  // ptxas reports spills and warnings into the log
-  Result<jit::PreparedOptions> prepared = jit::prepare(options);
-  ASSERT_TRUE(prepared.ok()) << prepared.status().to_string();
+  std::vector<std::string> sources, names;
+  for (const auto& t : all) {
+    sources.push_back(wgmma_family().instance_source(t));
+    names.push_back(kernel_name(t));
+  }
+  Status setup;
+  // ptxas reports spills and warnings into the log.
+  const auto results = testing::compile_sm90a(sources, names, true, &setup);
+  ASSERT_TRUE(setup.ok()) << setup.to_string();
 
-  std::vector<Result<jit::Cubin>> results(all.size(), Result<jit::Cubin>(internal_error("not compiled")));
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < all.size();)
-      results[i] = jit::compile(wgmma_family().instance_source(all[i]), kernel_name(all[i]) + ".cu", *prepared);
-  };
-  std::thread helper(worker);
-  worker();
-  helper.join();
-
-  const std::regex spill("[1-9][0-9]* bytes spill stores");
   for (size_t i = 0; i < all.size(); ++i) {
-    const std::string name = kernel_name(all[i]);
-    ASSERT_TRUE(results[i].ok()) << name << ": " << results[i].status().to_string();
-    const jit::Cubin& c = *results[i];
-    EXPECT_FALSE(c.image.empty()) << name;
-    for (const auto& entry : wgmma_family().entry_points(all[i]))
-      EXPECT_TRUE(contains(c.image, entry)) << name << " lacks " << entry;
-    EXPECT_NE(c.log.find("Compiling entry function 'gconv_main'"), std::string::npos) << name << ": " << c.log;
-    EXPECT_FALSE(std::regex_search(c.log, spill)) << name << " spills registers:\n" << c.log;
-    EXPECT_EQ(c.log.find("serialized"), std::string::npos) << name << ": ptxas serialized wgmma:\n" << c.log;
+    testing::expect_built_without_spills(results[i], names[i], wgmma_family().entry_points(all[i]));
+    if (results[i].ok())
+      EXPECT_EQ(results[i]->log.find("serialized"), std::string::npos)
+          << names[i] << ": ptxas serialized wgmma:\n" << results[i]->log;
   }
 }
 

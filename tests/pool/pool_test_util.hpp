@@ -42,4 +42,15 @@ inline const std::vector<KernelTraits>& all_pool_kernels() {
   return all;
 }
 
+// parse_kernel_name(name) fails with a parse_error whose message names the
+// 1-based position where the name goes wrong and says what was expected.
+inline void expect_name_error_at(const char* name, int position, const char* expected) {
+  auto t = parse_kernel_name(name);
+  ASSERT_FALSE(t.ok()) << name;
+  EXPECT_EQ(t.status().code(), StatusCode::parse_error);
+  const std::string& m = t.status().message();
+  EXPECT_NE(m.find("at position " + std::to_string(position)), std::string::npos) << name << " -> " << m;
+  EXPECT_NE(m.find(expected), std::string::npos) << name << " -> " << m;
+}
+
 }  // namespace gconv::testing

@@ -101,27 +101,18 @@ TEST(WgmmaName, RoundTripsEveryWgmmaPoolKernel) {
   EXPECT_EQ(n, 2u * 3 * (103 + 95 + 291) + 3 * 24);  // the counts of WgmmaPools.ExactCounts
 }
 
-void expect_error_at(const char* name, int position, const char* expected) {
-  auto t = parse_kernel_name(name);
-  ASSERT_FALSE(t.ok()) << name;
-  EXPECT_EQ(t.status().code(), StatusCode::parse_error);
-  const std::string& m = t.status().message();
-  EXPECT_NE(m.find("at position " + std::to_string(position)), std::string::npos) << name << " -> " << m;
-  EXPECT_NE(m.find(expected), std::string::npos) << name << " -> " << m;
-}
-
 TEST(WgmmaName, MalformedNamesNameThePosition) {
-  expect_error_at("wgmm_fwd_bf16_2d_m128n128k64_c1_s4_sk1_v8", 1, "wgmma_");
-  expect_error_at("wgmma_fwd_bf16_2d_m128n128_c1_s4_sk1_v8", 27, "'k'");
+  testing::expect_name_error_at("wgmm_fwd_bf16_2d_m128n128k64_c1_s4_sk1_v8", 1, "wgmma_");
+  testing::expect_name_error_at("wgmma_fwd_bf16_2d_m128n128_c1_s4_sk1_v8", 27, "'k'");
   // The igemm warp grid is no part of a wgmma name.
-  expect_error_at("wgmma_fwd_bf16_2d_m128n128k64_w1x1_s4_sk1_v8", 30, "'_c'");
-  expect_error_at("wgmma_fwd_bf16_2d_m128n128k64_c0_s4_sk1_v8", 32, "consumer warpgroups");
-  expect_error_at("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_v8", 36, "'_sk'");
-  expect_error_at("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk2_v8", 40, "'p' or 's'");
-  expect_error_at("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk1p_v8", 40, "no p/s suffix");
-  expect_error_at("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk1_v", 42, "vec");
+  testing::expect_name_error_at("wgmma_fwd_bf16_2d_m128n128k64_w1x1_s4_sk1_v8", 30, "'_c'");
+  testing::expect_name_error_at("wgmma_fwd_bf16_2d_m128n128k64_c0_s4_sk1_v8", 32, "consumer warpgroups");
+  testing::expect_name_error_at("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_v8", 36, "'_sk'");
+  testing::expect_name_error_at("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk2_v8", 40, "'p' or 's'");
+  testing::expect_name_error_at("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk1p_v8", 40, "no p/s suffix");
+  testing::expect_name_error_at("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk1_v", 42, "vec");
   // No groups_per_block suffix either.
-  expect_error_at("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk1_v8_g1", 43, "the end of the name");
+  testing::expect_name_error_at("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk1_v8_g1", 43, "the end of the name");
 }
 
 TEST(WgmmaRules, ReadsTheArchSection) {

@@ -89,47 +89,71 @@ __device__ __forceinline__ void produce(const IgemmParams& p, Ops& ops, const Bl
   }
 }
 
-// The TMA producer (fwd, Cfg::kTma): one thread per CTA. K tile kt is
-// filter tap kt * TK / Cg, channels (kt * TK) % Cg onwards (C/G is a
-// multiple of TK), so A is one im2col load (TM output pixels from the block's
-// first row on, shifted by the tap's offsets; padding and the M tail come
-// back as zeros) and B one tiled load of TN weight rows. Both complete on the
-// stage's full barrier, which counts their bytes.
-template <class Cfg>
-__device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
-                                            const BlockPos& b, int m0, int n0, int kt0, int ktiles, u32 ring,
-                                            u32 full, u32 empty) {
-  constexpr int S = Cfg::kStages, F = 3 - Cfg::kNdim;
-  int base[3] = {0, 0, 0};
-  int r = m0;
-#pragma unroll
-  for (int d = 2; d >= F; --d) {
-    const int o = r % p.out[d];
-    r /= p.out[d];
-    base[d] = o * p.stride[d] - p.pad[d];
-  }
-  const int n = r;
-  const int c_group = b.g0 * p.Cg, row_group = b.g0 * p.Kg + n0;
+// The TMA producers: one thread per CTA walks the ring; for each K tile it
+// waits until the consumers released the stage, then `issue(k, stage, bar)`
+// arms the stage's full barrier with the bytes of its loads and issues them
+// (they complete on that barrier).
+template <int S, class Issue>
+__device__ __forceinline__ void tma_ring(int kt0, int tile_k, int ktiles, u32 ring, int stage_bytes, u32 full,
+                                         u32 empty, Issue&& issue) {
   RingPos<S> w;
 #pragma unroll 1
   for (int kt = 0; kt < ktiles; ++kt) {
     if (kt >= S) mbar_wait(empty + 8 * w.stage, w.phase ^ 1);
-    const int k = (kt0 + kt) * Cfg::kTileK;
-    int tap = k / p.Cg;
+    issue((kt0 + kt) * tile_k, ring + w.stage * stage_bytes, full + 8 * w.stage);
+    w.next();
+  }
+}
+
+// Splits a pixel index into its spatial digits (right-aligned slots, radix
+// `ext`); returns the image index.
+template <int NDIM>
+__device__ __forceinline__ int pixel_digits(int r, const int (&ext)[3], int (&digit)[3]) {
+#pragma unroll
+  for (int d = 2; d >= 3 - NDIM; --d) {
+    digit[d] = r % ext[d];
+    r /= ext[d];
+  }
+  return r;
+}
+
+// Splits a filter tap index into its spatial digits (filter sizes `filt`).
+template <int NDIM>
+__device__ __forceinline__ void tap_digits(int tap, const int (&filt)[3], int (&f)[3]) {
+#pragma unroll
+  for (int d = 2; d >= 3 - NDIM; --d) {
+    f[d] = tap % filt[d];
+    tap /= filt[d];
+  }
+}
+
+// fwd (Cfg::kTma): K tile kt is filter tap kt * TK / Cg, channels (kt * TK) %
+// Cg onwards (C/G is a multiple of TK), so A is one im2col load (TM output
+// pixels from the block's first row on, shifted by the tap's offsets;
+// padding and the M tail come back as zeros) and B one tiled load of TN
+// weight rows.
+template <class Cfg>
+__device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
+                                            const BlockPos& b, int m0, int n0, int kt0, int ktiles, u32 ring,
+                                            u32 full, u32 empty) {
+  constexpr int F = 3 - Cfg::kNdim;
+  int o[3] = {0, 0, 0}, base[3] = {0, 0, 0};
+  const int n = pixel_digits<Cfg::kNdim>(m0, p.out, o);
+#pragma unroll
+  for (int d = F; d < 3; ++d) base[d] = o[d] * p.stride[d] - p.pad[d];
+  const int c_group = b.g0 * p.Cg, row_group = b.g0 * p.Kg + n0;
+  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, [&](int k, u32 st, u32 bar) {
+    const int tap = k / p.Cg;
     const int c0 = k - tap * p.Cg;
+    int f[3] = {0, 0, 0};
+    tap_digits<Cfg::kNdim>(tap, p.filt, f);
     unsigned short off[3] = {0, 0, 0};
 #pragma unroll
-    for (int d = 2; d >= F; --d) {
-      const int f = tap % p.filt[d];
-      tap /= p.filt[d];
-      off[d] = static_cast<unsigned short>(f * p.dil[d]);
-    }
-    const u32 st = ring + w.stage * Cfg::kStageBytes, bar = full + 8 * w.stage;
+    for (int d = F; d < 3; ++d) off[d] = static_cast<unsigned short>(f[d] * p.dil[d]);
     mbar_arrive_expect_tx(bar, Cfg::kTxBytes);
     tma_load_im2col<Cfg::kNdim>(st, ta, c_group + c0, base, n, off, bar);
     tma_load_2d(st + Cfg::kABytes, tb, k, row_group, bar);
-    w.next();
-  }
+  });
 }
 
 // bwd_data with TMA (stride 1; wgmma/tma.hpp): A = dy through im2col with the
@@ -141,41 +165,30 @@ template <class Cfg>
 __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                                      const BlockPos& b, int m0, int n0, int kt0, int ktiles,
                                                      u32 ring, u32 full, u32 empty) {
-  constexpr int S = Cfg::kStages, F = 3 - Cfg::kNdim;
-  int base[3] = {0, 0, 0};
-  int r = m0;
+  constexpr int F = 3 - Cfg::kNdim;
+  int i[3] = {0, 0, 0}, base[3] = {0, 0, 0};
+  const int n = pixel_digits<Cfg::kNdim>(m0, p.in, i);
 #pragma unroll
-  for (int d = 2; d >= F; --d) {
-    const int i = r % p.in[d];
-    r /= p.in[d];
-    base[d] = i + p.pad[d] - p.dil[d] * (p.filt[d] - 1);
-  }
-  const int n = r;
+  for (int d = F; d < 3; ++d) base[d] = i[d] + p.pad[d] - p.dil[d] * (p.filt[d] - 1);
   const int nblocks = cmin(Cfg::kTileN, p.Cg - n0 + 63) / 64;  // 64-column blocks inside the GEMM
   const u32 tx = Cfg::TileA::kBytes + nblocks * Cfg::TileB::kBlockBytes;
-  RingPos<S> w;
-#pragma unroll 1
-  for (int kt = 0; kt < ktiles; ++kt) {
-    if (kt >= S) mbar_wait(empty + 8 * w.stage, w.phase ^ 1);
-    const int k = (kt0 + kt) * Cfg::kTileK;
-    int tap = k / p.Kg;
+  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, [&](int k, u32 st, u32 bar) {
+    const int tap = k / p.Kg;
     const int k0 = k - tap * p.Kg;
+    int t[3] = {0, 0, 0};  // flipped tap digits
+    tap_digits<Cfg::kNdim>(tap, p.filt, t);
     unsigned short off[3] = {0, 0, 0};
     int wtap = 0;
 #pragma unroll
-    for (int d = 2; d >= F; --d) {
-      const int t = tap % p.filt[d];  // flipped tap index
-      tap /= p.filt[d];
-      off[d] = static_cast<unsigned short>(t * p.dil[d]);
-      wtap += (p.filt[d] - 1 - t) * p.filt_inner[d];
+    for (int d = F; d < 3; ++d) {
+      off[d] = static_cast<unsigned short>(t[d] * p.dil[d]);
+      wtap += (p.filt[d] - 1 - t[d]) * p.filt_inner[d];
     }
-    const u32 st = ring + w.stage * Cfg::kStageBytes, bar = full + 8 * w.stage;
     mbar_arrive_expect_tx(bar, tx);
     tma_load_im2col<Cfg::kNdim>(st, ta, b.g0 * p.Kg + k0, base, n, off, bar);
     for (int j = 0; j < nblocks; ++j)
       tma_load_3d(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, n0 + 64 * j, wtap, b.g0 * p.Kg + k0, bar);
-    w.next();
-  }
+  });
 }
 
 // bwd_weight with TMA: K runs over output pixels. A = dy^T, one tiled box of
@@ -187,43 +200,31 @@ template <class Cfg>
 __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                                        const BlockPos& b, int m0, int n0, int kt0, int ktiles,
                                                        u32 ring, u32 full, u32 empty) {
-  constexpr int S = Cfg::kStages, F = 3 - Cfg::kNdim;
+  constexpr int F = 3 - Cfg::kNdim;
   const int mblocks = cmin(Cfg::kTileM, p.Kg - m0 + 63) / 64;
   const int nblocks = cmin(Cfg::kTileN, p.gemm_n - n0 + 63) / 64;
   const u32 tx = (mblocks * Cfg::TileA::kBlockBytes) + nblocks * Cfg::TileB::kBlockBytes;
-  RingPos<S> w;
-#pragma unroll 1
-  for (int kt = 0; kt < ktiles; ++kt) {
-    if (kt >= S) mbar_wait(empty + 8 * w.stage, w.phase ^ 1);
-    const int k = (kt0 + kt) * Cfg::kTileK;
-    int base[3] = {0, 0, 0};
-    int r = k;
+  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, [&](int k, u32 st, u32 bar) {
+    int o[3] = {0, 0, 0}, base[3] = {0, 0, 0};
+    const int n = pixel_digits<Cfg::kNdim>(k, p.out, o);
 #pragma unroll
-    for (int d = 2; d >= F; --d) {
-      const int o = r % p.out[d];
-      r /= p.out[d];
-      base[d] = o * p.stride[d] - p.pad[d];
-    }
-    const int n = r;
-    const u32 st = ring + w.stage * Cfg::kStageBytes, bar = full + 8 * w.stage;
+    for (int d = F; d < 3; ++d) base[d] = o[d] * p.stride[d] - p.pad[d];
     mbar_arrive_expect_tx(bar, tx);
     for (int j = 0; j < mblocks; ++j)
       tma_load_2d(st + j * Cfg::TileA::kBlockBytes, ta, b.g0 * p.Kg + m0 + 64 * j, k, bar);
     for (int j = 0; j < nblocks; ++j) {
       const int col = n0 + 64 * j;
-      int tap = col / p.Cg;
+      const int tap = col / p.Cg;
       const int c = col - tap * p.Cg;
+      int f[3] = {0, 0, 0};
+      tap_digits<Cfg::kNdim>(tap, p.filt, f);
       unsigned short off[3] = {0, 0, 0};
 #pragma unroll
-      for (int d = 2; d >= F; --d) {
-        off[d] = static_cast<unsigned short>((tap % p.filt[d]) * p.dil[d]);
-        tap /= p.filt[d];
-      }
+      for (int d = F; d < 3; ++d) off[d] = static_cast<unsigned short>(f[d] * p.dil[d]);
       tma_load_im2col<Cfg::kNdim>(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, b.g0 * p.Cg + c, base, n, off,
                                   bar);
     }
-    w.next();
-  }
+  });
 }
 
 // One consumer warpgroup's accumulators: [m64 block][instruction][register].
