@@ -75,8 +75,10 @@ struct Problem {
   // index limits). The message names the field: "C (7) is not divisible by G (2)".
   Status validate() const;
 
-  int64_t c_per_group() const { return c / g; }
-  int64_t k_per_group() const { return k / g; }
+  // 0 when g < 1 (an invalid problem): sizes derived from an unvalidated
+  // problem never divide by zero.
+  int64_t c_per_group() const { return g > 0 ? c / g : 0; }
+  int64_t k_per_group() const { return g > 0 ? k / g : 0; }
   // Output size of spatial slot i (0..2); may be < 1 for an invalid problem.
   int64_t out(int i) const;
   int64_t in_volume() const { return in[0] * in[1] * in[2]; }

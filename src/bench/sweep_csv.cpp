@@ -85,11 +85,26 @@ Status prepare_append(const std::string& path, const std::string& header, std::s
   const bool exists = std::filesystem::exists(path, ec);
   std::string text;
   if (exists) {
+    // Only a regular file is read (a FIFO would block, a directory fails
+    // later with a less clear message).
+    if (!std::filesystem::is_regular_file(path, ec))
+      return invalid_argument(path + ": not a regular file; --out needs a sweep CSV file (or a new path)");
     std::ifstream f(path, std::ios::binary);
     if (!f) return io_error(path + ": cannot read");
     std::ostringstream ss;
     ss << f.rdbuf();
     text = ss.str();
+  }
+  // Nothing is changed before the file is known to be a sweep of this
+  // version: its first line must be the header (or, for a run killed while
+  // writing the header, a prefix of it).
+  if (!text.empty()) {
+    const size_t first_nl = text.find('\n');
+    const std::string first = text.substr(0, first_nl);
+    const bool torn_header = first_nl == std::string::npos && header.compare(0, first.size(), first) == 0;
+    if (first != header && !torn_header)
+      return invalid_argument(path + ": not a gconv sweep of this version (its first line is not the sweep header); "
+                                     "the file was left untouched: write to a new file");
   }
   // A torn last line: everything after the last newline is a partial row.
   const size_t nl = text.rfind('\n');
@@ -109,10 +124,6 @@ Status prepare_append(const std::string& path, const std::string& header, std::s
   }
   auto table = parse_sweep_csv(text, path);
   if (!table.ok()) return table.status();
-  std::string have;
-  for (const auto& h : table->header) have += (have.empty() ? "" : ",") + h;
-  if (have != header)
-    return invalid_argument(path + ": existing header differs from this version's sweep columns; write to a new file");
   for (size_t i = 0; i < table->rows.size(); ++i) done->insert(row_key(*table, i));
   return Status::Ok();
 }

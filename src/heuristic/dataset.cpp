@@ -22,7 +22,10 @@ std::string LoadStats::summary() const {
   return std::to_string(files) + " files, " + std::to_string(lines) + " rows read, " + std::to_string(used) +
          " used (" + std::to_string(not_ok) + " not ok, " + std::to_string(other_provider) + " other providers, " +
          std::to_string(duplicates) + " duplicates, " + std::to_string(small_groups) +
-         " rows in groups too small to rank)";
+         " rows in groups too small to rank" +
+         (invalid ? ", " + std::to_string(invalid) + " rows of invalid problems skipped, the first: " + first_invalid
+                  : std::string()) +
+         ")";
 }
 
 const char* kind_of(const Problem& p) {
@@ -61,6 +64,7 @@ Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* st
   std::map<std::string, std::vector<Row>> by_spec;  // ordered: a stable group order
   std::set<std::pair<std::string, std::string>> seen;
   std::map<std::string, Problem> problem_of;  // spec parse cache
+  std::map<std::string, std::string> invalid_spec;  // spec -> the rule it breaks
   for (const auto& path : paths) {
     auto t = bench::read_sweep_csv(path);
     if (!t.ok()) return t.status();
@@ -99,9 +103,24 @@ Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* st
       r.traits = *k;
       auto pit = problem_of.find(r.spec);
       if (pit == problem_of.end()) {
-        auto p = Problem::parse_spec(r.spec);
-        if (!p.ok()) return parse_error(where() + ": spec: " + p.status().message());
-        pit = problem_of.emplace(r.spec, *p).first;
+        auto bad = invalid_spec.find(r.spec);
+        if (bad == invalid_spec.end()) {
+          auto p = Problem::parse_spec(r.spec);
+          if (!p.ok()) return parse_error(where() + ": spec: " + p.status().message());
+          // The one validation boundary: no feature or estimate is computed
+          // for a problem that breaks a rule (they divide by its sizes).
+          const Status v = p->validate();
+          if (v.ok()) {
+            pit = problem_of.emplace(r.spec, *p).first;
+          } else {
+            bad = invalid_spec.emplace(r.spec, v.message()).first;
+          }
+        }
+        if (bad != invalid_spec.end()) {
+          ++stats.invalid;
+          if (stats.first_invalid.empty()) stats.first_invalid = where() + ": " + r.spec + ": " + bad->second;
+          continue;
+        }
       }
       r.problem = pit->second;
       if (r.traits.direction != r.problem.direction || r.traits.dtype != r.problem.dtype)

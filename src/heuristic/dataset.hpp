@@ -42,6 +42,11 @@ struct Dataset {
 struct LoadStats {
   size_t files = 0, lines = 0, used = 0;
   size_t not_ok = 0, other_provider = 0, duplicates = 0, small_groups = 0;
+  // Rows whose spec parses but names an invalid problem (stride 0, G that
+  // does not divide C, ...): skipped, never trained or evaluated on; the
+  // first one's file, row and rule are kept for the summary.
+  size_t invalid = 0;
+  std::string first_invalid;
   std::string summary() const;
 };
 

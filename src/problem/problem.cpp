@@ -65,7 +65,7 @@ int64_t TensorDesc::elements() const {
 int64_t Problem::out(int i) const {
   const int64_t eff = dilation[i] * (filter[i] - 1) + 1;
   const int64_t span = in[i] + pad_lo[i] + pad_hi[i] - eff;
-  if (span < 0) return 0;
+  if (span < 0 || stride[i] < 1) return 0;  // stride < 1: invalid, and no division by zero
   return span / stride[i] + 1;
 }
 

@@ -5,7 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <string>
 
 #include "bench/sweep.hpp"
 #include "bench/sweep_csv.hpp"
@@ -75,6 +77,56 @@ TEST(SweepResume, NewFileGetsTheHeaderAndAForeignHeaderIsRefused) {
     f << "kernel,spec,latency_ms\n";
   }
   EXPECT_EQ(prepare_append(path, sweep_csv_header(), &done).code(), StatusCode::invalid_argument);
+  std::filesystem::remove(path);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+// A file that is not a sweep is refused before a byte changes: neither its
+// "torn" last line is cut nor is it replaced by a header.
+TEST(SweepResume, AFileThatIsNotASweepIsLeftUntouched) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("gconv_resume_u_" + std::to_string(::getpid()) + ".txt")).string();
+  for (const std::string& content : {std::string("my notes\nline two without newline"),
+                                     std::string("a single line, no newline"),
+                                     std::string("kernel,spec\nx,y\npartial")}) {
+    {
+      std::ofstream f(path, std::ios::binary | std::ios::trunc);
+      f << content;
+    }
+    std::set<RowKey> done;
+    size_t torn = 0;
+    const Status s = prepare_append(path, sweep_csv_header(), &done, &torn);
+    EXPECT_EQ(s.code(), StatusCode::invalid_argument) << content;
+    EXPECT_NE(s.message().find("left untouched"), std::string::npos) << s.to_string();
+    EXPECT_EQ(slurp(path), content);
+    EXPECT_EQ(torn, 0u);
+  }
+  std::filesystem::remove(path);
+  // A directory (or any non-regular file) is refused by name.
+  std::set<RowKey> done;
+  const Status dir = prepare_append(std::filesystem::temp_directory_path().string(), sweep_csv_header(), &done);
+  EXPECT_EQ(dir.code(), StatusCode::invalid_argument);
+  EXPECT_NE(dir.message().find("not a regular file"), std::string::npos) << dir.to_string();
+}
+
+// A run killed while writing the header left a prefix of it: the file is
+// completed, not refused.
+TEST(SweepResume, ATornHeaderIsRewritten) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("gconv_resume_th_" + std::to_string(::getpid()) + ".csv")).string();
+  {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << sweep_csv_header().substr(0, 20);
+  }
+  std::set<RowKey> done;
+  size_t torn = 0;
+  ASSERT_TRUE(prepare_append(path, sweep_csv_header(), &done, &torn).ok());
+  EXPECT_EQ(torn, 20u);
+  EXPECT_EQ(slurp(path), sweep_csv_header() + "\n");
   std::filesystem::remove(path);
 }
 

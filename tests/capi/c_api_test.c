@@ -119,6 +119,20 @@ static void test_bad_problems(void) {
   CHECK_STATUS(gconv_fill_random(GCONV_BF16, NULL, 0, 1), GCONV_OK);
   CHECK(strcmp(gconv_last_error(), "") == 0);
 
+  /* Stride 0 and G = 0: created, invalid, and the getters still answer
+   * (no division by zero): output size 0 (< 1), no FLOPs. */
+  const int64_t zero_stride[3] = {1, 0, 1};
+  gconv_problem_t* z = NULL;
+  CHECK_STATUS(gconv_problem_create(2, 1, 8, 8, 0, in, filter, zero_stride, NULL, NULL, NULL, GCONV_FWD, GCONV_BF16, &z),
+               GCONV_OK);
+  CHECK_STATUS(gconv_problem_validate(z), GCONV_ERR_INVALID_PROBLEM);
+  CHECK(gconv_problem_output_size(z, 1) == 0);
+  CHECK(gconv_problem_flops(z) == 0.0);
+  int64_t zx = -1, zw = -1, zy = -1;
+  CHECK_STATUS(gconv_problem_tensor_elements(z, &zx, &zw, &zy), GCONV_OK);
+  CHECK(zw == 0 && zy == 0);
+  gconv_problem_destroy(z);
+
   /* A 3x3 filter on a 2x2 input without padding. */
   gconv_problem_t* q = NULL;
   CHECK_STATUS(gconv_problem_create_from_spec("fwd_n1c8k8_h2w2_y3x3", &q), GCONV_OK);
