@@ -10,6 +10,7 @@
 #include <atomic>
 #include <exception>
 #include <new>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -93,10 +94,14 @@ void axpy(double alpha, const double* __restrict x, double* __restrict y, int64_
   for (; i < n; ++i) y[i] += alpha * x[i];
 }
 
+// 0 = one per hardware thread; more than 4 per hardware thread (and more than
+// 256 in all) only costs thread creation, and tens of thousands exhaust the
+// process: a request is clamped, never refused.
 int resolve_threads(int threads) {
-  if (threads > 0) return threads;
   const unsigned hw = std::thread::hardware_concurrency();
-  return hw > 0 ? static_cast<int>(hw) : 1;
+  const int cores = hw > 0 ? static_cast<int>(hw) : 1;
+  if (threads <= 0) return cores;
+  return std::min({threads, 4 * cores, 256});
 }
 
 // Runs body(worker, begin, end) over [0, count) split into `parts` contiguous
@@ -109,8 +114,15 @@ void parallel_ranges(int64_t count, int parts, const Body& body) {
   };
   std::vector<std::thread> pool;
   pool.reserve(parts - 1);
-  for (int i = 1; i < parts; ++i) pool.emplace_back(range, i);
+  int started = 1;
+  // A thread the system refuses (resource limits) runs its range here
+  // instead: the result is the same, and no exception leaves the library.
+  try {
+    for (; started < parts; ++started) pool.emplace_back(range, started);
+  } catch (const std::system_error&) {
+  }
   range(0);
+  for (int i = started; i < parts; ++i) range(i);
   for (auto& t : pool) t.join();
 }
 

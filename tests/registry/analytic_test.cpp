@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <limits>
+#include <string>
 
 #include "kernels/family.hpp"
 #include "pool/pool.hpp"
@@ -74,6 +77,24 @@ TEST(RegistryAnalytic, DeviceEstimateParserNamesAMissingKey) {
   EXPECT_NE(s.message().find("x.json: missing key 'clock_mhz'"), std::string::npos) << s.message();
   s = parse_device_estimates("{not json", "x.json", &d);
   EXPECT_EQ(s.code(), StatusCode::parse_error);
+  // Figures out of range are refused by name: 0 is not positive, and 0.5
+  // would become an SM count of 0, which divided every estimate.
+  std::ifstream in(std::string(GCONV_SOURCE_DIR) + "/configs/device/sm90.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_TRUE(parse_device_estimates(text, "sm90.json", &d).ok());
+  const size_t at = text.rfind("\"sm_count\"");  // the top-level one (reference.sm_count comes first)
+  ASSERT_NE(at, std::string::npos);
+  const size_t colon = text.find(':', at), end = text.find_first_of(",}", colon);
+  std::string zero = text;
+  zero.replace(colon + 1, end - colon - 1, " 0");
+  s = parse_device_estimates(zero, "sm90.json", &d);
+  EXPECT_EQ(s.code(), StatusCode::parse_error);
+  EXPECT_NE(s.message().find("'sm_count' must be a positive number"), std::string::npos) << s.message();
+  std::string half = text;
+  half.replace(colon + 1, end - colon - 1, " 0.5");
+  s = parse_device_estimates(half, "sm90.json", &d);
+  EXPECT_EQ(s.code(), StatusCode::invalid_argument);
+  EXPECT_NE(s.message().find("sm90.json: sm_count is out of range"), std::string::npos) << s.message();
   auto arch = rules_arch_of("sm_90a");
   ASSERT_TRUE(arch.ok());
   EXPECT_EQ(*arch, "sm90");

@@ -171,6 +171,18 @@ TEST(ModelPolicy, OtherFeatureSchemaFallsBackToAnalytic) {
   expect_analytic_fallback(d.path().string());
 }
 
+// Nonsense GPU figures in a manifest (an SM count of 0 divided every
+// estimate, a negative bandwidth misled every pick) refuse the model.
+TEST(ModelPolicy, ManifestGpuFiguresOutOfRangeFallBack) {
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"\"sm_count\": 132", "\"sm_count\": 0"}, {"\"hbm_gbps\": ", "\"hbm_gbps\": -"}}) {
+    TempDir d;
+    copy_model(d.path() / "h200");
+    edit_manifest(d.path() / "h200", from, to);
+    expect_analytic_fallback(d.path().string());
+  }
+}
+
 TEST(ModelPolicy, GarbageManifestAndEmptyFolderFallBack) {
   TempDir d;
   fs::create_directories(d.path() / "broken");
