@@ -86,6 +86,16 @@ CubinCache::LoadResult CubinCache::load(const Digest& key) const {
   LoadResult out;
   if (!enabled_) return out;
   fs::path path = entry_path(key);
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    // A directory or FIFO where an entry belongs: reading it would throw
+    // (directory) or block (FIFO). Not touched; the kernel is compiled, and
+    // storing it fails with a message naming the path.
+    out.corrupt = true;
+    out.warning = "kernel cache entry " + path.string() + " is not a regular file; ignored";
+    return out;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return out;  // a plain miss
   std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -115,7 +125,6 @@ CubinCache::LoadResult CubinCache::load(const Digest& key) const {
   // Never load it; remove it so the rebuilt entry replaces it. A concurrent
   // writer may already have renamed a good entry over it: then we delete a
   // good entry, which costs one recompile, never a wrong load.
-  std::error_code ec;
   fs::remove(path, ec);
   out.corrupt = true;
   out.warning = "kernel cache entry " + path.string() + " was corrupt (" + problem + "); deleted, rebuilding";

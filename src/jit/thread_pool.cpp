@@ -46,7 +46,13 @@ void ThreadPool::worker() {
       queue_.pop_front();
       ++running_;
     }
-    task();
+    // A task that throws must not end the process (std::terminate from a
+    // worker thread): it is abandoned, and callers that fill result slots
+    // report the empty slot (compile_many: an internal error naming it).
+    try {
+      task();
+    } catch (...) {
+    }
     {
       std::lock_guard<std::mutex> lk(mu_);
       --running_;
@@ -77,7 +83,9 @@ CompileBatch compile_many(const std::vector<CompileJob>& batch, const CompileOpt
   std::vector<std::optional<Result<Cubin>>> slots(batch.size());
   parallel_for(batch.size(), jobs, [&](size_t i) { slots[i].emplace(compile(batch[i].source, batch[i].name, *prepared)); });
   out.results.reserve(batch.size());
-  for (auto& s : slots) out.results.push_back(std::move(*s));
+  for (size_t i = 0; i < slots.size(); ++i)
+    out.results.push_back(slots[i] ? std::move(*slots[i])
+                                   : Result<Cubin>(internal_error("compiling " + batch[i].name + " threw an exception")));
   out.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

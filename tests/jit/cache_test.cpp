@@ -186,6 +186,25 @@ TEST_F(JitCache, CorruptEntryIsNeverReturnedByLoad) {
   EXPECT_FALSE(after.payload.has_value());
 }
 
+// A directory where an entry belongs (reading it threw from a compile
+// worker and ended `gconv build -j 2`): reported, left alone, never loaded;
+// storing over it fails with a message naming it.
+TEST_F(JitCache, DirectoryInPlaceOfAnEntryIsReportedNotThrown) {
+  ScratchDir dir;
+  CubinCache cache(dir.path());
+  Digest key{3, 4};
+  std::filesystem::create_directories(cache.entry_path(key) / "inside");
+  CubinCache::LoadResult r;
+  EXPECT_NO_THROW(r = cache.load(key));
+  EXPECT_FALSE(r.payload.has_value());
+  EXPECT_TRUE(r.corrupt);
+  EXPECT_NE(r.warning.find("not a regular file"), std::string::npos) << r.warning;
+  EXPECT_TRUE(std::filesystem::is_directory(cache.entry_path(key) / "inside"));  // untouched
+  const Status s = cache.store(key, std::vector<char>(64, 'p'));
+  EXPECT_EQ(s.code(), StatusCode::io_error);
+  EXPECT_NE(s.message().find(cache.entry_path(key).string()), std::string::npos) << s.message();
+}
+
 TEST_F(JitCache, ConcurrentWritersLeaveOneValidEntry) {
   ScratchDir dir;
   CubinCache cache(dir.path());
