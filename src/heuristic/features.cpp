@@ -10,6 +10,7 @@
 // The GEMM, tile and traffic terms mirror src/registry/analytic.cpp (which
 // also supplies the a_ features) and src/kernels/direct/direct_plan.cpp.
 #include "heuristic/features.hpp"
+#include "core/json_depth.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -741,6 +742,7 @@ std::string to_json(const GpuProps& g) {
 }
 
 Result<GpuProps> gpu_props_from_json(const std::string& text) {
+  GCONV_RETURN_IF_ERROR(check_json_depth(text, "GpuProps"));
   const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return parse_error("GpuProps: malformed JSON");
   if (!j.is_object()) return parse_error("GpuProps: expected a JSON object");

@@ -11,6 +11,7 @@
 //     split_indices, split_conditions (the threshold, or the leaf value at a
 //     leaf), default_left, sum_hessian (cover), loss_changes, split_type.
 #include "heuristic/forest.hpp"
+#include "core/json_depth.hpp"
 
 #include <filesystem>
 #include "problem/read_text.hpp"
@@ -352,6 +353,7 @@ Result<Forest> build_guarded(const json& model, int expected_features) {
 }  // namespace
 
 Result<Forest> Forest::from_json(const std::string& text, int expected_features) {
+  GCONV_RETURN_IF_ERROR(check_json_depth(text, "XGBoost model"));
   json model = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (model.is_discarded()) return parse_error("XGBoost model: not valid JSON (truncated or corrupt)");
   return build_guarded(model, expected_features);

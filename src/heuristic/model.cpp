@@ -8,12 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include "pool/arch_rules.hpp"
+#include "core/json_depth.hpp"
 #include "problem/read_text.hpp"
 
 namespace gconv::heuristic {
 
 Result<Manifest> parse_manifest(const std::string& text) {
   nlohmann::json j;
+  GCONV_RETURN_IF_ERROR(check_json_depth(text, "manifest.json"));
   try {
     j = nlohmann::json::parse(text);
   } catch (const std::exception& e) {

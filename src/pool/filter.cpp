@@ -183,6 +183,9 @@ struct Operand {
   int column = 0;
 };
 
+constexpr size_t kMaxFilterTokens = 4096;
+constexpr int kMaxFilterDepth = 64;
+
 class Parser {
  public:
   explicit Parser(std::vector<Token> toks) : toks_(std::move(toks)) {}
@@ -225,21 +228,28 @@ class Parser {
   }
 
   Result<NodeP> parse_unary() {
-    if (peek().kind == Tok::not_) {
-      next();
+    if (peek().kind == Tok::not_ || peek().kind == Tok::lparen) {
+      if (depth_ >= kMaxFilterDepth)
+        return error_at(peek().column, fmt::format("nesting deeper than {} levels of '(' and '!'", kMaxFilterDepth));
+      ++depth_;
+      auto inner = parse_nested();
+      --depth_;
+      return inner;
+    }
+    return parse_compare();
+  }
+
+  Result<NodeP> parse_nested() {
+    if (next().kind == Tok::not_) {
       auto inner = parse_unary();
       if (!inner.ok()) return inner;
       return NodeP(make_node(Filter::Node::not_, *inner));
     }
-    if (peek().kind == Tok::lparen) {
-      next();
-      auto inner = parse_or();
-      if (!inner.ok()) return inner;
-      if (peek().kind != Tok::rparen) return error_at(peek().column, "expected ')'");
-      next();
-      return inner;
-    }
-    return parse_compare();
+    auto inner = parse_or();
+    if (!inner.ok()) return inner;
+    if (peek().kind != Tok::rparen) return error_at(peek().column, "expected ')'");
+    next();
+    return inner;
   }
 
   Result<Operand> parse_operand() {
@@ -320,6 +330,7 @@ class Parser {
 
   std::vector<Token> toks_;
   size_t pos_ = 0;
+  int depth_ = 0;  // open '(' and '!' around the current position
 };
 
 bool eval(const Filter::Node& n, const ArchRules& r, const KernelTraits& t) {
@@ -349,6 +360,11 @@ bool eval(const Filter::Node& n, const ArchRules& r, const KernelTraits& t) {
 Result<Filter> Filter::parse(std::string_view expr) {
   auto toks = lex(expr);
   if (!toks.ok()) return toks.status();
+  // Parsing, evaluating and freeing recurse over the expression tree, whose
+  // size the input controls: bounded here (a real filter has a few dozen
+  // tokens), so no input can exhaust the stack.
+  if (toks->size() > kMaxFilterTokens)
+    return parse_error(fmt::format("filter: more than {} tokens", kMaxFilterTokens));
   Parser p(std::move(*toks));
   auto root = p.parse();
   if (!root.ok()) return root.status();

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "core/json_depth.hpp"
+
 namespace gconv::pool_detail {
 
 std::string join(const std::string& path, const std::string& key) {
@@ -27,6 +29,7 @@ bool parse_pair(std::string_view s, std::pair<int, int>* out) {
 }
 
 Status JsonReader::parse(std::string_view text, json* out) const {
+  GCONV_RETURN_IF_ERROR(check_json_depth(text, source_));
   // nlohmann reports syntax errors by exception; they stop here.
   try {
     *out = json::parse(text.begin(), text.end());

@@ -2,6 +2,7 @@
 // include/gconv/problem_file.hpp). Every row becomes a validated Problem; the
 // first bad row fails the read with "<path>:<line>: <field>: <why>".
 #include "gconv/problem_file.hpp"
+#include "core/json_depth.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -400,6 +401,7 @@ Result<std::vector<ProblemEntry>> read_jsonl(const std::string& name,
   for (const auto& [no, raw] : lines) {
     const std::string t = trim(raw);
     if (skip_line(t)) continue;
+    if (Status d = check_json_depth(t, "line"); !d.ok()) return at_line(name, no, d);
     json o = json::parse(t, nullptr, /*allow_exceptions=*/false);
     if (o.is_discarded()) return at_line(name, no, parse_error("not valid JSON"));
     if (!o.is_object()) return at_line(name, no, parse_error("expected a JSON object"));

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/cuda_check.hpp"
+#include "core/json_depth.hpp"
 #include "core/log.hpp"
 
 namespace gconv {
@@ -90,6 +91,7 @@ Status read_cuda_device(int dev, double ref_sms, double ref_clock_mhz, double hb
 }  // namespace
 
 Status parse_device_estimates(const std::string& text, const std::string& source, DeviceInfo* d) {
+  GCONV_RETURN_IF_ERROR(check_json_depth(text, source));
   json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded() || !root.is_object()) return parse_error(source + ": not a JSON object");
   double v = 0;

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_depth.hpp"
 #include "core/log.hpp"
 #include "jit/cache.hpp"
 #include "jit/hash.hpp"
@@ -115,6 +116,7 @@ std::string TuningCache::read_file(std::map<std::string, TuningEntry>* out) cons
   if (!fs::exists(path_, ec)) return "";
   std::string text;
   if (!read_all(path_, &text)) return "cannot be read";
+  if (!check_json_depth(text, path_.string()).ok()) return "nests JSON deeper than " + std::to_string(kMaxJsonDepth) + " levels";
   json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded() || !root.is_object()) return "is not valid JSON (corrupt or truncated)";
   if (root.value("format", std::string()) != kFormat || !root.contains("format_version") ||

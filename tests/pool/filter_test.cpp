@@ -160,6 +160,32 @@ TEST(Filter, UnknownFieldsAndValues) {
   expect_error("family == tile_m", 11, "cannot compare family with tile_m");
 }
 
+// Parsing, evaluating and freeing recurse over the expression: the input
+// cannot make them exhaust the stack (10,000 nested parentheses did).
+TEST(Filter, DeepOrHugeExpressionsAreRefusedWithTheLimit) {
+  const auto nested = [](int n, const char* open, const char* close) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s += open;
+    s += "stages == 4";
+    for (int i = 0; i < n; ++i) s += close;
+    return s;
+  };
+  auto ok = Filter::parse(nested(60, "(", ")"));
+  EXPECT_TRUE(ok.ok()) << ok.status().to_string();
+  auto deep = Filter::parse(nested(65, "(", ")"));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(deep.status().message().find("nesting deeper than 64"), std::string::npos) << deep.status().to_string();
+  auto nots = Filter::parse(nested(65, "!", ""));
+  ASSERT_FALSE(nots.ok());
+  EXPECT_NE(nots.status().message().find("nesting deeper than 64"), std::string::npos);
+  auto huge = Filter::parse(nested(10000, "(", ")"));
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("more than 4096 tokens"), std::string::npos) << huge.status().to_string();
+  std::string chain = "stages == 4";
+  for (int i = 0; i < 2000; ++i) chain += " && stages == 4";
+  EXPECT_FALSE(Filter::parse(chain).ok());
+}
+
 TEST(Filter, KeepsItsText) {
   auto f = Filter::parse("stages == 4");
   ASSERT_TRUE(f.ok());
