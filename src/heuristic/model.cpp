@@ -38,6 +38,12 @@ Result<Manifest> parse_manifest(const std::string& text) {
       m.prefilter_keep = j.at("prefilter").at("keep").get<int>();
       if (m.prefilter.empty() || m.prefilter_keep < 1)
         return parse_error("manifest.json: prefilter needs a dir and keep >= 1");
+      // A subfolder of the model's own folder, by name: "." or ".." (or a
+      // path) could point back at the model and recurse without end.
+      if (m.prefilter == "." || m.prefilter == ".." || m.prefilter.find('/') != std::string::npos ||
+          m.prefilter.find('\\') != std::string::npos)
+        return parse_error("manifest.json: prefilter.dir must name a subfolder of the model folder, got '" +
+                           m.prefilter + "'");
     }
     if (j.contains("dtypes"))
       for (const auto& name : j.at("dtypes")) {
@@ -55,11 +61,15 @@ Result<Manifest> parse_manifest(const std::string& text) {
   return m;
 }
 
-Result<std::shared_ptr<const Selector>> Selector::load(const std::string& dir) {
+Result<std::shared_ptr<const Selector>> Selector::load(const std::string& dir) { return load_stage(dir, false); }
+
+Result<std::shared_ptr<const Selector>> Selector::load_stage(const std::string& dir, bool as_prefilter) {
   auto mt = problem_io::read_text_file(dir + "/manifest.json");
   if (!mt.ok()) return mt.status();
   auto m = parse_manifest(*mt);
   if (!m.ok()) return Status(m.status().code(), dir + "/" + m.status().message());
+  if (as_prefilter && !m->prefilter.empty())
+    return parse_error(dir + ": a prefilter names a prefilter of its own (a cascade is two stages)");
   if (m->feature_schema != feature_schema_id() || m->num_features != num_features())
     return not_supported(dir + ": model trained on feature schema " + m->feature_schema + " (" +
                                std::to_string(m->num_features) + " features); this build computes " +
@@ -82,11 +92,10 @@ Result<std::shared_ptr<const Selector>> Selector::load(const std::string& dir) {
   s->model_path_ = path;
   if (!s->manifest_.prefilter.empty()) {
     const std::string pdir = dir + "/" + s->manifest_.prefilter;
-    auto pre = Selector::load(pdir);
+    auto pre = load_stage(pdir, true);
     if (!pre.ok()) return Status(pre.status().code(), dir + ": prefilter: " + pre.status().message());
     if (!((*pre)->manifest().gpu == s->manifest_.gpu))
       return parse_error(dir + ": prefilter " + pdir + " was trained for another GPU than the model");
-    if ((*pre)->prefilter()) return parse_error(dir + ": prefilter " + pdir + " has a prefilter itself");
     s->prefilter_ = std::move(*pre);
   }
   return std::shared_ptr<const Selector>(std::move(s));

@@ -95,6 +95,11 @@ class Selector {
   static bool dropped(float score) { return score < -kDroppedOffset / 2; }
 
  private:
+  // `as_prefilter`: the stage is some model's prefilter, which must name no
+  // prefilter of its own (checked before anything below it is read, so a
+  // folder that points back at itself cannot recurse).
+  static Result<std::shared_ptr<const Selector>> load_stage(const std::string& dir, bool as_prefilter);
+
   Manifest manifest_;
   Forest forest_;
   std::shared_ptr<const Selector> prefilter_;

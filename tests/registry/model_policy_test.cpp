@@ -183,6 +183,24 @@ TEST(ModelPolicy, ManifestGpuFiguresOutOfRangeFallBack) {
   }
 }
 
+// A prefilter that points back at the model (by "." or through a link)
+// recursed until memory ran out: refused, the analytic estimate is used.
+TEST(ModelPolicy, PrefilterPointingBackAtTheModelFallsBack) {
+  {
+    TempDir d;
+    copy_model(d.path() / "h200");
+    edit_manifest(d.path() / "h200", "\"dir\": \"prefilter\"", "\"dir\": \".\"");
+    expect_analytic_fallback(d.path().string());
+  }
+  {
+    TempDir d;
+    copy_model(d.path() / "h200");
+    fs::remove_all(d.path() / "h200" / "prefilter");
+    fs::create_directory_symlink(".", d.path() / "h200" / "prefilter");
+    expect_analytic_fallback(d.path().string());
+  }
+}
+
 TEST(ModelPolicy, GarbageManifestAndEmptyFolderFallBack) {
   TempDir d;
   fs::create_directories(d.path() / "broken");
