@@ -3,6 +3,7 @@
 #include "problem/read_text.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +26,16 @@ extern char** environ;
 namespace gconv::problem_io {
 namespace {
 
+// The largest text a file may hold or decompress to: the biggest dataset
+// gconv ships decompresses to about 0.2 GB; a gzip or zstd bomb, or a device
+// such as /dev/zero, stops here with a message instead of growing without end.
+constexpr size_t kMaxTextBytes = size_t(4) << 30;
+
+Status too_large(const std::string& path) {
+  return io_error(path + ": larger than the " + std::to_string(kMaxTextBytes >> 30) +
+                  " GiB limit of a text file gconv reads (decompressed)");
+}
+
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -32,10 +43,14 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 Result<std::string> read_plain(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return io_error(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::ostringstream ss;
-  ss << f.rdbuf();
+  std::string out;
+  char buf[1 << 16];
+  while (f.read(buf, sizeof buf) || f.gcount() > 0) {
+    out.append(buf, size_t(f.gcount()));
+    if (out.size() > kMaxTextBytes) return too_large(path);
+  }
   if (f.bad()) return io_error(path + ": read failed");
-  return ss.str();
+  return out;
 }
 
 // Drains a file descriptor to EOF.
@@ -126,7 +141,13 @@ Result<std::string> gunzip(const std::string& path) {
   std::string out;
   char buf[1 << 16];
   int r = 0;
-  while ((r = gzread(f, buf, sizeof buf)) > 0) out.append(buf, size_t(r));
+  while ((r = gzread(f, buf, sizeof buf)) > 0) {
+    out.append(buf, size_t(r));
+    if (out.size() > kMaxTextBytes) {
+      gzclose(f);
+      return too_large(path);
+    }
+  }
   // A truncated file ends with r == 0 and Z_BUF_ERROR, not with r < 0.
   int errnum = Z_OK;
   const std::string msg = gzerror(f, &errnum);
@@ -155,6 +176,10 @@ Result<std::string> unzstd(const std::string& path) {
       return io_error(path + ": zstd decompression failed: " + msg);
     }
     out.append(buf.data(), o.pos);
+    if (out.size() > kMaxTextBytes) {
+      ZSTD_freeDCtx(ctx);
+      return too_large(path);
+    }
   }
   ZSTD_freeDCtx(ctx);
   // A non-zero hint after all input means the last frame was cut short.
@@ -172,6 +197,11 @@ std::string strip_compression_suffix(const std::string& path) {
 }
 
 Result<std::string> read_text_file(const std::string& path) {
+  // Only regular files: a FIFO would block forever, a device such as
+  // /dev/zero never ends, a directory is no text.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    return io_error(path + ": not a regular file");
   if (ends_with(path, ".gz")) {
 #ifdef GCONV_HAVE_ZLIB
     return gunzip(path);

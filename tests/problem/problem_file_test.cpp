@@ -2,6 +2,7 @@
 // compressed files, and errors that carry "file:line:" and the field.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -332,6 +333,27 @@ TEST_F(ProblemFile, BundledExampleSetLoads) {
   EXPECT_GT(depthwise, 0);
   EXPECT_GT(grouped, 0);
   EXPECT_GT(bwd, 0);
+}
+
+}  // namespace
+}  // namespace gconv
+
+namespace gconv {
+namespace {
+
+// A FIFO blocked the reader forever and /dev/zero grew without end: only
+// regular files are read, and anything else is an io_error naming it.
+TEST(ProblemFileBounds, NonRegularFilesAreRefusedByName) {
+  const std::string fifo = (std::filesystem::temp_directory_path() /
+                            ("gconv_fifo_" + std::to_string(::getpid()) + ".csv")).string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo, std::string("/dev/zero"), std::filesystem::temp_directory_path().string()}) {
+    auto r = read_problem_file(path);
+    ASSERT_FALSE(r.ok()) << path;
+    EXPECT_EQ(r.status().code(), StatusCode::io_error) << path;
+    EXPECT_NE(r.status().message().find("not a regular file"), std::string::npos) << r.status().message();
+  }
+  std::filesystem::remove(fifo);
 }
 
 }  // namespace
