@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <set>
@@ -96,8 +97,8 @@ Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* st
       r.kernel = f[size_t(c_kernel)];
       r.spec = f[size_t(c_spec)];
       r.source = c_source >= 0 ? f[size_t(c_source)] : "";
-      if (!parse_float(f[size_t(c_lat)], &r.ms) || !(r.ms > 0))
-        return parse_error(where() + ": latency_ms '" + f[size_t(c_lat)] + "' is not a positive number");
+      if (!parse_float(f[size_t(c_lat)], &r.ms) || !std::isfinite(r.ms) || !(r.ms > 0))
+        return parse_error(where() + ": latency_ms '" + f[size_t(c_lat)] + "' is not a finite positive number");
       auto k = parse_kernel_name(r.kernel);
       if (!k.ok()) return parse_error(where() + ": " + k.status().message());
       r.traits = *k;

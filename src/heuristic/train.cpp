@@ -111,6 +111,9 @@ std::string TrainReport::text() const {
 }
 
 Result<TrainReport> train_selector(const TrainOptions& o) {
+  // Before the data is read: a bad parameter fails in a moment, not after
+  // minutes of loading.
+  GCONV_RETURN_IF_ERROR(validate_params(o.params));
   TrainReport rep;
   auto d = load_sweeps(o.data, &rep.load);
   if (!d.ok()) return d.status();

@@ -2,6 +2,7 @@
 #include "heuristic/xgb.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -36,6 +37,21 @@ namespace {
 }
 
 }  // namespace
+
+Status validate_params(const TrainParams& p) {
+  const auto fraction = [](double v) { return std::isfinite(v) && v > 0 && v <= 1; };
+  const auto nonneg = [](double v) { return std::isfinite(v) && v >= 0; };
+  if (p.rounds < 0 || p.rounds > 100000) return invalid_argument(fmt::format("rounds = {} is not in 0..100000", p.rounds));
+  if (p.max_depth < 1 || p.max_depth > 64) return invalid_argument(fmt::format("max_depth = {} is not in 1..64", p.max_depth));
+  if (!fraction(p.eta)) return invalid_argument(fmt::format("eta = {} is not in (0, 1]", p.eta));
+  if (!fraction(p.subsample)) return invalid_argument(fmt::format("subsample = {} is not in (0, 1]", p.subsample));
+  if (!fraction(p.colsample)) return invalid_argument(fmt::format("colsample = {} is not in (0, 1]", p.colsample));
+  if (!nonneg(p.min_child_weight))
+    return invalid_argument(fmt::format("min_child_weight = {} is not a number >= 0", p.min_child_weight));
+  if (!nonneg(p.lambda)) return invalid_argument(fmt::format("lambda = {} is not a number >= 0", p.lambda));
+  if (p.threads < 0) return invalid_argument(fmt::format("threads = {} is negative", p.threads));
+  return Status::Ok();
+}
 
 #if defined(GCONV_HAVE_XGBOOST)
 
@@ -81,8 +97,7 @@ Status check_data(const TrainData& d, const TrainParams& p) {
       return invalid_argument(fmt::format("training weight has {} values, want {} (one per {})", d.weight.size(),
                                           want, want == n ? "row" : "group"));
   }
-  if (p.rounds < 0) return invalid_argument(fmt::format("rounds = {} is negative", p.rounds));
-  return Status::Ok();
+  return validate_params(p);
 }
 
 Status set_param(BoosterHandle h, const std::string& name, const std::string& value) {

@@ -48,6 +48,10 @@ struct TrainParams {
   std::vector<std::pair<std::string, std::string>> extra;
 };
 
+// invalid_argument naming the parameter when one is out of range or not a
+// number (XGBoost accepts eta = nan and writes a model nobody can load).
+Status validate_params(const TrainParams& p);
+
 class Booster {
  public:
   Booster() = default;  // empty: every call but the static ones fails with invalid_argument
