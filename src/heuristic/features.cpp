@@ -10,12 +10,11 @@
 // The GEMM, tile and traffic terms mirror src/registry/analytic.cpp (which
 // also supplies the a_ features) and src/kernels/direct/direct_plan.cpp.
 #include "heuristic/features.hpp"
-#include "core/json_depth.hpp"
 
 #include <algorithm>
 #include <bit>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <iterator>
 #include <limits>
@@ -25,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/int_math.hpp"
+#include "core/json_depth.hpp"
 #include "kernels/direct/direct_plan.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
@@ -763,32 +763,8 @@ Result<GpuProps> gpu_props_from_json(const std::string& text) {
   GCONV_RETURN_IF_ERROR(read_rates(j, "cuda_core_tflops", g.cuda_core_tflops));
   GCONV_RETURN_IF_ERROR(read_double(j, "launch_us", "launch_us", &g.launch_us));
   GCONV_RETURN_IF_ERROR(read_double(j, "wave_latency_us", "wave_latency_us", &g.wave_latency_us));
-  // Figures the features and the analytic estimate divide by or scale with:
-  // a zero or negative one would crash (sm_count 0) or mislead every pick.
-  const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
-  struct Check {
-    const char* field;
-    bool ok;
-  };
-  const Check checks[] = {
-      {"sm_count", g.sm_count >= 1 && g.sm_count <= 100000},
-      {"clock_mhz", positive(g.clock_mhz)},
-      {"l2_bytes", g.l2_bytes > 0},
-      {"smem_per_sm_bytes", g.smem_per_sm_bytes > 0},
-      {"regs_per_sm", g.regs_per_sm > 0},
-      {"max_threads_per_sm", g.max_threads_per_sm > 0},
-      {"max_blocks_per_sm", g.max_blocks_per_sm > 0},
-      {"hbm_gbps", positive(g.hbm_gbps)},
-      {"l2_gbps", positive(g.l2_gbps)},
-      {"smem_bytes_per_clk", positive(g.smem_bytes_per_clk)},
-      {"launch_us", std::isfinite(g.launch_us) && g.launch_us >= 0},
-      {"wave_latency_us", std::isfinite(g.wave_latency_us) && g.wave_latency_us >= 0},
-  };
-  for (const Check& c : checks)
-    if (!c.ok) return invalid_argument(std::string("GpuProps: ") + c.field + " is out of range");
-  for (int t = 0; t < 3; ++t)
-    if (!positive(g.mma_tflops[t]) || !positive(g.cuda_core_tflops[t]))
-      return invalid_argument("GpuProps: a rate in mma_tflops / cuda_core_tflops is not a positive number");
+  // The same ranges as a device config (one check for both).
+  GCONV_RETURN_IF_ERROR(check_device_figures(device_info_for(g, nullptr), "GpuProps"));
   return g;
 }
 

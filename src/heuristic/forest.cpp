@@ -11,7 +11,6 @@
 //     split_indices, split_conditions (the threshold, or the leaf value at a
 //     leaf), default_left, sum_hessian (cover), loss_changes, split_type.
 #include "heuristic/forest.hpp"
-#include "core/json_depth.hpp"
 
 #include <filesystem>
 #include "problem/read_text.hpp"
@@ -28,6 +27,8 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "core/json_depth.hpp"
 
 namespace gconv::heuristic {
 

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pool/arch_rules.hpp"
 #include "core/json_depth.hpp"
+#include "pool/arch_rules.hpp"
 #include "problem/read_text.hpp"
 
 namespace gconv::heuristic {

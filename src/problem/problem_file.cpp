@@ -2,7 +2,6 @@
 // include/gconv/problem_file.hpp). Every row becomes a validated Problem; the
 // first bad row fails the read with "<path>:<line>: <field>: <why>".
 #include "gconv/problem_file.hpp"
-#include "core/json_depth.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -16,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_depth.hpp"
 #include "problem/read_text.hpp"
 
 namespace gconv {

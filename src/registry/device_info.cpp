@@ -127,33 +127,36 @@ Status parse_device_estimates(const std::string& text, const std::string& source
   GCONV_RETURN_IF_ERROR(num("reference.clock_mhz", &v));
   if (!(v > 0)) return invalid_argument(source + ": reference.clock_mhz must be positive");
   GCONV_RETURN_IF_ERROR(num("memory.hbm_efficiency", &v));
-  // The analytic estimate divides by these and scales with them: a zero or
-  // negative figure would crash (sm_count 0) or make every estimate wrong.
+  if (!(d->naive_efficiency <= 1)) return invalid_argument(source + ": naive_efficiency is out of range");
+  return check_device_figures(*d, source);
+}
+
+Status check_device_figures(const DeviceInfo& d, const std::string& source) {
   const auto positive = [](double x) { return std::isfinite(x) && x > 0; };
+  const auto non_negative = [](double x) { return std::isfinite(x) && x >= 0; };
   struct Check {
     const char* field;
     bool ok;
   };
   const Check checks[] = {
-      {"sm_count", d->sm_count >= 1 && d->sm_count <= 100000},
-      {"clock_mhz", positive(d->clock_mhz)},
-      {"l2_bytes", d->l2_bytes > 0},
-      {"smem_per_sm_bytes", d->smem_per_sm_bytes > 0},
-      {"regs_per_sm", d->regs_per_sm > 0},
-      {"max_threads_per_sm", d->max_threads_per_sm > 0},
-      {"max_blocks_per_sm", d->max_blocks_per_sm > 0},
-      {"memory.hbm_gbps", positive(d->hbm_gbps)},
-      {"memory.l2_gbps", positive(d->l2_gbps)},
-      {"memory.smem_bytes_per_clk", positive(d->smem_bytes_per_clk)},
-      {"overheads.launch_us", std::isfinite(d->launch_us) && d->launch_us >= 0},
-      {"overheads.wave_latency_us", std::isfinite(d->wave_latency_us) && d->wave_latency_us >= 0},
-      {"overheads.naive_efficiency", positive(d->naive_efficiency) && d->naive_efficiency <= 1},
+      {"sm_count", d.sm_count >= 1 && d.sm_count <= 100000},
+      {"clock_mhz", positive(d.clock_mhz)},
+      {"l2_bytes", d.l2_bytes > 0},
+      {"smem_per_sm_bytes", d.smem_per_sm_bytes > 0},
+      {"regs_per_sm", d.regs_per_sm > 0},
+      {"max_threads_per_sm", d.max_threads_per_sm > 0},
+      {"max_blocks_per_sm", d.max_blocks_per_sm > 0},
+      {"hbm_gbps", positive(d.hbm_gbps)},
+      {"l2_gbps", positive(d.l2_gbps)},
+      {"smem_bytes_per_clk", positive(d.smem_bytes_per_clk)},
+      {"launch_us", non_negative(d.launch_us)},
+      {"wave_latency_us", non_negative(d.wave_latency_us)},
   };
   for (const Check& c : checks)
     if (!c.ok) return invalid_argument(source + ": " + c.field + " is out of range");
   for (DType t : kDTypes)
-    if (!positive(d->mma_tflops[static_cast<int>(t)]) || !positive(d->cuda_core_tflops[static_cast<int>(t)]))
-      return invalid_argument(source + ": rates_tflops." + "mma_sync / cuda_core." + to_string(t) +
+    if (!positive(d.mma_tflops[static_cast<int>(t)]) || !positive(d.cuda_core_tflops[static_cast<int>(t)]))
+      return invalid_argument(source + ": the mma / cuda-core rate of " + std::string(to_string(t)) +
                               " is not a positive number");
   return Status::Ok();
 }

@@ -54,6 +54,13 @@ struct DeviceInfo {
 // mistyped key.
 Status parse_device_estimates(const std::string& json_text, const std::string& source, DeviceInfo* info);
 
+// The figures the analytic estimate and the features divide by or scale
+// with (SM count, clock, sizes, bandwidths, rates, overheads) are in range;
+// else invalid_argument "<source>: <field> is out of range". A zero SM count
+// crashed every estimate, a negative bandwidth misled every pick. Device
+// configs and the GPU figures of model manifests both pass through it.
+Status check_device_figures(const DeviceInfo& d, const std::string& source);
+
 // "sm_90a" / "sm_90" / "sm90" / "90" -> "sm90" (the configs file stem), or
 // not_supported for text that names no compute capability.
 Result<std::string> rules_arch_of(const std::string& arch);

@@ -36,14 +36,6 @@ KernelTraits direct(int bh, int bw, int r, int vec) {
   return t;
 }
 
-// Asserts that `t` is illegal and that the reason starts with `rule`.
-void expect_illegal(const KernelTraits& t, const std::string& rule, const std::string& detail = "") {
-  std::string why;
-  EXPECT_FALSE(is_legal(sm90(), t, &why)) << kernel_name(t);
-  EXPECT_EQ(why.substr(0, why.find(':')), rule) << kernel_name(t) << ": " << why;
-  if (!detail.empty()) EXPECT_NE(why.find(detail), std::string::npos) << why;
-}
-
 TEST(ArchRules, ReadsTheSm90File) {
   const ArchRules& r = sm90();
   EXPECT_EQ(r.arch, "sm90");
@@ -111,7 +103,7 @@ TEST(ArchRules, RegisterEstimate) {
   EXPECT_EQ(register_estimate(sm90(), g), 32 + 16 + 18 * 4 + 28);
   // The same with vec 1 needs 144 copies: far over 255.
   g.vec = 1;
-  expect_illegal(g, "registers");
+  testing::expect_illegal(g, "registers");
   // direct r4 v8: 32 accumulators + 32 inputs + 8 tap weights + 40.
   EXPECT_EQ(register_estimate(sm90(), direct(8, 16, 4, 8)), 32 + 32 + 8 + 40);
 }
@@ -129,68 +121,68 @@ TEST(ArchRules, LegalExamples) {
 
 TEST(ArchRules, RejectsWithTheReason) {
   // bf16 fwd 256x128x64 in 5 stages: 5 * 384 * 64 * 2 = 245760 bytes > 232448.
-  expect_illegal(igemm(256, 128, 64, 2, 4, 5), "smem", "245760");
-  expect_illegal(igemm(128, 128, 32, 3, 1, 4), "warps", "3x1");
-  expect_illegal(igemm(128, 128, 32, 8, 1, 4), "warps", "8x1");
+  testing::expect_illegal(igemm(256, 128, 64, 2, 4, 5), "smem", "245760");
+  testing::expect_illegal(igemm(128, 128, 32, 3, 1, 4), "warps", "3x1");
+  testing::expect_illegal(igemm(128, 128, 32, 8, 1, 4), "warps", "8x1");
   // warp tile m = 32 / 4 = 8 is not a multiple of the mma m (16).
-  expect_illegal(igemm(32, 64, 32, 4, 1, 4), "warps", "mma m");
-  expect_illegal(igemm(64, 8, 32, 1, 2, 4), "warps", "mma n");
+  testing::expect_illegal(igemm(32, 64, 32, 4, 1, 4), "warps", "mma m");
+  testing::expect_illegal(igemm(64, 8, 32, 1, 2, 4), "warps", "mma n");
   // 256x256 over 4 warps: 512 accumulators per thread.
-  expect_illegal(igemm(256, 256, 32, 2, 2, 3), "registers");
-  expect_illegal(igemm(128, 128, 8, 2, 2, 4), "tile", "tile_k 8");
-  expect_illegal(igemm(96, 128, 32, 2, 2, 4), "tile", "tile_m 96");
-  expect_illegal(igemm(128, 128, 32, 2, 2, 6), "stages");
-  expect_illegal(igemm(128, 128, 32, 2, 2, 1), "stages");
+  testing::expect_illegal(igemm(256, 256, 32, 2, 2, 3), "registers");
+  testing::expect_illegal(igemm(128, 128, 8, 2, 2, 4), "tile", "tile_k 8");
+  testing::expect_illegal(igemm(96, 128, 32, 2, 2, 4), "tile", "tile_m 96");
+  testing::expect_illegal(igemm(128, 128, 32, 2, 2, 6), "stages");
+  testing::expect_illegal(igemm(128, 128, 32, 2, 2, 1), "stages");
   KernelTraits t = igemm(128, 128, 32, 2, 2, 4);
   t.vec = 16;
-  expect_illegal(t, "vec");
+  testing::expect_illegal(t, "vec");
   t.vec = 3;
-  expect_illegal(t, "vec");
+  testing::expect_illegal(t, "vec");
   t = igemm(128, 128, 32, 2, 2, 4);
   t.dtype = DType::fp32;
   t.vec = 8;  // 32 bytes
-  expect_illegal(t, "vec");
+  testing::expect_illegal(t, "vec");
   t.vec = 4;
   t.tile_k = 64;  // not a fp32 tile_k
-  expect_illegal(t, "tile");
+  testing::expect_illegal(t, "tile");
   t = igemm(128, 128, 32, 2, 2, 4);
   t.split_k = 4;  // mode none needs 1
-  expect_illegal(t, "split");
+  testing::expect_illegal(t, "split");
   t.split_mode = SplitKMode::parallel;
   t.split_k = 1;
-  expect_illegal(t, "split");
+  testing::expect_illegal(t, "split");
   t.split_k = 256;
-  expect_illegal(t, "split");
+  testing::expect_illegal(t, "split");
   t = igemm(128, 128, 32, 2, 2, 4);
   t.groups_per_block = 3;
-  expect_illegal(t, "groups_per_block");
+  testing::expect_illegal(t, "groups_per_block");
   t.groups_per_block = 16;  // the kernel packs at most 8
-  expect_illegal(t, "groups_per_block");
+  testing::expect_illegal(t, "groups_per_block");
   t = igemm(64, 8, 32, 2, 1, 4);
   t.groups_per_block = 2;  // 4 columns per group: less than one mma n
-  expect_illegal(t, "groups_per_block", "mma n");
+  testing::expect_illegal(t, "groups_per_block", "mma n");
   t = igemm(128, 128, 32, 2, 2, 4);
   t.ndim = 4;
-  expect_illegal(t, "ndim");
+  testing::expect_illegal(t, "ndim");
   t = igemm(128, 128, 32, 2, 2, 4);
   t.block_w = 32;  // a direct field on an igemm kernel
-  expect_illegal(t, "canonical");
+  testing::expect_illegal(t, "canonical");
 
-  expect_illegal(direct(8, 16, 3, 8), "per_thread");
-  expect_illegal(direct(8, 12, 4, 8), "tile");
-  expect_illegal(direct(16, 16, 1, 1), "threads", "2048");
+  testing::expect_illegal(direct(8, 16, 3, 8), "per_thread");
+  testing::expect_illegal(direct(8, 12, 4, 8), "tile");
+  testing::expect_illegal(direct(16, 16, 1, 1), "threads", "2048");
   // 16x16 r2: 1024 threads x (32 + 8 + 40 = 80) registers > 65536.
-  expect_illegal(direct(16, 16, 2, 8), "registers", "regs_per_sm");
+  testing::expect_illegal(direct(16, 16, 2, 8), "registers", "regs_per_sm");
   EXPECT_TRUE(is_legal(sm90(), direct(16, 16, 2, 4)));  // 1024 x (16 + 4 + 40) fits
   KernelTraits d = direct(4, 16, 4, 8);
   d.ndim = 1;
-  expect_illegal(d, "tile", "1D");
+  testing::expect_illegal(d, "tile", "1D");
   d = direct(8, 16, 4, 8);
   d.deterministic = true;  // fwd
-  expect_illegal(d, "deterministic");
+  testing::expect_illegal(d, "deterministic");
   d = direct(8, 16, 4, 8);
   d.stages = 4;  // an igemm field on a direct kernel
-  expect_illegal(d, "canonical");
+  testing::expect_illegal(d, "canonical");
 }
 
 // Zero or negative fields are illegal with a reason, never a crash (division by zero).

@@ -53,4 +53,13 @@ inline void expect_name_error_at(const char* name, int position, const char* exp
   EXPECT_NE(m.find(expected), std::string::npos) << name << " -> " << m;
 }
 
+// `t` is illegal under sm90 and the reason starts with `rule` (and holds
+// `detail`, when given).
+inline void expect_illegal(const KernelTraits& t, const std::string& rule, const std::string& detail = "") {
+  std::string why;
+  EXPECT_FALSE(is_legal(sm90(), t, &why)) << kernel_name(t);
+  EXPECT_EQ(why.substr(0, why.find(':')), rule) << kernel_name(t) << ": " << why;
+  if (!detail.empty()) EXPECT_NE(why.find(detail), std::string::npos) << why;
+}
+
 }  // namespace gconv::testing

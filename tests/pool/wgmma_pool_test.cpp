@@ -32,13 +32,6 @@ KernelTraits wgmma(int tm, int tn, int consumers, int stages, int vec = 8) {
   return t;
 }
 
-void expect_illegal(const KernelTraits& t, const std::string& rule, const std::string& detail = "") {
-  std::string why;
-  EXPECT_FALSE(is_legal(sm90(), t, &why)) << kernel_name(t);
-  EXPECT_EQ(why.substr(0, why.find(':')), rule) << kernel_name(t) << ": " << why;
-  if (!detail.empty()) EXPECT_NE(why.find(detail), std::string::npos) << why;
-}
-
 // The wgmma kernels of one pool file, with the expansion counts.
 std::vector<KernelTraits> wgmma_file(const std::string& file, ExpandStats* st, ExpandOptions opt = {}) {
   auto c = load_pool_config(testing::source_configs() + "/pools/" + file);
@@ -149,40 +142,40 @@ TEST(WgmmaRules, LegalExamplesAndTheirResources) {
 }
 
 TEST(WgmmaRules, RejectsWithTheReason) {
-  expect_illegal(wgmma(128, 128, 3, 4), "warps", "warps_m must be in {1,2}");
-  expect_illegal(wgmma(128, 512, 1, 4), "tile", "tile_n 512");
+  testing::expect_illegal(wgmma(128, 128, 3, 4), "warps", "warps_m must be in {1,2}");
+  testing::expect_illegal(wgmma(128, 512, 1, 4), "tile", "tile_n 512");
   KernelTraits t = wgmma(128, 128, 1, 4, 4);
   t.dtype = DType::fp32;
   t.tile_k = 32;
   EXPECT_TRUE(is_legal(sm90(), t));  // tf32 fwd
   t.direction = Direction::bwd_data;
-  expect_illegal(t, "dtype", "no bwd_data kernels for fp32");
+  testing::expect_illegal(t, "dtype", "no bwd_data kernels for fp32");
   t.direction = Direction::bwd_weight;
-  expect_illegal(t, "dtype", "no bwd_weight kernels for fp32");
+  testing::expect_illegal(t, "dtype", "no bwd_weight kernels for fp32");
   // 128 rows x 256 columns on one consumer: 256 accumulators per thread.
-  expect_illegal(wgmma(128, 256, 1, 4), "accumulators", "256 fp32 per thread > 128");
+  testing::expect_illegal(wgmma(128, 256, 1, 4), "accumulators", "256 fp32 per thread > 128");
   // 2 x 64 rows x 256 columns fit the accumulators, but 5 stages of
   // (128 + 256) x 64 bf16 are 240 KB.
-  expect_illegal(wgmma(128, 256, 2, 5), "smem", "smem_per_block_bytes");
-  expect_illegal(wgmma(64, 128, 2, 4), "warps", "rows per consumer");   // 32 rows per consumer
-  expect_illegal(wgmma(256, 32, 1, 4), "warps", "rows per consumer");   // 256 rows on one consumer
-  expect_illegal(wgmma(128, 128, 1, 9), "stages");
+  testing::expect_illegal(wgmma(128, 256, 2, 5), "smem", "smem_per_block_bytes");
+  testing::expect_illegal(wgmma(64, 128, 2, 4), "warps", "rows per consumer");   // 32 rows per consumer
+  testing::expect_illegal(wgmma(256, 32, 1, 4), "warps", "rows per consumer");   // 256 rows on one consumer
+  testing::expect_illegal(wgmma(128, 128, 1, 9), "stages");
   KernelTraits w = wgmma(128, 128, 1, 4);
   w.warps_n = 2;
-  expect_illegal(w, "warps", "warps_n 1");
+  testing::expect_illegal(w, "warps", "warps_n 1");
   w = wgmma(128, 128, 1, 4);
   w.groups_per_block = 2;
-  expect_illegal(w, "groups_per_block");
+  testing::expect_illegal(w, "groups_per_block");
   w = wgmma(128, 128, 1, 4);
   w.block_h = 4;  // a direct field
-  expect_illegal(w, "canonical", "wgmma family");
+  testing::expect_illegal(w, "canonical", "wgmma family");
   w = wgmma(128, 128, 1, 4);
   w.split_mode = SplitKMode::parallel;
   w.split_k = 256;
-  expect_illegal(w, "split");
+  testing::expect_illegal(w, "split");
   // A tile_n the arch file allows but the kernel does not (wgmma::traits_ok).
   std::string why;
-  if (!wgmma::traits_ok(wgmma(128, 16, 1, 4), &why)) expect_illegal(wgmma(128, 16, 1, 4), "kernel", why);
+  if (!wgmma::traits_ok(wgmma(128, 16, 1, 4), &why)) testing::expect_illegal(wgmma(128, 16, 1, 4), "kernel", why);
 }
 
 TEST(WgmmaRules, DegenerateTraitsAreRejected) {
