@@ -37,25 +37,6 @@ KernelTraits igemm(const Problem& p, int tm, int tn, int tk, int wm, int wn, Spl
   return t;
 }
 
-// The best estimate among the pool kernels that implement p and match `keep`.
-template <class Keep>
-double best_of_pool(const Problem& p, const Keep& keep, std::string* name = nullptr) {
-  const DeviceInfo& d = test_device();
-  auto pool = load_pool(*d.rules, p.direction, p.dtype);
-  EXPECT_TRUE(pool.ok()) << pool.status().to_string();
-  double best = std::numeric_limits<double>::infinity();
-  if (!pool.ok()) return best;
-  for (const KernelTraits& t : *pool) {
-    if (t.ndim != p.ndim || !keep(t) || !family_of(t).can_implement(t, p, nullptr)) continue;
-    const double ms = analytic_ms(t, p, d);
-    if (ms < best) {
-      best = ms;
-      if (name) *name = kernel_name(t);
-    }
-  }
-  return best;
-}
-
 TEST(RegistryAnalytic, DeviceEstimatesComeFromTheConfigWithoutAGpu) {
   const DeviceInfo& d = test_device();
   if (d.has_gpu) GTEST_SKIP() << "a GPU is present: its properties replace the estimates";
@@ -130,8 +111,8 @@ TEST(RegistryAnalytic, SplitKWinsOnALongReductionWithFewTiles) {
   analytic_ms(none, p, test_device(), &b);
   ASSERT_LT(b.blocks, test_device().sm_count) << "premise: fewer tiles than SMs";
   std::string best_split, best_none;
-  const double with_split = best_of_pool(p, [](const KernelTraits& t) { return t.split_k > 1; }, &best_split);
-  const double without = best_of_pool(p, [](const KernelTraits& t) { return t.split_k == 1; }, &best_none);
+  const double with_split = testing::best_of_pool(p, [](const KernelTraits& t) { return t.split_k > 1; }, &best_split);
+  const double without = testing::best_of_pool(p, [](const KernelTraits& t) { return t.split_k == 1; }, &best_none);
   EXPECT_LT(with_split, without) << best_split << " vs " << best_none;
   EXPECT_LT(with_split, 0.5 * without) << "one block per SM would leave >90% of the GPU idle";
 }
@@ -167,7 +148,7 @@ TEST(RegistryAnalytic, NarrowVectorsCostMore) {
 TEST(RegistryAnalytic, DepthwisePrefersTheDirectFamilyAndIsMemoryBound) {
   const Problem p = spec("fwd_bf16_n32c144k144g144_h56w56_y3x3_p1");
   std::string best;
-  best_of_pool(p, [](const KernelTraits&) { return true; }, &best);
+  testing::best_of_pool(p, [](const KernelTraits&) { return true; }, &best);
   EXPECT_EQ(best.rfind("direct_", 0), 0u) << best;
   auto t = parse_kernel_name(best);
   ASSERT_TRUE(t.ok());

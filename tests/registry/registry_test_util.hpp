@@ -6,12 +6,16 @@
 
 #include <atomic>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "gconv/registry.hpp"
+#include "kernels/family.hpp"
+#include "pool/pool.hpp"
+#include "registry/analytic.hpp"
 #include "registry/device_info.hpp"
 
 namespace gconv::testing {
@@ -65,5 +69,24 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// The best estimate among the pool kernels that implement p and match `keep`.
+template <class Keep>
+inline double best_of_pool(const Problem& p, const Keep& keep, std::string* name = nullptr) {
+  const DeviceInfo& d = test_device();
+  auto pool = load_pool(*d.rules, p.direction, p.dtype);
+  EXPECT_TRUE(pool.ok()) << pool.status().to_string();
+  double best = std::numeric_limits<double>::infinity();
+  if (!pool.ok()) return best;
+  for (const KernelTraits& t : *pool) {
+    if (t.ndim != p.ndim || !keep(t) || !family_of(t).can_implement(t, p, nullptr)) continue;
+    const double ms = analytic_ms(t, p, d);
+    if (ms < best) {
+      best = ms;
+      if (name) *name = kernel_name(t);
+    }
+  }
+  return best;
+}
 
 }  // namespace gconv::testing

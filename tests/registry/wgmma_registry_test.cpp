@@ -21,20 +21,7 @@ using testing::test_device;
 
 // The best analytic estimate among the pool kernels of `family` that implement p.
 double best_of_family(const Problem& p, Family family, std::string* name = nullptr) {
-  const DeviceInfo& d = test_device();
-  auto pool = load_pool(*d.rules, p.direction, p.dtype);
-  EXPECT_TRUE(pool.ok()) << pool.status().to_string();
-  double best = std::numeric_limits<double>::infinity();
-  if (!pool.ok()) return best;
-  for (const KernelTraits& t : *pool) {
-    if (t.family != family || t.ndim != p.ndim || !family_of(t).can_implement(t, p, nullptr)) continue;
-    const double ms = analytic_ms(t, p, d);
-    if (ms < best) {
-      best = ms;
-      if (name) *name = kernel_name(t);
-    }
-  }
-  return best;
+  return testing::best_of_pool(p, [family](const KernelTraits& t) { return t.family == family; }, name);
 }
 
 KernelTraits gemm_kernel(Family f, const Problem& p, int tm, int tn, int wm, int wn) {
