@@ -127,6 +127,26 @@ __device__ __forceinline__ void tap_digits(int tap, const int (&filt)[3], int (&
   }
 }
 
+// Output pixel -> the filter base of its window in x (o * stride - pad per
+// spatial slot); returns the image index.
+template <int NDIM>
+__device__ __forceinline__ int output_filter_base(const IgemmParams& p, int pixel, int (&base)[3]) {
+  int o[3] = {0, 0, 0};
+  const int n = pixel_digits<NDIM>(pixel, p.out, o);
+#pragma unroll
+  for (int d = 3 - NDIM; d < 3; ++d) base[d] = o[d] * p.stride[d] - p.pad[d];
+  return n;
+}
+
+// Filter tap index -> its im2col offsets (tap digit * dilation per slot).
+template <int NDIM>
+__device__ __forceinline__ void tap_offsets(const IgemmParams& p, int tap, unsigned short (&off)[3]) {
+  int f[3] = {0, 0, 0};
+  tap_digits<NDIM>(tap, p.filt, f);
+#pragma unroll
+  for (int d = 3 - NDIM; d < 3; ++d) off[d] = static_cast<unsigned short>(f[d] * p.dil[d]);
+}
+
 // fwd (Cfg::kTma): K tile kt is filter tap kt * TK / Cg, channels (kt * TK) %
 // Cg onwards (C/G is a multiple of TK), so A is one im2col load (TM output
 // pixels from the block's first row on, shifted by the tap's offsets;
@@ -136,20 +156,14 @@ template <class Cfg>
 __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                             const BlockPos& b, int m0, int n0, int kt0, int ktiles, u32 ring,
                                             u32 full, u32 empty) {
-  constexpr int F = 3 - Cfg::kNdim;
-  int o[3] = {0, 0, 0}, base[3] = {0, 0, 0};
-  const int n = pixel_digits<Cfg::kNdim>(m0, p.out, o);
-#pragma unroll
-  for (int d = F; d < 3; ++d) base[d] = o[d] * p.stride[d] - p.pad[d];
+  int base[3] = {0, 0, 0};
+  const int n = output_filter_base<Cfg::kNdim>(p, m0, base);
   const int c_group = b.g0 * p.Cg, row_group = b.g0 * p.Kg + n0;
   tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, [&](int k, u32 st, u32 bar) {
     const int tap = k / p.Cg;
     const int c0 = k - tap * p.Cg;
-    int f[3] = {0, 0, 0};
-    tap_digits<Cfg::kNdim>(tap, p.filt, f);
     unsigned short off[3] = {0, 0, 0};
-#pragma unroll
-    for (int d = F; d < 3; ++d) off[d] = static_cast<unsigned short>(f[d] * p.dil[d]);
+    tap_offsets<Cfg::kNdim>(p, tap, off);
     mbar_arrive_expect_tx(bar, Cfg::kTxBytes);
     tma_load_im2col<Cfg::kNdim>(st, ta, c_group + c0, base, n, off, bar);
     tma_load_2d(st + Cfg::kABytes, tb, k, row_group, bar);
@@ -200,15 +214,12 @@ template <class Cfg>
 __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                                        const BlockPos& b, int m0, int n0, int kt0, int ktiles,
                                                        u32 ring, u32 full, u32 empty) {
-  constexpr int F = 3 - Cfg::kNdim;
   const int mblocks = cmin(Cfg::kTileM, p.Kg - m0 + 63) / 64;
   const int nblocks = cmin(Cfg::kTileN, p.gemm_n - n0 + 63) / 64;
   const u32 tx = (mblocks * Cfg::TileA::kBlockBytes) + nblocks * Cfg::TileB::kBlockBytes;
   tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, [&](int k, u32 st, u32 bar) {
-    int o[3] = {0, 0, 0}, base[3] = {0, 0, 0};
-    const int n = pixel_digits<Cfg::kNdim>(k, p.out, o);
-#pragma unroll
-    for (int d = F; d < 3; ++d) base[d] = o[d] * p.stride[d] - p.pad[d];
+    int base[3] = {0, 0, 0};
+    const int n = output_filter_base<Cfg::kNdim>(p, k, base);
     mbar_arrive_expect_tx(bar, tx);
     for (int j = 0; j < mblocks; ++j)
       tma_load_2d(st + j * Cfg::TileA::kBlockBytes, ta, b.g0 * p.Kg + m0 + 64 * j, k, bar);
@@ -216,11 +227,8 @@ __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, con
       const int col = n0 + 64 * j;
       const int tap = col / p.Cg;
       const int c = col - tap * p.Cg;
-      int f[3] = {0, 0, 0};
-      tap_digits<Cfg::kNdim>(tap, p.filt, f);
       unsigned short off[3] = {0, 0, 0};
-#pragma unroll
-      for (int d = F; d < 3; ++d) off[d] = static_cast<unsigned short>(f[d] * p.dil[d]);
+      tap_offsets<Cfg::kNdim>(p, tap, off);
       tma_load_im2col<Cfg::kNdim>(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, b.g0 * p.Cg + c, base, n, off,
                                   bar);
     }
