@@ -2,6 +2,7 @@
 // in igemm/*.cuh, rules and launch plan in igemm_plan.cpp).
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -46,7 +47,7 @@ namespace igemm {
 
 Status launch_plan(const char* who, const KernelTraits& t, const LoadedKernel& k, const Problem& p,
                    const ConvArgs& args, const LaunchPlan& plan, CUstream_st* stream,
-                   const std::vector<void*>& extra) {
+                   std::initializer_list<void*> extra) {
   const std::string name(who);
   if (k.entries.size() < (plan.reduce ? 2u : 1u) || k.entries[0] == nullptr || (plan.reduce && !k.entries[1]))
     return invalid_argument(name + " launch: the loaded kernel lacks gconv_main" +
@@ -78,12 +79,15 @@ Status launch_plan(const char* who, const KernelTraits& t, const LoadedKernel& k
     q.ws = static_cast<float*>(args.workspace);
   }
 
+  if (extra.size() > 3) return internal_error(name + " launch: more than 3 extra kernel parameters");
   cudaStream_t s = stream;
   if (plan.zero_workspace) GCONV_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(q.ws, 0, plan.workspace, s));
-  std::vector<void*> main_args{&q};
-  main_args.insert(main_args.end(), extra.begin(), extra.end());
+  // gconv_main's parameters: IgemmParams, then the family's extras (no heap
+  // allocation on the launch path).
+  void* main_args[4] = {&q};
+  std::copy(extra.begin(), extra.end(), main_args + 1);
   GCONV_RETURN_IF_ERROR(
-      jit::launch(k.entries[0], dim3(plan.grid), dim3(unsigned(plan.threads)), plan.smem, s, main_args.data()));
+      jit::launch(k.entries[0], dim3(plan.grid), dim3(unsigned(plan.threads)), plan.smem, s, main_args));
   void* kargs[] = {&q};
   if (plan.reduce) {
     GCONV_RETURN_IF_ERROR(

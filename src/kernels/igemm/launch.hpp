@@ -4,7 +4,7 @@
 // split-K, launches gconv_main and, with split-K, gconv_reduce.
 #pragma once
 
-#include <vector>
+#include <initializer_list>
 
 #include "gconv/problem.hpp"
 #include "gconv/status.hpp"
@@ -17,6 +17,6 @@ namespace gconv::igemm {
 // gconv_main's parameters after the IgemmParams (wgmma's tensor maps).
 Status launch_plan(const char* who, const KernelTraits& t, const LoadedKernel& k, const Problem& p,
                    const ConvArgs& args, const LaunchPlan& plan, CUstream_st* stream,
-                   const std::vector<void*>& extra = {});
+                   std::initializer_list<void*> extra = {});
 
 }  // namespace gconv::igemm
