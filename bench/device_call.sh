@@ -13,6 +13,9 @@
 #   wgcheck   the wgmma pools (every dtype) built, then their GPU correctness tests
 #             (GCONV_GPU_TEST_FAMILY=wgmma), then `gconv run --check` on a few shapes
 #   ncu       Nsight Compute on a few kernels (NCU_CASES)
+#   dwcheck   direct register-window kernels (DW_FILTER): built, GPU correctness (bf16 all, fp16/fp32
+#             samples), sanitizers (DW_SAN) on 2 kernels per bf16 2D pool
+#   dwsweep   the public set's depthwise problems: every direct kernel (DW_SWEEP_FILTER), cuDNN, compared
 #   wgsan     compute-sanitizer memcheck, racecheck and synccheck on 2 wgmma kernels per bf16 pool
 #   pubsweep  one GPU, one process at a time: gconv bench over the public shapes for the
 #             kernels of FILTER (default: every kernel), resumed from .device/pub_prev.csv.zst,
@@ -227,6 +230,35 @@ for stage in "$@"; do
       elif [ -f .device/cudnn_torch.jsonl ]; then cp .device/cudnn_torch.jsonl "$OUT/"; fi
       python3 bench/compare_cudnn.py --sweep /tmp/pub.csv --cudnn "$OUT/cudnn_torch.jsonl" --by-family \
         --per-problem "$OUT/compare.csv" > "$OUT/compare.txt"; tail -n 45 "$OUT/compare.txt" ;;
+    dwcheck)
+      # The direct family's register-window kernels (DW_FILTER narrows them): every bf16 one and
+      # samples of fp16/fp32 against the reference, then the sanitizers on 2 per bf16 pool.
+      export GCONV_GPU_TEST_FILTER="${DW_FILTER:-window_w > 0}"
+      .device/gconv build --direction all --dtype bf16 --filter "$GCONV_GPU_TEST_FILTER" --jobs "$ncpu" > "$OUT/dw_build.txt" 2>&1
+      grep -v '^  ' "$OUT/dw_build.txt" | tail -n 4
+      mkdir -p /tmp/dwlogs
+      GCONV_GPU_TEST_FAMILY=direct LOG_DIR=/tmp/dwlogs scripts/gpu-test .device 'Pools/PoolCorrectness.*' \
+        > "$OUT/dw_tests.txt" 2>&1; tail -n 2 "$OUT/dw_tests.txt"
+      cat /tmp/dwlogs/*.log > /tmp/dw_tests.log; gzip -c /tmp/dw_tests.log > "$OUT/dw_tests.log.gz"
+      grep -h "^TALLY" /tmp/dw_tests.log | sort; grep -h -E "Failure|failed|crash" /tmp/dw_tests.log | head -n 20
+      for tool in ${DW_SAN:-memcheck racecheck synccheck}; do
+        mkdir -p /tmp/dsan_$tool
+        GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/dsan_$tool \
+          scripts/gpu-test .device 'Pools/PoolCorrectness.*bf16_2d' > "$OUT/dsan_$tool.txt" 2>&1
+        echo "$tool: $(tail -n 1 "$OUT/dsan_$tool.txt") | $(cat /tmp/dsan_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      done ;;
+    dwsweep)
+      # Depthwise problems of the public set: every direct kernel (tile and window) and cuDNN.
+      python3 -c "import json; l=[x for x in open('problems/cudnn_public_h200.jsonl') if x.strip()]; \
+        open('/tmp/dw.jsonl','w').write(''.join(x for x in l if 'about' in json.loads(x) or json.loads(x)['C'] == json.loads(x)['G']))"
+      timeout -k 10 "${DW_S:-300}" .device/gconv bench --problems /tmp/dw.jsonl --filter "${DW_SWEEP_FILTER:-family == direct}" \
+        --out /tmp/dw.csv --warmup 3 --repeats 9 --jobs "$ncpu" --progress-s 60 2> "$OUT/dw_bench.log"
+      echo "dw bench rc=$?"; tail -n 2 "$OUT/dw_bench.log"
+      .device/zstd -q -T0 -12 /tmp/dw.csv -o "$OUT/dw.csv.zst"
+      PYTHONUNBUFFERED=1 python3 bench/cudnn_torch.py --problems /tmp/dw.jsonl --out "$OUT/cudnn_dw.jsonl" \
+        --modes heur,exh 2> "$OUT/cudnn_dw.log"
+      python3 bench/compare_cudnn.py --sweep /tmp/dw.csv --cudnn "$OUT/cudnn_dw.jsonl" --by-family \
+        --per-problem "$OUT/dw_compare.csv" > "$OUT/dw_compare.txt"; tail -n 30 "$OUT/dw_compare.txt" ;;
     ncu)
       # Nsight Compute on one launch of chosen kernels (NCU_CASES: "spec|filter;..."): throughput
       # against the ceilings, memory traffic, warp stalls.

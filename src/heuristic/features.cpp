@@ -569,18 +569,35 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
       smem = double(plan->smem);
       workspace = double(plan->workspace);
       split = wgrad ? std::max(1, q.splits) : 1;
-      set(x_direct_waste_h, 1.0 - ratio(rows, double(q.tiles[1]) * bh));
-      set(x_direct_waste_w, 1.0 - ratio(cols, double(q.tiles[2]) * bw));
-      set(x_direct_waste_c, 1.0 - ratio(channels, double(q.slabs) * slab));
-      set(x_direct_log_slabs, lg(q.slabs));
-      set(x_direct_halo, ratio(double(q.tile_rows) * q.tile_cols, double(bh) * bw));
-      set(x_direct_log_span, lg(q.src_cstride));
-      set(x_direct_log_passes, lg(wgrad ? q.passes : 0));
-      set(x_direct_log_splits, lg(wgrad ? q.splits : 0));
+      if (t.win_fx > 0) {
+        // Register window: a block is lanes x items_per_block threads, an
+        // item R outputs of one row; its "halo" is the window over R.
+        set(x_direct_waste_h, 0.0);
+        set(x_direct_waste_w, 1.0 - ratio(cols, double(q.strips) * t.per_thread));
+        set(x_direct_waste_c, 1.0 - ratio(double(p.c), double(q.slabs) * q.lanes * t.vec));
+        set(x_direct_log_slabs, lg(q.slabs));
+        set(x_direct_halo, ratio(double((t.per_thread - 1) * t.win_sx + t.win_fx), double(t.per_thread)));
+        set(x_direct_log_span, lg(double(q.lanes) * t.vec));
+        set(x_direct_log_passes, lg(wgrad ? double(p.filter[0]) * p.filter[1] : 0));
+        set(x_direct_log_splits, lg(wgrad ? direct::kWgradCluster : 0));
+      } else {
+        set(x_direct_waste_h, 1.0 - ratio(rows, double(q.tiles[1]) * bh));
+        set(x_direct_waste_w, 1.0 - ratio(cols, double(q.tiles[2]) * bw));
+        set(x_direct_waste_c, 1.0 - ratio(channels, double(q.slabs) * slab));
+        set(x_direct_log_slabs, lg(q.slabs));
+        set(x_direct_halo, ratio(double(q.tile_rows) * q.tile_cols, double(bh) * bw));
+        set(x_direct_log_span, lg(q.src_cstride));
+        set(x_direct_log_passes, lg(wgrad ? q.passes : 0));
+        set(x_direct_log_splits, lg(wgrad ? q.splits : 0));
+      }
       useful = (1.0 - out[x_direct_waste_h]) * (1.0 - out[x_direct_waste_w]) * (1.0 - out[x_direct_waste_c]);
       flops_per_block = flops / blocks;
       // L2 traffic as analytic.cpp's direct_ms counts it.
-      if (wgrad) {
+      if (t.win_fx > 0) {
+        const double win = double((t.per_thread - 1) * t.win_sx + t.win_fx);
+        const double frows = double(p.filter[0]) * p.filter[1];
+        l2_bytes = double(q.items) * frows * (wgrad ? win + t.per_thread : win) * double(p.c) * eb + out_el * eb;
+      } else if (wgrad) {
         l2_bytes = (x_el + y_el) * eb * std::max(1, q.passes) + w_el * 4;
       } else {
         const int64_t slabs = std::max(1, q.slabs);

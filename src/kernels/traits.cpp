@@ -178,6 +178,12 @@ Status parse_direct(NameParser& p, KernelTraits* t) {
   GCONV_RETURN_IF_ERROR(p.number("per_thread", &t->per_thread));
   GCONV_RETURN_IF_ERROR(p.expect("_v"));
   GCONV_RETURN_IF_ERROR(p.number("vec", &t->vec));
+  if (p.accept("_w")) {  // a register-window kernel; never _det (its reduction is deterministic anyway)
+    GCONV_RETURN_IF_ERROR(p.number("window filter width", &t->win_fx));
+    GCONV_RETURN_IF_ERROR(p.expect("s"));
+    GCONV_RETURN_IF_ERROR(p.number("window stride", &t->win_sx));
+    return Status::Ok();
+  }
   t->deterministic = p.accept("_det");
   return Status::Ok();
 }
@@ -217,6 +223,10 @@ std::string kernel_name(const KernelTraits& t) {
   if (t.family == Family::wgmma) {
     return head + fmt::format("m{}n{}k{}_c{}_s{}_sk{}{}_v{}{}", t.tile_m, t.tile_n, t.tile_k, t.warps_m, t.stages,
                               t.split_k, split_suffix(t.split_mode), t.vec, t.tma ? "_tma" : "");
+  }
+  if (t.win_fx > 0) {
+    return head + fmt::format("t{}x{}_r{}_v{}_w{}s{}", t.block_h, t.block_w, t.per_thread, t.vec, t.win_fx,
+                              t.win_sx);
   }
   return head + fmt::format("t{}x{}_r{}_v{}{}", t.block_h, t.block_w, t.per_thread, t.vec,
                             t.deterministic ? "_det" : "");

@@ -18,6 +18,11 @@
 //     e.g. direct_fwd_bf16_2d_t8x16_r4_v8: a block computes an 8x16 output
 //     tile, each thread R outputs along W for vec channels; _det marks the
 //     deterministic (workspace) reduction of bwd_weight.
+//   direct_<dir>_<dtype>_<nd>d_t<BH>x<BW>_r<R>_v<vec>_w<FX>s<SX>
+//     e.g. direct_fwd_bf16_2d_t8x32_r8_v8_w3s1: a register-window depthwise
+//     kernel (src/kernels/direct/window.cuh) for filter width FX and W stride
+//     SX, compiled in; R outputs along W per thread, threads as for the tile
+//     kernels (block_h * block_w / R * 8); it never carries _det.
 #pragma once
 
 #include <string>
@@ -61,6 +66,9 @@ struct KernelTraits {
   int block_h = 8, block_w = 16;
   int per_thread = 1;
   bool deterministic = false;
+  // direct, register-window variant: the filter width and W stride it is
+  // compiled for (win_fx == 0: a tile kernel, win_sx then 0 too).
+  int win_fx = 0, win_sx = 0;
 
   // wgmma: the producer loads both operands with the tensor memory
   // accelerator (im2col and tiled tensor maps) instead of cp.async gathers.

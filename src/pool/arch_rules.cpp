@@ -141,9 +141,14 @@ Status read_wgmma(const JsonReader& r, const json& v, ArchRules* a) {
 
 Status read_direct(const JsonReader& r, const json& v, ArchRules* a) {
   const std::string p = "direct";
-  GCONV_RETURN_IF_ERROR(r.check_object(v, p, {"block_h", "block_w", "per_thread", "registers"},
+  GCONV_RETURN_IF_ERROR(r.check_object(v, p, {"block_h", "block_w", "per_thread", "registers", "window"},
                                        {"block_h", "block_w", "per_thread", "registers"}));
   ArchRules::Direct& d = a->direct;
+  if (v.contains("window")) {
+    GCONV_RETURN_IF_ERROR(r.check_object(v["window"], p + ".window", {"filter_w", "stride_w"}, {"filter_w", "stride_w"}));
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["window"]["filter_w"], p + ".window.filter_w", &d.window_filter_w));
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["window"]["stride_w"], p + ".window.stride_w", &d.window_stride_w));
+  }
   GCONV_RETURN_IF_ERROR(r.read_int_list(v["block_h"], p + ".block_h", &d.block_h));
   GCONV_RETURN_IF_ERROR(r.read_int_list(v["block_w"], p + ".block_w", &d.block_w));
   GCONV_RETURN_IF_ERROR(r.read_int_list(v["per_thread"], p + ".per_thread", &d.per_thread));
@@ -157,6 +162,10 @@ bool canonical(const KernelTraits& t, std::string* why) {
   const KernelTraits d;
   if (t.tma && t.family != Family::wgmma) {
     *why = "canonical: only wgmma kernels have a tma producer";
+    return false;
+  }
+  if ((t.win_fx != 0 || t.win_sx != 0) && t.family != Family::direct) {
+    *why = "canonical: only direct kernels have a register window";
     return false;
   }
   if (is_implicit_gemm(t.family)) {
@@ -365,6 +374,17 @@ bool legal_direct(const ArchRules& rules, const KernelTraits& t, std::string* wh
     *why = "deterministic: only bwd_weight has a deterministic variant";
     return false;
   }
+  if (t.win_fx != 0 || t.win_sx != 0) {
+    if (!contains(d.window_filter_w, t.win_fx) || !contains(d.window_stride_w, t.win_sx)) {
+      *why = fmt::format("window: {}s{} not in filter_w {} x stride_w {}", t.win_fx, t.win_sx,
+                         list_text(d.window_filter_w), list_text(d.window_stride_w));
+      return false;
+    }
+    if (t.deterministic) {
+      *why = "window: a register-window kernel is deterministic without the _det variant";
+      return false;
+    }
+  }
   if (!legal_vec(rules, t, why)) return false;
   return legal_resources(rules, t, why);
 }
@@ -470,6 +490,8 @@ int register_estimate(const ArchRules& rules, const KernelTraits& t) {
     if (t.warps_m <= 0) return 0;
     return wgmma_accumulators(t) + rules.wgmma.consumer_overhead;
   }
+  if (t.win_fx > 0)  // window.cuh: R x vec sums (or dy) + FX x vec weights (or sums) + one source vector
+    return (t.per_thread + t.win_fx + 1) * t.vec + rules.direct.reg_overhead;
   return 2 * t.per_thread * t.vec + t.vec + rules.direct.reg_overhead;
 }
 

@@ -65,6 +65,9 @@ struct ArchRules {
   struct Direct {
     std::vector<int> block_h, block_w, per_thread;
     int reg_overhead = 0;
+    // Register-window kernels: legal filter widths and W strides (empty:
+    // the arch has none).
+    std::vector<int> window_filter_w, window_stride_w;
   } direct;
 
   const MmaShape& mma_for(DType t) const { return mma[static_cast<int>(t)]; }

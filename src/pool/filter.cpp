@@ -57,6 +57,8 @@ const std::vector<FieldDef>& fields() {
     d.push_back({"per_thread", {}, dr(&KernelTraits::per_thread)});
     d.push_back({"deterministic", {"false", "true"},
                  [](R, T t) -> int64_t { return !is_gemm(t) && t.deterministic ? 1 : 0; }});
+    d.push_back({"window_w", {}, dr(&KernelTraits::win_fx)});  // 0: a tile kernel
+    d.push_back({"window_s", {}, dr(&KernelTraits::win_sx)});
     d.push_back({"tma", {"false", "true"},
                  [](R, T t) -> int64_t { return t.family == Family::wgmma && t.tma ? 1 : 0; }});
     d.push_back({"threads", {}, [](R, T t) -> int64_t { return t.threads(); }});

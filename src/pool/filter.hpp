@@ -11,7 +11,8 @@
 //
 // Fields: tile_m tile_n tile_k warps_m warps_n stages split_k split_mode vec
 // groups_per_block family ndim direction dtype block_h block_w per_thread
-// deterministic tma threads smem_bytes, and the derived warp_tile_m (tile_m /
+// window_w window_s (a direct register-window kernel's filter width and W
+// stride; 0 for tile kernels) deterministic tma threads smem_bytes, and the derived warp_tile_m (tile_m /
 // warps_m), warp_tile_n (tile_n / warps_n) and registers (the arch file's
 // register estimate).
 // Names are the values of the enum fields: family igemm|direct|wgmma, direction

@@ -68,6 +68,28 @@ Status read_splits(const JsonReader& r, const json& v, const std::string& path,
   return Status::Ok();
 }
 
+// "window": ["3s1", "7s2"]: filter width and W stride of register-window
+// direct kernels, each a positive integer of at most 2 digits.
+Status read_windows(const JsonReader& r, const json& v, const std::string& path, std::vector<std::pair<int, int>>* out) {
+  std::vector<std::string> items;
+  GCONV_RETURN_IF_ERROR(r.read_string_list(v, path, &items));
+  out->clear();
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string& s = items[i];
+    const size_t at = s.find('s');
+    auto small = [](std::string_view d) {
+      return !d.empty() && d.size() <= 2 && d[0] != '0' &&
+             std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (at == std::string::npos || !small(std::string_view(s).substr(0, at)) ||
+        !small(std::string_view(s).substr(at + 1)))
+      return r.error(index(path, i), fmt::format("expected \"<filter width>s<stride>\" such as \"3s1\", got \"{}\"", s));
+    out->push_back({std::stoi(s.substr(0, at)), std::stoi(s.substr(at + 1))});
+  }
+  if (out->empty()) return r.error(path, "an empty list");
+  return Status::Ok();
+}
+
 Status read_group(const JsonReader& r, const json& v, const std::string& path, Family family,
                   const std::vector<int>& file_ndims, PoolGroup* g) {
   g->where = path;
@@ -99,8 +121,8 @@ Status read_group(const JsonReader& r, const json& v, const std::string& path, F
     g->tma = {false};
     if (v.contains("tma")) GCONV_RETURN_IF_ERROR(r.read_bool_list(v["tma"], join(path, "tma"), &g->tma));
   } else {
-    GCONV_RETURN_IF_ERROR(r.check_object(v, path, {"tile", "per_thread", "vec", "deterministic", "ndims", "exclude"},
-                                         {"tile", "per_thread", "vec"}));
+    GCONV_RETURN_IF_ERROR(r.check_object(
+        v, path, {"tile", "per_thread", "vec", "deterministic", "window", "ndims", "exclude"}, {"tile", "per_thread", "vec"}));
     GCONV_RETURN_IF_ERROR(r.read_pair_list(v["tile"], join(path, "tile"), &g->tiles));
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["per_thread"], join(path, "per_thread"), &g->per_thread));
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["vec"], join(path, "vec"), &g->vec));
@@ -108,6 +130,8 @@ Status read_group(const JsonReader& r, const json& v, const std::string& path, F
     if (v.contains("deterministic")) {
       GCONV_RETURN_IF_ERROR(r.read_bool_list(v["deterministic"], join(path, "deterministic"), &g->deterministic));
     }
+    g->windows = {{0, 0}};
+    if (v.contains("window")) GCONV_RETURN_IF_ERROR(read_windows(r, v["window"], join(path, "window"), &g->windows));
   }
   if (v.contains("ndims")) GCONV_RETURN_IF_ERROR(read_ndims(r, v["ndims"], join(path, "ndims"), &g->ndims));
   if (v.contains("exclude")) GCONV_RETURN_IF_ERROR(read_rules(r, v["exclude"], join(path, "exclude"), &g->exclude));
@@ -212,14 +236,16 @@ std::vector<KernelTraits> candidates(const PoolConfig& c, DType dt, const PoolGr
     for (auto [bh, bw] : g.tiles)
       for (int r : g.per_thread)
         for (int v : g.vec)
-          for (bool det : g.deterministic) {
-            KernelTraits t = base;
-            t.block_h = bh, t.block_w = bw;
-            t.per_thread = r;
-            t.vec = v;
-            t.deterministic = det;
-            out.push_back(t);
-          }
+          for (bool det : g.deterministic)
+            for (auto [fx, sx] : g.windows) {
+              KernelTraits t = base;
+              t.block_h = bh, t.block_w = bw;
+              t.per_thread = r;
+              t.vec = v;
+              t.deterministic = det;
+              t.win_fx = fx, t.win_sx = sx;
+              out.push_back(t);
+            }
   }
   return out;
 }

@@ -60,6 +60,9 @@ struct PoolGroup {
   std::vector<std::pair<int, int>> tiles;  // (block_h, block_w)
   std::vector<int> per_thread;
   std::vector<bool> deterministic;
+  // direct register-window kernels: (filter width, W stride) pairs, written
+  // "3s1" in the file; default [(0, 0)] = tile kernels.
+  std::vector<std::pair<int, int>> windows;
 };
 
 struct PoolConfig {

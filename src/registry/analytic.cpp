@@ -54,6 +54,8 @@
 //        + weights per block) + output, or for bwd_weight (x + dy) x passes + dw
 //   compute = flops on the CUDA-core rate with F(b) x min(1, b x warps / 16)
 //   launches 1, +1 finish kernel, +1 memset for atomic accumulation
+//   register-window kernels: L2 = items x filter rows x window pixels (+ R
+//   dy pixels for bwd_weight) x C, one launch
 // vec_penalty = 1 + 0.25 x log2(16 / (vec x dtype bytes)): narrower global
 // accesses issue more load instructions per byte (1.0 at 16-byte vectors).
 #include "registry/analytic.hpp"
@@ -235,7 +237,15 @@ double direct_ms(const KernelTraits& t, const AnalyticKernel& ak, const Analytic
   b->wave_efficiency = double(b->blocks) / double(b->waves * d.sm_count * b->blocks_per_sm);
 
   double l2 = 0;
-  if (p.direction == Direction::bwd_weight) {
+  if (t.win_fx > 0) {
+    // Register window (window.cuh): every item (R outputs of a row) reads
+    // WIN source pixels per filter row through L1/L2; bwd_weight also its R
+    // dy pixels, once per filter row (each row is its own cluster).
+    const double rows = double(p.filter[0]) * p.filter[1];
+    const double win = double((t.per_thread - 1) * t.win_sx + t.win_fx);
+    const double per_item = p.direction == Direction::bwd_weight ? rows * (win + t.per_thread) : rows * win;
+    l2 = double(q.items) * per_item * double(p.c) * eb + double(ap.out_elements) * eb;
+  } else if (p.direction == Direction::bwd_weight) {
     l2 = double(ops.x + ops.y) * eb * std::max(1, q.passes) + double(ops.w) * 4;
   } else {
     const int64_t slabs = std::max(1, q.slabs);

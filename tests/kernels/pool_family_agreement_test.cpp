@@ -65,6 +65,11 @@ TEST(PoolFamilyAgreement, EveryPoolKernelImplementsSomeProblem) {
             p.pad_lo = {p.pad_lo[1], p.pad_lo[1], p.pad_lo[2]};
             p.pad_hi = p.pad_lo;
           }
+          if (k.win_fx > 0) {  // register-window kernels: their own filter width and W stride
+            p.filter[2] = k.win_fx;
+            p.stride[2] = k.win_sx;
+            p.pad_lo[2] = p.pad_hi[2] = k.win_fx / 2;
+          }
           p.direction = d;
           p.dtype = t;
           if (family_of(k).can_implement(k, p, nullptr)) {

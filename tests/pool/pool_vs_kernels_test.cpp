@@ -28,7 +28,8 @@ TEST(PoolVsKernels, IgemmPoolKernelsPassTheFamilyRulesWithTheSameSmem) {
 }
 
 // A depthwise 3x3 (3x3x3 in 3D, 3 in 1D) problem with 64 channels, stride 1,
-// 'same' padding: every direct kernel of the pool must plan it.
+// 'same' padding (a register-window kernel's own filter width and W stride):
+// every direct kernel of the pool must plan it.
 Problem depthwise(const KernelTraits& t) {
   Problem p;
   p.ndim = t.ndim;
@@ -42,6 +43,11 @@ Problem depthwise(const KernelTraits& t) {
     p.filter[i] = 3;
     p.pad_lo[i] = p.pad_hi[i] = 1;
   }
+  if (t.win_fx > 0) {  // a register-window kernel: its filter width and W stride
+    p.filter[2] = t.win_fx;
+    p.stride[2] = t.win_sx;
+    p.pad_lo[2] = p.pad_hi[2] = t.win_fx / 2;
+  }
   return p;
 }
 
@@ -54,7 +60,12 @@ TEST(PoolVsKernels, DirectPoolKernelsPlanADepthwiseProblem) {
     ASSERT_TRUE(p.validate().ok()) << p.validate().to_string();
     auto plan = plan_direct(t, p);
     ASSERT_TRUE(plan.ok()) << kernel_name(t) << ": " << plan.status().to_string();
-    EXPECT_EQ(plan->threads, t.threads()) << kernel_name(t);
+    if (t.win_fx > 0) {  // lanes x items per block: at most the traits' threads
+      EXPECT_LE(plan->threads, t.threads()) << kernel_name(t);
+      EXPECT_GT(plan->threads, t.threads() / 2) << kernel_name(t);
+    } else {
+      EXPECT_EQ(plan->threads, t.threads()) << kernel_name(t);
+    }
   }
   EXPECT_GT(n, 300);
 }

@@ -66,6 +66,111 @@ DirectProblem direct_problem(const Problem& p) {
 
 namespace {
 
+// Channel vectors per block for `cvecs` vectors in all: at most `cap`, and
+// spread evenly over the slabs so that the last slab is not mostly idle.
+int even_lanes(int64_t cvecs, int64_t cap) {
+  const int64_t slabs = ceil_div(cvecs, std::max<int64_t>(1, cap));
+  return static_cast<int>(ceil_div(cvecs, slabs));
+}
+
+// The register-window rules and launch (window.cuh); the common rules up to
+// vec have passed.
+template <class Reject>
+bool plan_window(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_plan, const Reject& reject) {
+  const Problem& p = *dp.problem;
+  if (p.c_per_group() != 1 || p.k_per_group() != 1)
+    return reject([&] { return std::string("a register-window kernel is for depthwise problems (C/G = K/G = 1)"); });
+  if (p.filter[2] != t.win_fx || p.stride[2] != t.win_sx || p.dilation[2] != 1)
+    return reject([&] {
+      return fmt::format("the window is compiled for filter width {}, W stride {}, W dilation 1; the problem has {}, {}, {}",
+                         t.win_fx, t.win_sx, p.filter[2], p.stride[2], p.dilation[2]);
+    });
+  if (p.direction == Direction::bwd_data && (p.stride[0] != 1 || p.stride[1] != 1 || p.stride[2] != 1))
+    return reject([&] { return std::string("a register-window bwd_data kernel needs stride 1 in every dimension"); });
+  for (int i = 0; i < 3; ++i) {
+    const int64_t extent = p.in[i] + p.pad_lo[i] + p.pad_hi[i] + (t.per_thread + 1) * p.stride[i] +
+                           p.dilation[i] * p.filter[i] + dp.out[i];
+    if (extent > (int64_t{1} << 30))
+      return reject([&] { return std::string("spatial sizes, pads, strides or dilations too large for 32-bit arithmetic"); });
+  }
+  const int64_t threads = t.threads();
+  const int64_t vec = t.vec, R = t.per_thread;
+  const int64_t cvecs = p.c / vec;
+  const int64_t taps = p.filter_volume();
+  const bool wgrad = p.direction == Direction::bwd_weight;
+  // Rows of R outputs in the tensor the kernel walks: y / dx, or dy for bwd_weight.
+  int64_t walk[3];
+  for (int i = 0; i < 3; ++i) walk[i] = p.direction == Direction::bwd_data ? p.in[i] : dp.out[i];
+  const int64_t strips = ceil_div(walk[2], R);
+  const int64_t items = p.n * walk[0] * walk[1] * strips;
+  if (items > INT32_MAX) return reject([&] { return fmt::format("{} rows of outputs exceed 32-bit indexing", items); });
+
+  DirectPlan& plan = *out_plan;
+  plan = DirectPlan{};
+  direct::DirectParams& q = plan.params;
+  q.n = static_cast<int>(p.n);
+  q.c = static_cast<int>(p.c);
+  q.k = static_cast<int>(p.k);
+  q.g = static_cast<int>(p.g);
+  q.cg = q.kg = 1;
+  q.depthwise = 1;
+  for (int i = 0; i < 3; ++i) {
+    q.in[i] = static_cast<int>(p.in[i]);
+    q.out_size[i] = static_cast<int>(dp.out[i]);
+    q.filt[i] = static_cast<int>(p.filter[i]);
+    q.stride[i] = static_cast<int>(p.stride[i]);
+    q.pad[i] = static_cast<int>(p.pad_lo[i]);
+    q.dil[i] = static_cast<int>(p.dilation[i]);
+  }
+  q.strips = static_cast<int>(strips);
+  q.items = static_cast<int>(items);
+  q.dw_elements = static_cast<int>(p.k * taps);
+  const int64_t fbytes = 4;  // weights and sums are fp32 in shared memory
+  int64_t lanes, per_block, smem, blocks_x, grid_y, grid_z = 1;
+  if (!wgrad) {
+    // All of a slab's weights are staged: fewer lanes when a large 3D filter
+    // would not fit.
+    const int64_t fit = static_cast<int64_t>(kMaxSmemBytes) / (taps * vec * fbytes);
+    if (fit < 1)
+      return reject([&] { return fmt::format("the {}-tap filter of one channel vector does not fit shared memory", taps); });
+    lanes = even_lanes(cvecs, std::min<int64_t>({32, threads, fit}));
+    per_block = threads / lanes;
+    smem = taps * lanes * vec * fbytes;
+    blocks_x = ceil_div(items, per_block);
+    grid_y = ceil_div(cvecs, lanes);
+  } else {
+    // Enough clusters for two waves of 132 SMs where the channels allow it:
+    // each (slab, filter row) is one cluster.
+    const int64_t rows = p.filter[0] * p.filter[1];
+    if (rows > 65535) return reject([&] { return fmt::format("{} filter rows exceed gridDim.z", rows); });
+    const int64_t want_slabs = ceil_div(int64_t{264}, direct::kWgradCluster * rows);
+    lanes = even_lanes(cvecs, std::min<int64_t>({32, threads, std::max<int64_t>(1, cvecs / want_slabs)}));
+    per_block = threads / lanes;
+    // part[P][FX][slab] + sum[FX][slab]
+    const int64_t row_bytes = t.win_fx * lanes * vec * fbytes;
+    per_block = std::min(per_block, static_cast<int64_t>(kMaxSmemBytes) / row_bytes - 1);
+    if (per_block < 1) return reject([&] { return std::string("the block sums do not fit shared memory"); });
+    smem = (per_block + 1) * row_bytes;
+    blocks_x = direct::kWgradCluster;
+    grid_y = ceil_div(cvecs, lanes);
+    grid_z = rows;
+  }
+  if (blocks_x > INT32_MAX || grid_y > 65535)
+    return reject([&] { return fmt::format("grid {} x {} exceeds the launch limits", blocks_x, grid_y); });
+  q.lanes = static_cast<int>(lanes);
+  q.items_per_block = static_cast<int>(per_block);
+  q.slabs = static_cast<int>(grid_y);
+  plan.threads = static_cast<int>(lanes * per_block);
+  plan.blocks = blocks_x;
+  plan.grid_y = grid_y;
+  plan.grid_z = grid_z;
+  plan.smem = static_cast<size_t>(smem);
+  plan.workspace = 0;
+  plan.accum = WgradAccum::none;
+  plan.finish_blocks = 0;
+  return true;
+}
+
 // plan_direct's rules in order. A rule that fails returns false, and sets
 // *st (the message built only then) when st is not null: ranking plans every
 // direct kernel of the pool and wants no string per rejection.
@@ -109,6 +214,7 @@ bool plan_rules(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_
       return fmt::format("tile {}x{} with per_thread {}: block_w must be a positive multiple of per_thread", t.block_h,
                          t.block_w, t.per_thread);
     });
+  if (t.win_fx > 0) return plan_window(t, dp, out_plan, reject);
   const int bh = p.ndim == 1 ? 1 : t.block_h;  // 1D tiles have one row
   const int bw = t.block_w, per_thread = t.per_thread;
   const int pix = bh * (bw / per_thread);

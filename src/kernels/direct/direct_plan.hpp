@@ -16,6 +16,12 @@
 // traits.deterministic matters for bwd_weight only (fwd and bwd_data are
 // deterministic anyway); it is accepted and ignored for the other directions.
 //
+// Register-window kernels (traits.win_fx > 0, window.cuh) need in addition:
+// depthwise (C/G = K/G = 1), filter width == win_fx, W stride == win_sx, W
+// dilation 1, and for bwd_data every stride 1. They launch one kernel
+// (gconv_win) with no workspace in every direction; bwd_weight runs as
+// clusters of direct::kWgradCluster blocks.
+//
 // Workspace (bwd_weight only, fp32): deterministic -> splits * dw elements;
 // atomics with bf16/fp16 -> dw elements; atomics with fp32 -> none (dw itself
 // accumulates). launch() zeroes what the atomics need; partials need no zeroing.
@@ -52,7 +58,8 @@ enum class WgradAccum {
 struct DirectPlan {
   direct::DirectParams params{};  // operand pointers are left null
   int threads = 0;
-  int64_t blocks = 0;  // gridDim.x of gconv_main
+  int64_t blocks = 0;  // gridDim.x of gconv_main (or gconv_win)
+  int64_t grid_y = 1, grid_z = 1;  // gconv_win: channel slabs, and (bwd_weight) filter rows
   size_t smem = 0;     // dynamic shared memory of gconv_main, bytes
   size_t workspace = 0;
   WgradAccum accum = WgradAccum::none;

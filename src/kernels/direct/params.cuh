@@ -14,6 +14,10 @@
 
 namespace gconv::direct {
 
+// Blocks of one bwd_weight register-window cluster (window.cuh): the
+// portable cluster size on sm_90, a compile-time attribute of the kernel.
+inline constexpr int kWgradCluster = 8;
+
 struct DirectParams {
   // Operands in ConvArgs order: fwd (x, w, y), bwd_data (dy, w, dx),
   // bwd_weight (x, dy, dw). `acc` is the fp32 accumulator of bwd_weight: the
@@ -46,6 +50,12 @@ struct DirectParams {
   int taps_per_pass, tap_slots, pos_groups;
   int passes, chunks, splits, items, acc_splits;
   int dw_elements;  // K * filter volume * Cg
+
+  // Register-window kernels (window.cuh), which also use `items` (rows of
+  // R outputs: n * depth * height * strips of the tensor they walk): channel
+  // vectors per block, strips of R outputs per row, items per block (fwd,
+  // bwd_data) or per block and sweep (bwd_weight).
+  int lanes, strips, items_per_block;
 };
 
 }  // namespace gconv::direct

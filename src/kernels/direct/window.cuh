@@ -1,0 +1,299 @@
+// Register-window depthwise kernels of the direct family (Cg = Kg = 1): the
+// filter width FX and the W stride SX are compile-time, so a thread's R
+// outputs along W and the (R-1)*SX + FX source pixels they read form a
+// window held in registers. Each source vector is loaded once per (thread,
+// filter row) and feeds up to FX FMAs; the tile kernels (gather.cuh) load one
+// source vector per tap per output from shared memory, which makes them
+// bound by shared-memory bandwidth at a fraction of the FMA rate.
+//
+// fwd / bwd_data (stride 1, flipped filter) : window_gather
+//   thread = (channel vector `lane`, item `slot`); an item is R consecutive
+//   outputs of one destination row. Weights of the block's channel slab sit
+//   in shared memory as fp32 [tap][slab] and are read one filter row (FX
+//   vectors) at a time. No source staging, no __syncthreads after the
+//   weights: source rows are read through L1 (ld.global.nc), where the FY
+//   rows a thread revisits and the neighbouring items' halos hit.
+//
+// bwd_weight : window_wgrad, one launch, no workspace, deterministic.
+//   A cluster of kWgradCluster blocks shares one (channel slab, filter row)
+//   and splits the (n, od, oh, strip) items between its blocks; each thread
+//   keeps FX x VEC sums. A block adds its threads' sums in slot order in
+//   shared memory, then the cluster's blocks add the kWgradCluster block sums
+//   in rank order through distributed shared memory, each block writing its
+//   share of dw converted to the output dtype. Nothing crosses the cluster,
+//   so no atomics, no zeroed workspace and no second kernel.
+#pragma once
+
+#include "direct/common.cuh"
+
+namespace gconv::direct {
+
+template <int DT, int VEC, int R, int THREADS, int FX, int SX>
+struct WinConfig {
+  using T = typename Elem<DT>::type;
+  static constexpr int kDT = DT, kVec = VEC, kR = R, kThreads = THREADS, kFX = FX, kSX = SX;
+  static constexpr int kWin = (R - 1) * SX + FX;  // source pixels of R outputs
+  static_assert(FX >= 1 && SX >= 1 && R >= 1, "positive window");
+};
+
+// VEC channels of one pixel through the read-only path: 16-byte vectors are
+// the common case, narrower ones for odd channel counts.
+template <int DT, int VEC>
+__device__ __forceinline__ void ldg_vec(const typename Elem<DT>::type* src, float (&out)[VEC]) {
+  using E = typename Elem<DT>::type;
+  constexpr int kBytes = VEC * static_cast<int>(sizeof(E));
+  if constexpr (kBytes == 16) {
+    unsigned w[4];
+    asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+                 : "l"(src));
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) {
+      if constexpr (sizeof(E) == 2) {
+        out[i] = to_f32<DT>(static_cast<unsigned short>((w[i / 2] >> (16 * (i % 2))) & 0xffffu));
+      } else {
+        out[i] = __uint_as_float(w[i]);
+      }
+    }
+  } else {
+    load_vec<DT, VEC>(src, out);
+  }
+}
+
+// Weights of channels [c_lo, c_lo + slab) as fp32 ws[tap * slab + ch], taps
+// in (z, y, x) order, reversed for bwd_data (the flipped filter). Channels
+// past C read 0. w is (C, Z, Y, X) for depthwise (K = C, Cg = 1).
+template <int DT>
+__device__ __forceinline__ void stage_weights(float* ws, const typename Elem<DT>::type* __restrict__ w, int c_lo,
+                                              int slab, int c_total, int taps, bool flip) {
+  for (int e = threadIdx.x; e < taps * slab; e += blockDim.x) {
+    const int ch = e % slab;
+    const int tap = e / slab;
+    const int c = c_lo + ch;
+    const int src_tap = flip ? taps - 1 - tap : tap;
+    ws[e] = c < c_total ? to_f32<DT>(w[static_cast<long long>(c) * taps + src_tap]) : 0.f;
+  }
+}
+
+template <class Cfg, bool kBwd>
+__device__ __forceinline__ void window_gather(const DirectParams& p, unsigned char* smem) {
+  using T = typename Cfg::T;
+  constexpr int DT = Cfg::kDT, VEC = Cfg::kVec, R = Cfg::kR, FX = Cfg::kFX, SX = Cfg::kSX, WIN = Cfg::kWin;
+  const int lanes = p.lanes;
+  const int slab = lanes * VEC;
+  const int lane = threadIdx.x % lanes;
+  const int slot = threadIdx.x / lanes;
+  const int C = p.c;
+  const int FZ = p.filt[0], FY = p.filt[1];
+  const int taps = FZ * FY * FX;
+
+  float* ws = reinterpret_cast<float*>(smem);
+  const int c_lo = blockIdx.y * slab;
+  stage_weights<DT>(ws, static_cast<const T*>(p.b), c_lo, slab, C, taps, kBwd);
+  __syncthreads();
+
+  const int item = blockIdx.x * p.items_per_block + slot;
+  const int c0 = c_lo + lane * VEC;
+  if (slot >= p.items_per_block || item >= p.items || c0 >= C) return;
+
+  // Source (x for fwd, dy for bwd_data) and destination sizes; bwd_data
+  // (stride 1) is fwd over dy with the flipped filter and the mirrored pad.
+  const int(&ssz)[3] = kBwd ? p.out_size : p.in;
+  const int(&dsz)[3] = kBwd ? p.in : p.out_size;
+  int pad[3], st[3];
+#pragma unroll
+  for (int i = 0; i < 3; ++i) {
+    pad[i] = kBwd ? (p.filt[i] - 1) * p.dil[i] - p.pad[i] : p.pad[i];
+    st[i] = kBwd ? 1 : p.stride[i];
+  }
+
+  int rest = item;
+  const int strip = rest % p.strips;
+  rest /= p.strips;
+  const int oh = rest % dsz[1];
+  rest /= dsz[1];
+  const int od = rest % dsz[0];
+  const int n = rest / dsz[0];
+  const int ow0 = strip * R;
+  const int iw0 = ow0 * SX - pad[2];
+
+  float acc[R][VEC];
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) acc[r][j] = 0.f;
+
+  const T* __restrict__ src = static_cast<const T*>(p.a);
+  for (int fz = 0; fz < FZ; ++fz) {
+    const int id = od * st[0] - pad[0] + fz * p.dil[0];
+    if (id < 0 || id >= ssz[0]) continue;
+    for (int fy = 0; fy < FY; ++fy) {
+      const int ih = oh * st[1] - pad[1] + fy * p.dil[1];
+      if (ih < 0 || ih >= ssz[1]) continue;
+      const T* row = src + (static_cast<long long>((n * ssz[0] + id) * ssz[1] + ih) * ssz[2]) * C + c0;
+      float wv[FX][VEC];
+      const float* wrow = ws + (fz * FY + fy) * FX * slab + lane * VEC;
+#pragma unroll
+      for (int fx = 0; fx < FX; ++fx) load_f32<VEC>(wrow + fx * slab, wv[fx]);
+#pragma unroll
+      for (int i = 0; i < WIN; ++i) {
+        const int iw = iw0 + i;
+        float xv[VEC];
+        if (iw >= 0 && iw < ssz[2]) {
+          ldg_vec<DT, VEC>(row + static_cast<long long>(iw) * C, xv);
+        } else {
+#pragma unroll
+          for (int j = 0; j < VEC; ++j) xv[j] = 0.f;
+        }
+        // Output r reads window pixel r*SX + fx: every (r, fx) pair with
+        // r*SX + fx == i, resolved at compile time.
+#pragma unroll
+        for (int fx = 0; fx < FX; ++fx) {
+          if ((i - fx) % SX != 0) continue;
+          const int r = (i - fx) / SX;
+          if (r < 0 || r >= R) continue;
+#pragma unroll
+          for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(xv[j], wv[fx][j], acc[r][j]);
+        }
+      }
+    }
+  }
+
+  T* __restrict__ dst = static_cast<T*>(p.out);
+  const long long base = static_cast<long long>((n * dsz[0] + od) * dsz[1] + oh) * dsz[2];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int ow = ow0 + r;
+    if (ow < dsz[2]) store_vec<DT, VEC>(dst + (base + ow) * C + c0, acc[r]);
+  }
+}
+
+// ---- distributed shared memory (sm_90 clusters) ----
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+// Every thread of every block of the cluster arrives; release/acquire order
+// the shared-memory writes before it against the remote reads after it.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ float ld_cluster_f32(const float* local, unsigned rank) {
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(local));
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(a), "r"(rank));
+  float v;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+  return v;
+}
+
+// Launch: grid (kWgradCluster, slabs, FZ * FY), cluster (kWgradCluster, 1, 1),
+// block lanes * items_per_block threads. blockIdx.z is the filter row.
+template <class Cfg>
+__device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned char* smem) {
+  using T = typename Cfg::T;
+  constexpr int DT = Cfg::kDT, VEC = Cfg::kVec, R = Cfg::kR, FX = Cfg::kFX, SX = Cfg::kSX, WIN = Cfg::kWin;
+  const int lanes = p.lanes;
+  const int slab = lanes * VEC;
+  const int lane = threadIdx.x % lanes;
+  const int slot = threadIdx.x / lanes;
+  const int P = p.items_per_block;
+  const int C = p.c;
+  const int FY = p.filt[1];
+  const int fz = blockIdx.z / FY, fy = blockIdx.z % FY;
+  const unsigned rank = cluster_rank();
+  const int c0 = blockIdx.y * slab + lane * VEC;
+  const bool active = slot < P && c0 < C;
+
+  float acc[FX][VEC];
+#pragma unroll
+  for (int f = 0; f < FX; ++f)
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) acc[f][j] = 0.f;
+
+  const T* __restrict__ x = static_cast<const T*>(p.a);
+  const T* __restrict__ dy = static_cast<const T*>(p.b);
+  const int(&isz)[3] = p.in;
+  const int(&osz)[3] = p.out_size;
+  if (active) {
+    // Items rank-interleaved in runs of P, so a block's threads work on
+    // neighbouring strips of one row at a time (shared halos in L1).
+    for (int item = static_cast<int>(rank) * P + slot; item < p.items; item += kWgradCluster * P) {
+      int rest = item;
+      const int strip = rest % p.strips;
+      rest /= p.strips;
+      const int oh = rest % osz[1];
+      rest /= osz[1];
+      const int od = rest % osz[0];
+      const int n = rest / osz[0];
+      const int id = od * p.stride[0] - p.pad[0] + fz * p.dil[0];
+      const int ih = oh * p.stride[1] - p.pad[1] + fy * p.dil[1];
+      if (id < 0 || id >= isz[0] || ih < 0 || ih >= isz[1]) continue;
+      const int ow0 = strip * R;
+      const int iw0 = ow0 * SX - p.pad[2];
+      float dv[R][VEC];
+      const T* dyrow = dy + static_cast<long long>((n * osz[0] + od) * osz[1] + oh) * osz[2] * C + c0;
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (ow0 + r < osz[2]) {
+          ldg_vec<DT, VEC>(dyrow + static_cast<long long>(ow0 + r) * C, dv[r]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < VEC; ++j) dv[r][j] = 0.f;
+        }
+      }
+      const T* xrow = x + static_cast<long long>((n * isz[0] + id) * isz[1] + ih) * isz[2] * C + c0;
+#pragma unroll
+      for (int i = 0; i < WIN; ++i) {
+        const int iw = iw0 + i;
+        if (iw < 0 || iw >= isz[2]) continue;  // zero padding adds nothing
+        float xv[VEC];
+        ldg_vec<DT, VEC>(xrow + static_cast<long long>(iw) * C, xv);
+#pragma unroll
+        for (int fx = 0; fx < FX; ++fx) {
+          if ((i - fx) % SX != 0) continue;
+          const int r = (i - fx) / SX;
+          if (r < 0 || r >= R) continue;
+#pragma unroll
+          for (int j = 0; j < VEC; ++j) acc[fx][j] = fmaf(dv[r][j], xv[j], acc[fx][j]);
+        }
+      }
+    }
+  }
+
+  // Block sum in slot order: part[slot][fx][slab] -> sum[fx][slab].
+  float* part = reinterpret_cast<float*>(smem);
+  float* sum = part + P * FX * slab;
+  if (slot < P) {
+#pragma unroll
+    for (int fx = 0; fx < FX; ++fx)
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) part[(slot * FX + fx) * slab + lane * VEC + j] = active ? acc[fx][j] : 0.f;
+  }
+  __syncthreads();
+  const int E = FX * slab;
+  for (int e = threadIdx.x; e < E; e += blockDim.x) {
+    float s = 0.f;
+    for (int q = 0; q < P; ++q) s += part[q * E + e];
+    sum[e] = s;
+  }
+  cluster_sync();  // every block's sum is written
+
+  // Cluster sum in rank order; block `rank` writes elements [lo, hi).
+  const int lo = static_cast<int>(static_cast<long long>(rank) * E / kWgradCluster);
+  const int hi = static_cast<int>(static_cast<long long>(rank + 1) * E / kWgradCluster);
+  T* __restrict__ dw = static_cast<T*>(p.out);
+  const int taps = p.filt[0] * FY * FX;
+  for (int e = lo + threadIdx.x; e < hi; e += blockDim.x) {
+    const int fx = e / slab;
+    const int c = blockIdx.y * slab + e % slab;
+    float s = 0.f;
+#pragma unroll
+    for (int q = 0; q < kWgradCluster; ++q) s += ld_cluster_f32(sum + e, static_cast<unsigned>(q));
+    if (c < C) dw[static_cast<long long>(c) * taps + (fz * FY + fy) * FX + fx] = from_f32<DT>(s);
+  }
+  cluster_sync();  // no block leaves while others still read its shared memory
+}
+
+}  // namespace gconv::direct

@@ -1,0 +1,166 @@
+// Register-window depthwise kernels of the direct family (window.cuh): the
+// names round-trip, the plan's rules and launch shape, and every direction x
+// dtype compiles under NVRTC for sm_90a with no spill (ptxas -v) and defines
+// its one entry point.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "compile_test_util.hpp"
+#include "kernels/direct/direct_plan.hpp"
+#include "kernels/family.hpp"
+
+namespace gconv {
+namespace {
+
+Problem depthwise(Direction dir, DType dt, int64_t c, int64_t fx, int64_t sx, int ndim = 2) {
+  Problem p;
+  p.ndim = ndim;
+  p.direction = dir;
+  p.dtype = dt;
+  p.n = 3;
+  p.c = p.k = p.g = c;
+  p.in = {ndim == 3 ? 5 : 1, ndim == 1 ? 1 : 13, 29};
+  p.filter = {ndim == 3 ? 3 : 1, ndim == 1 ? 1 : 3, fx};
+  p.stride = {1, ndim == 1 ? 1 : sx, sx};
+  p.pad_lo = p.pad_hi = {ndim == 3 ? 1 : 0, ndim == 1 ? 0 : 1, fx / 2};
+  return p;
+}
+
+KernelTraits window(const Problem& p, int fx, int sx, int r = 8, int vec = 8) {
+  KernelTraits t;
+  t.family = Family::direct;
+  t.direction = p.direction;
+  t.dtype = p.dtype;
+  t.ndim = p.ndim;
+  t.block_h = p.ndim == 1 ? 1 : 8;
+  t.block_w = p.ndim == 1 ? r * 32 : r * 4;  // 256 threads, as the pools' window kernels
+  t.per_thread = r;
+  t.vec = vec;
+  t.win_fx = fx;
+  t.win_sx = sx;
+  return t;
+}
+
+TEST(DirectWindow, NamesRoundTripAndAreStrict) {
+  const Problem p = depthwise(Direction::bwd_weight, DType::fp16, 64, 5, 2);
+  const KernelTraits t = window(p, 5, 2);
+  const std::string name = kernel_name(t);
+  EXPECT_EQ(name, "direct_bwd_weight_fp16_2d_t8x32_r8_v8_w5s2");
+  Result<KernelTraits> back = parse_kernel_name(name);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(*back, t);
+  for (const char* bad : {"direct_fwd_bf16_2d_t8x32_r8_v8_w3s1_det", "direct_fwd_bf16_2d_t8x32_r8_v8_w03s1",
+                          "direct_fwd_bf16_2d_t8x32_r8_v8_w3", "direct_fwd_bf16_2d_t8x32_r8_v8_w3s"})
+    EXPECT_FALSE(parse_kernel_name(bad).ok()) << bad;
+}
+
+TEST(DirectWindow, PlanRules) {
+  const Problem p = depthwise(Direction::fwd, DType::bf16, 64, 3, 1);
+  std::string why;
+  EXPECT_TRUE(direct_family().can_implement(window(p, 3, 1), p, &why)) << why;
+  EXPECT_FALSE(direct_family().can_implement(window(p, 5, 1), p, &why));
+  EXPECT_NE(why.find("filter width 5"), std::string::npos) << why;
+  EXPECT_FALSE(direct_family().can_implement(window(p, 3, 2), p, &why));
+
+  Problem dil = p;
+  dil.dilation = {1, 1, 2};
+  EXPECT_FALSE(direct_family().can_implement(window(dil, 3, 1), dil, &why));
+  EXPECT_NE(why.find("W dilation 1"), std::string::npos) << why;
+  dil.dilation = {1, 2, 1};  // dilation along H is a run-time loop
+  EXPECT_TRUE(direct_family().can_implement(window(dil, 3, 1), dil, &why)) << why;
+
+  Problem grouped = p;
+  grouped.k = 128;  // depth multiplier 2
+  EXPECT_FALSE(direct_family().can_implement(window(grouped, 3, 1), grouped, &why));
+  EXPECT_NE(why.find("depthwise"), std::string::npos) << why;
+
+  const Problem strided_bwd = depthwise(Direction::bwd_data, DType::bf16, 64, 3, 2);
+  EXPECT_FALSE(direct_family().can_implement(window(strided_bwd, 3, 2), strided_bwd, &why));
+  EXPECT_NE(why.find("stride 1"), std::string::npos) << why;
+  const Problem strided_wgrad = depthwise(Direction::bwd_weight, DType::bf16, 64, 3, 2);
+  EXPECT_TRUE(direct_family().can_implement(window(strided_wgrad, 3, 2), strided_wgrad, &why)) << why;
+}
+
+TEST(DirectWindow, GatherLaunchShape) {
+  // 96 channels = 12 vectors of 8: one slab of 12 lanes, 256 / 12 = 21 rows of
+  // 8 outputs per block; no workspace.
+  Problem p = depthwise(Direction::fwd, DType::bf16, 96, 7, 1);
+  const KernelTraits t = window(p, 7, 1);
+  ASSERT_EQ(t.threads(), 256);
+  Result<DirectPlan> plan = plan_direct(t, p);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->params.lanes, 12);
+  EXPECT_EQ(plan->params.items_per_block, 21);
+  EXPECT_EQ(plan->threads, 252);
+  EXPECT_EQ(plan->params.strips, 4);                  // ceil(29 / 8)
+  EXPECT_EQ(plan->params.items, 3 * 13 * 4);          // n * rows * strips
+  EXPECT_EQ(plan->blocks, (3 * 13 * 4 + 20) / 21);    // ceil(items / 21)
+  EXPECT_EQ(plan->grid_y, 1);
+  EXPECT_EQ(plan->smem, size_t{3 * 7 * 12 * 8 * 4});  // fp32 weights of the slab
+  EXPECT_EQ(plan->workspace, 0u);
+  EXPECT_EQ(direct_family().workspace_bytes(t, p), 0u);
+
+  // 400 channels = 50 vectors: two even slabs of 25 lanes.
+  p = depthwise(Direction::bwd_data, DType::bf16, 400, 3, 1);
+  plan = plan_direct(window(p, 3, 1), p);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->params.lanes, 25);
+  EXPECT_EQ(plan->grid_y, 2);
+}
+
+TEST(DirectWindow, WgradLaunchShapeIsOneClusterPerSlabAndFilterRow) {
+  const Problem p = depthwise(Direction::bwd_weight, DType::bf16, 96, 3, 1, 3);
+  const KernelTraits t = window(p, 3, 1);
+  Result<DirectPlan> plan = plan_direct(t, p);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->blocks, direct::kWgradCluster);
+  EXPECT_EQ(plan->grid_z, 9);  // 3 x 3 filter rows of the 3x3x3 filter
+  // 264 / (8 * 9) -> 4 slabs wanted: 12 vectors / 4 = 3 lanes, 4 slabs.
+  EXPECT_EQ(plan->params.lanes, 3);
+  EXPECT_EQ(plan->grid_y, 4);
+  const int64_t per_block = plan->params.items_per_block;
+  EXPECT_EQ(per_block, 256 / 3);
+  EXPECT_EQ(plan->smem, static_cast<size_t>((per_block + 1) * 3 * 3 * 8 * 4));
+  EXPECT_EQ(plan->workspace, 0u);
+  EXPECT_EQ(plan->finish_blocks, 0);
+}
+
+TEST(DirectWindow, EveryDirectionAndDtypeCompilesWithoutSpills) {
+  struct Case {
+    Direction d;
+    DType t;
+    int fx, sx, r;
+  };
+  const Case cases[] = {{Direction::fwd, DType::bf16, 7, 1, 8},       {Direction::fwd, DType::fp32, 3, 2, 8},
+                        {Direction::bwd_data, DType::fp16, 5, 1, 8},  {Direction::bwd_data, DType::bf16, 7, 1, 4},
+                        {Direction::bwd_weight, DType::bf16, 7, 1, 8}, {Direction::bwd_weight, DType::fp32, 3, 2, 4}};
+  std::vector<std::string> sources, names;
+  std::vector<KernelTraits> traits;
+  for (const Case& c : cases) {
+    const Problem p = depthwise(c.d, c.t, 64, c.fx, c.sx);
+    const KernelTraits t = window(p, c.fx, c.sx, c.r, c.t == DType::fp32 ? 4 : 8);
+    traits.push_back(t);
+    sources.push_back(direct_family().instance_source(t));
+    names.push_back(kernel_name(t));
+    ASSERT_EQ(direct_family().entry_points(t), std::vector<std::string>{"gconv_win"});
+  }
+  Status setup;
+  const auto results = testing::compile_sm90a(sources, names, true, &setup);
+  ASSERT_TRUE(setup.ok()) << setup.to_string();
+  for (size_t i = 0; i < results.size(); ++i) {
+    SCOPED_TRACE(names[i]);
+    ASSERT_TRUE(results[i].ok()) << results[i].status().message();
+    EXPECT_TRUE(testing::image_contains(results[i]->image, "gconv_win"));
+    // ptxas reports "N bytes spill stores"; the window must stay in registers.
+    std::smatch m;
+    const std::string& log = results[i]->log;
+    ASSERT_TRUE(std::regex_search(log, m, std::regex(R"((\d+) bytes spill stores)"))) << log;
+    EXPECT_EQ(m[1].str(), "0") << log;
+  }
+}
+
+}  // namespace
+}  // namespace gconv
