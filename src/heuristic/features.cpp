@@ -596,7 +596,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
       if (t.win_fx > 0) {
         const double win = double((t.per_thread - 1) * t.win_sx + t.win_fx);
         const double frows = double(p.filter[0]) * p.filter[1];
-        l2_bytes = double(q.items) * frows * (wgrad ? win + t.per_thread : win) * double(p.c) * eb + out_el * eb;
+        l2_bytes = double(q.items) * std::max(1, q.rows_per_item) * frows * (wgrad ? win + t.per_thread : win) * double(p.c) * eb + out_el * eb;
       } else if (wgrad) {
         l2_bytes = (x_el + y_el) * eb * std::max(1, q.passes) + w_el * 4;
       } else {

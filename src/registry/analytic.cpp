@@ -244,7 +244,7 @@ double direct_ms(const KernelTraits& t, const AnalyticKernel& ak, const Analytic
     const double rows = double(p.filter[0]) * p.filter[1];
     const double win = double((t.per_thread - 1) * t.win_sx + t.win_fx);
     const double per_item = p.direction == Direction::bwd_weight ? rows * (win + t.per_thread) : rows * win;
-    l2 = double(q.items) * per_item * double(p.c) * eb + double(ap.out_elements) * eb;
+    l2 = double(q.items) * std::max(1, q.rows_per_item) * per_item * double(p.c) * eb + double(ap.out_elements) * eb;
   } else if (p.direction == Direction::bwd_weight) {
     l2 = double(ops.x + ops.y) * eb * std::max(1, q.passes) + double(ops.w) * 4;
   } else {

@@ -77,9 +77,13 @@ TEST(DirectWindow, PlanRules) {
   EXPECT_FALSE(direct_family().can_implement(window(grouped, 3, 1), grouped, &why));
   EXPECT_NE(why.find("depthwise"), std::string::npos) << why;
 
-  const Problem strided_bwd = depthwise(Direction::bwd_data, DType::bf16, 64, 3, 2);
-  EXPECT_FALSE(direct_family().can_implement(window(strided_bwd, 3, 2), strided_bwd, &why));
-  EXPECT_NE(why.find("stride 1"), std::string::npos) << why;
+  // bwd_data: a W stride of 1 needs stride 1 everywhere; W stride 2 takes
+  // the phase-split window, with any H stride.
+  Problem strided_bwd = depthwise(Direction::bwd_data, DType::bf16, 64, 3, 2);
+  EXPECT_TRUE(direct_family().can_implement(window(strided_bwd, 3, 2), strided_bwd, &why)) << why;
+  strided_bwd.stride = {1, 2, 1};
+  EXPECT_FALSE(direct_family().can_implement(window(strided_bwd, 3, 1), strided_bwd, &why));
+  EXPECT_NE(why.find("stride 1 in every dimension"), std::string::npos) << why;
   const Problem strided_wgrad = depthwise(Direction::bwd_weight, DType::bf16, 64, 3, 2);
   EXPECT_TRUE(direct_family().can_implement(window(strided_wgrad, 3, 2), strided_wgrad, &why)) << why;
 }
@@ -117,15 +121,44 @@ TEST(DirectWindow, WgradLaunchShapeIsOneClusterPerSlabAndFilterRow) {
   Result<DirectPlan> plan = plan_direct(t, p);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_EQ(plan->blocks, direct::kWgradCluster);
-  EXPECT_EQ(plan->grid_z, 9);  // 3 x 3 filter rows of the 3x3x3 filter
-  // 264 / (8 * 9) -> 4 slabs wanted: 12 vectors / 4 = 3 lanes, 4 slabs.
+  // 264 / (8 * 9 filter rows) -> 4 slabs wanted: 12 vectors of 8 channels
+  // give 3 lanes a slab, 4 slabs; one filter row a block.
   EXPECT_EQ(plan->params.lanes, 3);
   EXPECT_EQ(plan->grid_y, 4);
+  EXPECT_EQ(plan->params.tap_rows_per_block, 1);
+  EXPECT_EQ(plan->grid_z, 9);
   const int64_t per_block = plan->params.items_per_block;
   EXPECT_EQ(per_block, 256 / 3);
+  EXPECT_EQ(plan->threads, 3 * per_block);
   EXPECT_EQ(plan->smem, static_cast<size_t>((per_block + 1) * 3 * 3 * 8 * 4));
+  // 3 images x 5 depths x 13 rows x 4 strips: 780 single rows, fewer than
+  // 2 items for each of the 8 x 85 slots: one row an item.
+  EXPECT_EQ(plan->params.rows_per_item, 1);
+  EXPECT_EQ(plan->params.items, 3 * 5 * 13 * 4);
   EXPECT_EQ(plan->workspace, 0u);
   EXPECT_EQ(plan->finish_blocks, 0);
+}
+
+TEST(DirectWindow, StridedBwdDataStripsArePerPhase) {
+  // dx width 29, W stride 2: phases of 15 and 14 pixels, 2 strips of 8 each.
+  const Problem p = depthwise(Direction::bwd_data, DType::bf16, 64, 3, 2);
+  Result<DirectPlan> plan = plan_direct(window(p, 3, 2), p);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->params.strips, 4);
+  EXPECT_EQ(plan->params.items, 3 * 13 * 4);
+}
+
+TEST(DirectWindow, GatherTakesSeveralRowsPerItemWhenTheGridIsLarge) {
+  Problem p = depthwise(Direction::fwd, DType::bf16, 64, 3, 1);
+  p.n = 32;
+  p.in = {1, 112, 112};
+  Result<DirectPlan> plan = plan_direct(window(p, 3, 1), p);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  // 8 lanes x 32 items a block; single rows would make 1568 blocks, 2 rows
+  // an item 784 (>= 4 x 132), 4 rows 392 (fewer).
+  EXPECT_EQ(plan->params.rows_per_item, 2);
+  EXPECT_EQ(plan->params.items, 32 * 56 * 14);
+  EXPECT_EQ(plan->blocks, 32 * 56 * 14 / 32);
 }
 
 TEST(DirectWindow, EveryDirectionAndDtypeCompilesWithoutSpills) {
@@ -136,6 +169,7 @@ TEST(DirectWindow, EveryDirectionAndDtypeCompilesWithoutSpills) {
   };
   const Case cases[] = {{Direction::fwd, DType::bf16, 7, 1, 8},       {Direction::fwd, DType::fp32, 3, 2, 8},
                         {Direction::bwd_data, DType::fp16, 5, 1, 8},  {Direction::bwd_data, DType::bf16, 7, 1, 4},
+                        {Direction::bwd_data, DType::bf16, 5, 2, 8},
                         {Direction::bwd_weight, DType::bf16, 7, 1, 8}, {Direction::bwd_weight, DType::fp32, 3, 2, 4}};
   std::vector<std::string> sources, names;
   std::vector<KernelTraits> traits;

@@ -85,8 +85,10 @@ bool plan_window(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out
       return fmt::format("the window is compiled for filter width {}, W stride {}, W dilation 1; the problem has {}, {}, {}",
                          t.win_fx, t.win_sx, p.filter[2], p.stride[2], p.dilation[2]);
     });
-  if (p.direction == Direction::bwd_data && (p.stride[0] != 1 || p.stride[1] != 1 || p.stride[2] != 1))
-    return reject([&] { return std::string("a register-window bwd_data kernel needs stride 1 in every dimension"); });
+  // bwd_data: W stride 1 runs the flipped filter over dy (every stride 1);
+  // a W stride > 1 the phase-split window (any H and D strides).
+  if (p.direction == Direction::bwd_data && t.win_sx == 1 && (p.stride[0] != 1 || p.stride[1] != 1))
+    return reject([&] { return std::string("a register-window bwd_data kernel of W stride 1 needs stride 1 in every dimension"); });
   for (int i = 0; i < 3; ++i) {
     const int64_t extent = p.in[i] + p.pad_lo[i] + p.pad_hi[i] + (t.per_thread + 1) * p.stride[i] +
                            p.dilation[i] * p.filter[i] + dp.out[i];
@@ -101,9 +103,13 @@ bool plan_window(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out
   // Rows of R outputs in the tensor the kernel walks: y / dx, or dy for bwd_weight.
   int64_t walk[3];
   for (int i = 0; i < 3; ++i) walk[i] = p.direction == Direction::bwd_data ? p.in[i] : dp.out[i];
-  const int64_t strips = ceil_div(walk[2], R);
-  const int64_t items = p.n * walk[0] * walk[1] * strips;
-  if (items > INT32_MAX) return reject([&] { return fmt::format("{} rows of outputs exceed 32-bit indexing", items); });
+  // Strided bwd_data: strips of R pixels within each of the win_sx W phases.
+  const bool phases = p.direction == Direction::bwd_data && t.win_sx > 1;
+  const int64_t strips = phases ? t.win_sx * ceil_div(ceil_div(walk[2], t.win_sx), R) : ceil_div(walk[2], R);
+  // Items of ry consecutive rows each.
+  auto items_of = [&](int64_t ry) { return p.n * walk[0] * ceil_div(walk[1], ry) * strips; };
+  if (items_of(1) > INT32_MAX)
+    return reject([&] { return fmt::format("{} rows of outputs exceed 32-bit indexing", items_of(1)); });
 
   DirectPlan& plan = *out_plan;
   plan = DirectPlan{};
@@ -123,10 +129,9 @@ bool plan_window(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out
     q.dil[i] = static_cast<int>(p.dilation[i]);
   }
   q.strips = static_cast<int>(strips);
-  q.items = static_cast<int>(items);
   q.dw_elements = static_cast<int>(p.k * taps);
   const int64_t fbytes = 4;  // weights and sums are fp32 in shared memory
-  int64_t lanes, per_block, smem, blocks_x, grid_y, grid_z = 1;
+  int64_t lanes, per_block, smem, blocks_x, grid_y, grid_z = 1, ry = 1, trb = 1;
   if (!wgrad) {
     // All of a slab's weights are staged: fewer lanes when a large 3D filter
     // would not fit.
@@ -136,31 +141,51 @@ bool plan_window(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out
     lanes = even_lanes(cvecs, std::min<int64_t>({32, threads, fit}));
     per_block = threads / lanes;
     smem = taps * lanes * vec * fbytes;
-    blocks_x = ceil_div(items, per_block);
     grid_y = ceil_div(cvecs, lanes);
+    // The most rows per item that still leaves 4 blocks per SM of a 132-SM
+    // Hopper (a fixed figure: plans depend on the problem only).
+    for (int64_t cand : {8, 4, 2})
+      if (ceil_div(items_of(cand), per_block) * grid_y >= 4 * 132) {
+        ry = cand;
+        break;
+      }
+    blocks_x = ceil_div(items_of(ry), per_block);
   } else {
-    // Enough clusters for two waves of 132 SMs where the channels allow it:
-    // each (slab, filter row) is one cluster.
+    // One filter row (z, y) per block (trb = 1), and the slabs give two
+    // waves of 132 SMs of clusters where the channels allow it. Blocks
+    // holding all rows (trb = rows, window.cuh supports it) measured up to 2x
+    // slower on an H200 (2026-11-25, notes/runs/2026-11-25-s8-window/call2):
+    // a warp then reads trb different x rows a few bytes each (uncoalesced),
+    // and the grid is smaller; the rows' reuse goes through L2 instead.
     const int64_t rows = p.filter[0] * p.filter[1];
-    if (rows > 65535) return reject([&] { return fmt::format("{} filter rows exceed gridDim.z", rows); });
     const int64_t want_slabs = ceil_div(int64_t{264}, direct::kWgradCluster * rows);
     lanes = even_lanes(cvecs, std::min<int64_t>({32, threads, std::max<int64_t>(1, cvecs / want_slabs)}));
-    per_block = threads / lanes;
-    // part[P][FX][slab] + sum[FX][slab]
-    const int64_t row_bytes = t.win_fx * lanes * vec * fbytes;
-    per_block = std::min(per_block, static_cast<int64_t>(kMaxSmemBytes) / row_bytes - 1);
+    trb = 1;
+    // part[P][trb][FX][slab] + sum[trb][FX][slab] must fit.
+    auto row_bytes = [&] { return trb * t.win_fx * lanes * vec * fbytes; };
+    per_block = std::min(threads / (lanes * trb), static_cast<int64_t>(kMaxSmemBytes) / row_bytes() - 1);
     if (per_block < 1) return reject([&] { return std::string("the block sums do not fit shared memory"); });
-    smem = (per_block + 1) * row_bytes;
+    smem = (per_block + 1) * row_bytes();
     blocks_x = direct::kWgradCluster;
     grid_y = ceil_div(cvecs, lanes);
-    grid_z = rows;
+    grid_z = ceil_div(rows, trb);
+    if (grid_z > 65535) return reject([&] { return fmt::format("{} filter row groups exceed gridDim.z", grid_z); });
+    // Rows per item: as many as leave every slot of the cluster 2 items.
+    for (int64_t cand : {8, 4, 2})
+      if (items_of(cand) >= 2 * direct::kWgradCluster * per_block) {
+        ry = cand;
+        break;
+      }
   }
   if (blocks_x > INT32_MAX || grid_y > 65535)
     return reject([&] { return fmt::format("grid {} x {} exceeds the launch limits", blocks_x, grid_y); });
+  q.items = static_cast<int>(items_of(ry));
+  q.rows_per_item = static_cast<int>(ry);
+  q.tap_rows_per_block = static_cast<int>(trb);
   q.lanes = static_cast<int>(lanes);
   q.items_per_block = static_cast<int>(per_block);
   q.slabs = static_cast<int>(grid_y);
-  plan.threads = static_cast<int>(lanes * per_block);
+  plan.threads = static_cast<int>(lanes * trb * per_block);
   plan.blocks = blocks_x;
   plan.grid_y = grid_y;
   plan.grid_z = grid_z;

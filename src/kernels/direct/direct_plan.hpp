@@ -18,7 +18,7 @@
 //
 // Register-window kernels (traits.win_fx > 0, window.cuh) need in addition:
 // depthwise (C/G = K/G = 1), filter width == win_fx, W stride == win_sx, W
-// dilation 1, and for bwd_data every stride 1. They launch one kernel
+// dilation 1, and for bwd_data with win_sx 1 every stride 1. They launch one kernel
 // (gconv_win) with no workspace in every direction; bwd_weight runs as
 // clusters of direct::kWgradCluster blocks.
 //

@@ -15,9 +15,9 @@
 //   rows a thread revisits and the neighbouring items' halos hit.
 //
 // bwd_weight : window_wgrad, one launch, no workspace, deterministic.
-//   A cluster of kWgradCluster blocks shares one (channel slab, filter row)
-//   and splits the (n, od, oh, strip) items between its blocks; each thread
-//   keeps FX x VEC sums. A block adds its threads' sums in slot order in
+//   A cluster of kWgradCluster blocks shares one (channel slab, group of
+//   filter rows) and splits the (n, od, row group, strip) items between its
+//   blocks; each thread keeps FX x VEC sums of one filter row. A block adds its threads' sums in slot order in
 //   shared memory, then the cluster's blocks add the kWgradCluster block sums
 //   in rank order through distributed shared memory, each block writing its
 //   share of dw converted to the output dtype. Nothing crosses the cluster,
@@ -75,6 +75,94 @@ __device__ __forceinline__ void stage_weights(float* ws, const typename Elem<DT>
   }
 }
 
+// bwd_data with W stride SX > 1 (window_gather's SX > 1 branch): a thread
+// writes R dx pixels of one W phase, iw = iw0 + j*SX. They take the same
+// taps fx = f0 + m*SX (m < nt; f0 and nt depend on the phase only), and tap m
+// of pixel j reads dy column base + j - m: a window of R + kTaps - 1 dy
+// pixels (kTaps = ceil(FX / SX)), no tap tested and skipped. H and D strides
+// are run-time: per row, the taps whose (row + pad - f*dil) divides by the
+// stride.
+template <class Cfg>
+__device__ __forceinline__ void window_bwd_strided(const DirectParams& p, const float* ws, int lane, int item, int c0) {
+  using T = typename Cfg::T;
+  constexpr int DT = Cfg::kDT, VEC = Cfg::kVec, R = Cfg::kR, FX = Cfg::kFX, SX = Cfg::kSX;
+  constexpr int kTaps = (FX + SX - 1) / SX;
+  const int slab = p.lanes * VEC;
+  const int C = p.c;
+  const int FZ = p.filt[0], FY = p.filt[1];
+  const int(&ssz)[3] = p.out_size;  // dy
+  const int(&dsz)[3] = p.in;        // dx
+  const int RY = p.rows_per_item;
+  const int row_groups = (dsz[1] + RY - 1) / RY;
+  const int per_phase = p.strips / SX;  // strips of one W phase
+  int rest = item;
+  const int strip = rest % p.strips;
+  rest /= p.strips;
+  const int ih0 = rest % row_groups * RY;
+  rest /= row_groups;
+  const int id = rest % dsz[0];
+  const int n = rest / dsz[0];
+  const int iw0 = strip / per_phase + strip % per_phase * R * SX;
+  const int f0 = (iw0 + p.pad[2]) % SX;  // iw0 + pad >= 0
+  const int nt = f0 < FX ? (FX - 1 - f0) / SX + 1 : 0;
+  const int base = (iw0 + p.pad[2] - f0) / SX;
+  const T* __restrict__ src = static_cast<const T*>(p.a);
+  T* __restrict__ dst = static_cast<T*>(p.out);
+
+#pragma unroll 1
+  for (int ih = ih0; ih < ih0 + RY && ih < dsz[1]; ++ih) {
+    float acc[R][VEC];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int j = 0; j < VEC; ++j) acc[r][j] = 0.f;
+    for (int fz = 0; fz < FZ; ++fz) {
+      const int tz = id + p.pad[0] - fz * p.dil[0];
+      if (tz < 0 || tz % p.stride[0] != 0 || tz / p.stride[0] >= ssz[0]) continue;
+      const int od = tz / p.stride[0];
+      for (int fy = 0; fy < FY; ++fy) {
+        const int ty = ih + p.pad[1] - fy * p.dil[1];
+        if (ty < 0 || ty % p.stride[1] != 0 || ty / p.stride[1] >= ssz[1]) continue;
+        const int oh = ty / p.stride[1];
+        const T* row = src + (static_cast<long long>((n * ssz[0] + od) * ssz[1] + oh) * ssz[2]) * C + c0;
+        // Taps past nt weigh 0, so every window pixel runs the same code.
+        float wv[kTaps][VEC];
+        const float* wrow = ws + (fz * FY + fy) * FX * slab + lane * VEC;
+#pragma unroll
+        for (int m = 0; m < kTaps; ++m) {
+          if (m < nt) {
+            load_f32<VEC>(wrow + (f0 + m * SX) * slab, wv[m]);
+          } else {
+#pragma unroll
+            for (int j = 0; j < VEC; ++j) wv[m][j] = 0.f;
+          }
+        }
+#pragma unroll
+        for (int i = 0; i < R + kTaps - 1; ++i) {
+          const int d = i - (kTaps - 1);  // dy column base + d
+          const int ow = base + d;
+          if (ow < 0 || ow >= ssz[2]) continue;
+          float xv[VEC];
+          ldg_vec<DT, VEC>(row + static_cast<long long>(ow) * C, xv);
+#pragma unroll
+          for (int m = 0; m < kTaps; ++m) {
+            const int r = d + m;
+            if (r < 0 || r >= R) continue;
+#pragma unroll
+            for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(xv[j], wv[m][j], acc[r][j]);
+          }
+        }
+      }
+    }
+    const long long out_row = static_cast<long long>((n * dsz[0] + id) * dsz[1] + ih) * dsz[2];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int iw = iw0 + r * SX;
+      if (iw < dsz[2]) store_vec<DT, VEC>(dst + (out_row + iw) * C + c0, acc[r]);
+    }
+  }
+}
+
 template <class Cfg, bool kBwd>
 __device__ __forceinline__ void window_gather(const DirectParams& p, unsigned char* smem) {
   using T = typename Cfg::T;
@@ -89,12 +177,17 @@ __device__ __forceinline__ void window_gather(const DirectParams& p, unsigned ch
 
   float* ws = reinterpret_cast<float*>(smem);
   const int c_lo = blockIdx.y * slab;
-  stage_weights<DT>(ws, static_cast<const T*>(p.b), c_lo, slab, C, taps, kBwd);
+  constexpr bool kStrided = kBwd && SX > 1;  // window_bwd_strided reads the filter unflipped
+  stage_weights<DT>(ws, static_cast<const T*>(p.b), c_lo, slab, C, taps, kBwd && !kStrided);
   __syncthreads();
 
   const int item = blockIdx.x * p.items_per_block + slot;
   const int c0 = c_lo + lane * VEC;
   if (slot >= p.items_per_block || item >= p.items || c0 >= C) return;
+  if constexpr (kStrided) {
+    window_bwd_strided<Cfg>(p, ws, lane, item, c0);
+    return;
+  }
 
   // Source (x for fwd, dy for bwd_data) and destination sizes; bwd_data
   // (stride 1) is fwd over dy with the flipped filter and the mirrored pad.
@@ -107,23 +200,30 @@ __device__ __forceinline__ void window_gather(const DirectParams& p, unsigned ch
     st[i] = kBwd ? 1 : p.stride[i];
   }
 
+  const int RY = p.rows_per_item;
+  const int row_groups = (dsz[1] + RY - 1) / RY;
   int rest = item;
   const int strip = rest % p.strips;
   rest /= p.strips;
-  const int oh = rest % dsz[1];
-  rest /= dsz[1];
+  const int oh0 = rest % row_groups * RY;
+  rest /= row_groups;
   const int od = rest % dsz[0];
   const int n = rest / dsz[0];
   const int ow0 = strip * R;
   const int iw0 = ow0 * SX - pad[2];
+  const T* __restrict__ src = static_cast<const T*>(p.a);
+  T* __restrict__ dst = static_cast<T*>(p.out);
 
+  // Consecutive output rows: the source rows of row oh + 1 are mostly those
+  // of row oh, still in L1.
+#pragma unroll 1
+  for (int oh = oh0; oh < oh0 + RY && oh < dsz[1]; ++oh) {
   float acc[R][VEC];
 #pragma unroll
   for (int r = 0; r < R; ++r)
 #pragma unroll
     for (int j = 0; j < VEC; ++j) acc[r][j] = 0.f;
 
-  const T* __restrict__ src = static_cast<const T*>(p.a);
   for (int fz = 0; fz < FZ; ++fz) {
     const int id = od * st[0] - pad[0] + fz * p.dil[0];
     if (id < 0 || id >= ssz[0]) continue;
@@ -159,13 +259,13 @@ __device__ __forceinline__ void window_gather(const DirectParams& p, unsigned ch
     }
   }
 
-  T* __restrict__ dst = static_cast<T*>(p.out);
   const long long base = static_cast<long long>((n * dsz[0] + od) * dsz[1] + oh) * dsz[2];
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     const int ow = ow0 + r;
     if (ow < dsz[2]) store_vec<DT, VEC>(dst + (base + ow) * C + c0, acc[r]);
   }
+  }  // rows of the item
 }
 
 // ---- distributed shared memory (sm_90 clusters) ----
@@ -188,23 +288,31 @@ __device__ __forceinline__ float ld_cluster_f32(const float* local, unsigned ran
   return v;
 }
 
-// Launch: grid (kWgradCluster, slabs, FZ * FY), cluster (kWgradCluster, 1, 1),
-// block lanes * items_per_block threads. blockIdx.z is the filter row.
+// Launch: grid (kWgradCluster, slabs, ceil(FZ * FY / trb)), cluster
+// (kWgradCluster, 1, 1), block lanes * trb * items_per_block threads:
+// thread = (lane, tap row tr, slot), lane fastest. blockIdx.z picks trb
+// consecutive filter rows (z, y); all of a slot's tap rows walk the same
+// items at the same time, so an item's dy row is fetched once and its x rows
+// (row oh*s + fy*dil for tap row fy) are shared with the neighbouring tap
+// rows and output rows through L1.
 template <class Cfg>
 __device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned char* smem) {
   using T = typename Cfg::T;
   constexpr int DT = Cfg::kDT, VEC = Cfg::kVec, R = Cfg::kR, FX = Cfg::kFX, SX = Cfg::kSX, WIN = Cfg::kWin;
   const int lanes = p.lanes;
   const int slab = lanes * VEC;
+  const int TRB = p.tap_rows_per_block;
   const int lane = threadIdx.x % lanes;
-  const int slot = threadIdx.x / lanes;
+  const int tr = threadIdx.x / lanes % TRB;
+  const int slot = threadIdx.x / (lanes * TRB);
   const int P = p.items_per_block;
   const int C = p.c;
   const int FY = p.filt[1];
-  const int fz = blockIdx.z / FY, fy = blockIdx.z % FY;
+  const int frow = blockIdx.z * TRB + tr;
+  const int fz = frow / FY, fy = frow % FY;
   const unsigned rank = cluster_rank();
   const int c0 = blockIdx.y * slab + lane * VEC;
-  const bool active = slot < P && c0 < C;
+  const bool active = slot < P && c0 < C && frow < p.filt[0] * FY;
 
   float acc[FX][VEC];
 #pragma unroll
@@ -216,63 +324,69 @@ __device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned cha
   const T* __restrict__ dy = static_cast<const T*>(p.b);
   const int(&isz)[3] = p.in;
   const int(&osz)[3] = p.out_size;
+  const int RY = p.rows_per_item;
+  const int row_groups = (osz[1] + RY - 1) / RY;
   if (active) {
-    // Items rank-interleaved in runs of P, so a block's threads work on
-    // neighbouring strips of one row at a time (shared halos in L1).
+    // Items rank-interleaved in runs of P, so a block's slots work on
+    // neighbouring strips of the same rows at a time (shared halos in L1).
     for (int item = static_cast<int>(rank) * P + slot; item < p.items; item += kWgradCluster * P) {
       int rest = item;
       const int strip = rest % p.strips;
       rest /= p.strips;
-      const int oh = rest % osz[1];
-      rest /= osz[1];
+      const int oh0 = rest % row_groups * RY;
+      rest /= row_groups;
       const int od = rest % osz[0];
       const int n = rest / osz[0];
       const int id = od * p.stride[0] - p.pad[0] + fz * p.dil[0];
-      const int ih = oh * p.stride[1] - p.pad[1] + fy * p.dil[1];
-      if (id < 0 || id >= isz[0] || ih < 0 || ih >= isz[1]) continue;
+      if (id < 0 || id >= isz[0]) continue;
       const int ow0 = strip * R;
       const int iw0 = ow0 * SX - p.pad[2];
-      float dv[R][VEC];
-      const T* dyrow = dy + static_cast<long long>((n * osz[0] + od) * osz[1] + oh) * osz[2] * C + c0;
+#pragma unroll 1
+      for (int oh = oh0; oh < oh0 + RY && oh < osz[1]; ++oh) {
+        const int ih = oh * p.stride[1] - p.pad[1] + fy * p.dil[1];
+        if (ih < 0 || ih >= isz[1]) continue;
+        float dv[R][VEC];
+        const T* dyrow = dy + static_cast<long long>((n * osz[0] + od) * osz[1] + oh) * osz[2] * C + c0;
 #pragma unroll
-      for (int r = 0; r < R; ++r) {
-        if (ow0 + r < osz[2]) {
-          ldg_vec<DT, VEC>(dyrow + static_cast<long long>(ow0 + r) * C, dv[r]);
-        } else {
+        for (int r = 0; r < R; ++r) {
+          if (ow0 + r < osz[2]) {
+            ldg_vec<DT, VEC>(dyrow + static_cast<long long>(ow0 + r) * C, dv[r]);
+          } else {
 #pragma unroll
-          for (int j = 0; j < VEC; ++j) dv[r][j] = 0.f;
+            for (int j = 0; j < VEC; ++j) dv[r][j] = 0.f;
+          }
         }
-      }
-      const T* xrow = x + static_cast<long long>((n * isz[0] + id) * isz[1] + ih) * isz[2] * C + c0;
+        const T* xrow = x + static_cast<long long>((n * isz[0] + id) * isz[1] + ih) * isz[2] * C + c0;
 #pragma unroll
-      for (int i = 0; i < WIN; ++i) {
-        const int iw = iw0 + i;
-        if (iw < 0 || iw >= isz[2]) continue;  // zero padding adds nothing
-        float xv[VEC];
-        ldg_vec<DT, VEC>(xrow + static_cast<long long>(iw) * C, xv);
+        for (int i = 0; i < WIN; ++i) {
+          const int iw = iw0 + i;
+          if (iw < 0 || iw >= isz[2]) continue;  // zero padding adds nothing
+          float xv[VEC];
+          ldg_vec<DT, VEC>(xrow + static_cast<long long>(iw) * C, xv);
 #pragma unroll
-        for (int fx = 0; fx < FX; ++fx) {
-          if ((i - fx) % SX != 0) continue;
-          const int r = (i - fx) / SX;
-          if (r < 0 || r >= R) continue;
+          for (int fx = 0; fx < FX; ++fx) {
+            if ((i - fx) % SX != 0) continue;
+            const int r = (i - fx) / SX;
+            if (r < 0 || r >= R) continue;
 #pragma unroll
-          for (int j = 0; j < VEC; ++j) acc[fx][j] = fmaf(dv[r][j], xv[j], acc[fx][j]);
+            for (int j = 0; j < VEC; ++j) acc[fx][j] = fmaf(dv[r][j], xv[j], acc[fx][j]);
+          }
         }
       }
     }
   }
 
-  // Block sum in slot order: part[slot][fx][slab] -> sum[fx][slab].
+  // Block sum in slot order: part[slot][tr][fx][slab] -> sum[tr][fx][slab].
+  const int E = TRB * FX * slab;
   float* part = reinterpret_cast<float*>(smem);
-  float* sum = part + P * FX * slab;
+  float* sum = part + P * E;
   if (slot < P) {
 #pragma unroll
     for (int fx = 0; fx < FX; ++fx)
 #pragma unroll
-      for (int j = 0; j < VEC; ++j) part[(slot * FX + fx) * slab + lane * VEC + j] = active ? acc[fx][j] : 0.f;
+      for (int j = 0; j < VEC; ++j) part[slot * E + (tr * FX + fx) * slab + lane * VEC + j] = active ? acc[fx][j] : 0.f;
   }
   __syncthreads();
-  const int E = FX * slab;
   for (int e = threadIdx.x; e < E; e += blockDim.x) {
     float s = 0.f;
     for (int q = 0; q < P; ++q) s += part[q * E + e];
@@ -284,14 +398,15 @@ __device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned cha
   const int lo = static_cast<int>(static_cast<long long>(rank) * E / kWgradCluster);
   const int hi = static_cast<int>(static_cast<long long>(rank + 1) * E / kWgradCluster);
   T* __restrict__ dw = static_cast<T*>(p.out);
-  const int taps = p.filt[0] * FY * FX;
+  const int rows = p.filt[0] * FY;
   for (int e = lo + threadIdx.x; e < hi; e += blockDim.x) {
-    const int fx = e / slab;
     const int c = blockIdx.y * slab + e % slab;
+    const int fx = e / slab % FX;
+    const int row = blockIdx.z * TRB + e / (slab * FX);
     float s = 0.f;
 #pragma unroll
     for (int q = 0; q < kWgradCluster; ++q) s += ld_cluster_f32(sum + e, static_cast<unsigned>(q));
-    if (c < C) dw[static_cast<long long>(c) * taps + (fz * FY + fy) * FX + fx] = from_f32<DT>(s);
+    if (c < C && row < rows) dw[static_cast<long long>(c) * rows * FX + row * FX + fx] = from_f32<DT>(s);
   }
   cluster_sync();  // no block leaves while others still read its shared memory
 }
