@@ -266,7 +266,7 @@ for stage in "$@"; do
       i=0
       for c in "${cases[@]}"; do
         spec=${c%%|*}; filt=${c#*|}; i=$((i + 1))
-        timeout -k 5 120 ncu --clock-control none --kernel-name gconv_main --launch-skip 3 --launch-count 1 \
+        timeout -k 5 120 ncu --clock-control none --kernel-name "${NCU_KERNEL:-gconv_main}" --launch-skip 3 --launch-count 1 \
           --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
           --section LaunchStats --section ComputeWorkloadAnalysis \
           .device/gconv run "$spec" --policy exhaustive --filter "$filt" --tuning-cache off --warmup 3 --repeats 2 \

@@ -131,7 +131,7 @@ bool plan_window(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out
   q.strips = static_cast<int>(strips);
   q.dw_elements = static_cast<int>(p.k * taps);
   const int64_t fbytes = 4;  // weights and sums are fp32 in shared memory
-  int64_t lanes, per_block, smem, blocks_x, grid_y, grid_z = 1, ry = 1, trb = 1;
+  int64_t lanes, per_block, smem, blocks_x, grid_y, grid_z = 1, ry = 1;
   if (!wgrad) {
     // All of a slab's weights are staged: fewer lanes when a large 3D filter
     // would not fit.
@@ -151,41 +151,29 @@ bool plan_window(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out
       }
     blocks_x = ceil_div(items_of(ry), per_block);
   } else {
-    // One filter row (z, y) per block (trb = 1), and the slabs give two
-    // waves of 132 SMs of clusters where the channels allow it. Blocks
-    // holding all rows (trb = rows, window.cuh supports it) measured up to 2x
-    // slower on an H200 (2026-11-25, notes/runs/2026-11-25-s8-window/call2):
-    // a warp then reads trb different x rows a few bytes each (uncoalesced),
-    // and the grid is smaller; the rows' reuse goes through L2 instead.
+    // One filter row (z, y) per cluster, and the slabs give two waves of
+    // 132 SMs of clusters where the channels allow it.
     const int64_t rows = p.filter[0] * p.filter[1];
+    if (rows > 65535) return reject([&] { return fmt::format("{} filter rows exceed gridDim.z", rows); });
     const int64_t want_slabs = ceil_div(int64_t{264}, direct::kWgradCluster * rows);
     lanes = even_lanes(cvecs, std::min<int64_t>({32, threads, std::max<int64_t>(1, cvecs / want_slabs)}));
-    trb = 1;
-    // part[P][trb][FX][slab] + sum[trb][FX][slab] must fit.
-    auto row_bytes = [&] { return trb * t.win_fx * lanes * vec * fbytes; };
-    per_block = std::min(threads / (lanes * trb), static_cast<int64_t>(kMaxSmemBytes) / row_bytes() - 1);
+    // part[P][FX][slab] + sum[FX][slab]
+    const int64_t row_bytes = t.win_fx * lanes * vec * fbytes;
+    per_block = std::min(threads / lanes, static_cast<int64_t>(kMaxSmemBytes) / row_bytes - 1);
     if (per_block < 1) return reject([&] { return std::string("the block sums do not fit shared memory"); });
-    smem = (per_block + 1) * row_bytes();
+    smem = (per_block + 1) * row_bytes;
+    grid_z = rows;
     blocks_x = direct::kWgradCluster;
     grid_y = ceil_div(cvecs, lanes);
-    grid_z = ceil_div(rows, trb);
-    if (grid_z > 65535) return reject([&] { return fmt::format("{} filter row groups exceed gridDim.z", grid_z); });
-    // Rows per item: as many as leave every slot of the cluster 2 items.
-    for (int64_t cand : {8, 4, 2})
-      if (items_of(cand) >= 2 * direct::kWgradCluster * per_block) {
-        ry = cand;
-        break;
-      }
   }
   if (blocks_x > INT32_MAX || grid_y > 65535)
     return reject([&] { return fmt::format("grid {} x {} exceeds the launch limits", blocks_x, grid_y); });
   q.items = static_cast<int>(items_of(ry));
   q.rows_per_item = static_cast<int>(ry);
-  q.tap_rows_per_block = static_cast<int>(trb);
   q.lanes = static_cast<int>(lanes);
   q.items_per_block = static_cast<int>(per_block);
   q.slabs = static_cast<int>(grid_y);
-  plan.threads = static_cast<int>(lanes * trb * per_block);
+  plan.threads = static_cast<int>(lanes * per_block);
   plan.blocks = blocks_x;
   plan.grid_y = grid_y;
   plan.grid_z = grid_z;

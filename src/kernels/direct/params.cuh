@@ -56,11 +56,10 @@ struct DirectParams {
   // vectors per block, strips of R outputs per row, items per block (fwd,
   // bwd_data) or per block and sweep (bwd_weight).
   int lanes, strips, items_per_block;
-  // An item is rows_per_item consecutive rows of R outputs (the rows a
-  // thread walks, so the source rows it reads again hit L1); bwd_weight
-  // blocks hold tap_rows_per_block filter rows (z, y) side by side, sharing
-  // the dy and x rows of an item through L1.
-  int rows_per_item, tap_rows_per_block;
+  // fwd / bwd_data: an item is rows_per_item consecutive rows of R outputs
+  // (the rows a thread walks, so the source rows it reads again hit L1);
+  // bwd_weight items are single rows.
+  int rows_per_item;
 };
 
 }  // namespace gconv::direct

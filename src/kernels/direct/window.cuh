@@ -15,9 +15,12 @@
 //   rows a thread revisits and the neighbouring items' halos hit.
 //
 // bwd_weight : window_wgrad, one launch, no workspace, deterministic.
-//   A cluster of kWgradCluster blocks shares one (channel slab, group of
-//   filter rows) and splits the (n, od, row group, strip) items between its
-//   blocks; each thread keeps FX x VEC sums of one filter row. A block adds its threads' sums in slot order in
+//   A cluster of kWgradCluster blocks shares one (channel slab, filter row)
+//   and splits the (n, od, oh, strip) items between its blocks; each thread
+//   keeps FX x VEC sums. (Blocks holding every filter row, which would share
+//   the x and dy rows through L1, measured up to 2x slower on an H200: a
+//   warp then reads many rows a few bytes each, and the grid shrinks. So did
+//   several rows per item: notes/runs/2026-11-25-s8-window, calls 2-4.) A block adds its threads' sums in slot order in
 //   shared memory, then the cluster's blocks add the kWgradCluster block sums
 //   in rank order through distributed shared memory, each block writing its
 //   share of dw converted to the output dtype. Nothing crosses the cluster,
@@ -288,31 +291,23 @@ __device__ __forceinline__ float ld_cluster_f32(const float* local, unsigned ran
   return v;
 }
 
-// Launch: grid (kWgradCluster, slabs, ceil(FZ * FY / trb)), cluster
-// (kWgradCluster, 1, 1), block lanes * trb * items_per_block threads:
-// thread = (lane, tap row tr, slot), lane fastest. blockIdx.z picks trb
-// consecutive filter rows (z, y); all of a slot's tap rows walk the same
-// items at the same time, so an item's dy row is fetched once and its x rows
-// (row oh*s + fy*dil for tap row fy) are shared with the neighbouring tap
-// rows and output rows through L1.
+// Launch: grid (kWgradCluster, slabs, FZ * FY), cluster (kWgradCluster, 1, 1),
+// block lanes * items_per_block threads. blockIdx.z is the filter row.
 template <class Cfg>
 __device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned char* smem) {
   using T = typename Cfg::T;
   constexpr int DT = Cfg::kDT, VEC = Cfg::kVec, R = Cfg::kR, FX = Cfg::kFX, SX = Cfg::kSX, WIN = Cfg::kWin;
   const int lanes = p.lanes;
   const int slab = lanes * VEC;
-  const int TRB = p.tap_rows_per_block;
   const int lane = threadIdx.x % lanes;
-  const int tr = threadIdx.x / lanes % TRB;
-  const int slot = threadIdx.x / (lanes * TRB);
+  const int slot = threadIdx.x / lanes;
   const int P = p.items_per_block;
   const int C = p.c;
   const int FY = p.filt[1];
-  const int frow = blockIdx.z * TRB + tr;
-  const int fz = frow / FY, fy = frow % FY;
+  const int fz = blockIdx.z / FY, fy = blockIdx.z % FY;
   const unsigned rank = cluster_rank();
   const int c0 = blockIdx.y * slab + lane * VEC;
-  const bool active = slot < P && c0 < C && frow < p.filt[0] * FY;
+  const bool active = slot < P && c0 < C;
 
   float acc[FX][VEC];
 #pragma unroll
@@ -324,69 +319,63 @@ __device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned cha
   const T* __restrict__ dy = static_cast<const T*>(p.b);
   const int(&isz)[3] = p.in;
   const int(&osz)[3] = p.out_size;
-  const int RY = p.rows_per_item;
-  const int row_groups = (osz[1] + RY - 1) / RY;
   if (active) {
-    // Items rank-interleaved in runs of P, so a block's slots work on
-    // neighbouring strips of the same rows at a time (shared halos in L1).
+    // Items rank-interleaved in runs of P, so a block's threads work on
+    // neighbouring strips of one row at a time (shared halos in L1).
     for (int item = static_cast<int>(rank) * P + slot; item < p.items; item += kWgradCluster * P) {
       int rest = item;
       const int strip = rest % p.strips;
       rest /= p.strips;
-      const int oh0 = rest % row_groups * RY;
-      rest /= row_groups;
+      const int oh = rest % osz[1];
+      rest /= osz[1];
       const int od = rest % osz[0];
       const int n = rest / osz[0];
       const int id = od * p.stride[0] - p.pad[0] + fz * p.dil[0];
-      if (id < 0 || id >= isz[0]) continue;
+      const int ih = oh * p.stride[1] - p.pad[1] + fy * p.dil[1];
+      if (id < 0 || id >= isz[0] || ih < 0 || ih >= isz[1]) continue;
       const int ow0 = strip * R;
       const int iw0 = ow0 * SX - p.pad[2];
-#pragma unroll 1
-      for (int oh = oh0; oh < oh0 + RY && oh < osz[1]; ++oh) {
-        const int ih = oh * p.stride[1] - p.pad[1] + fy * p.dil[1];
-        if (ih < 0 || ih >= isz[1]) continue;
-        float dv[R][VEC];
-        const T* dyrow = dy + static_cast<long long>((n * osz[0] + od) * osz[1] + oh) * osz[2] * C + c0;
+      float dv[R][VEC];
+      const T* dyrow = dy + static_cast<long long>((n * osz[0] + od) * osz[1] + oh) * osz[2] * C + c0;
 #pragma unroll
-        for (int r = 0; r < R; ++r) {
-          if (ow0 + r < osz[2]) {
-            ldg_vec<DT, VEC>(dyrow + static_cast<long long>(ow0 + r) * C, dv[r]);
-          } else {
+      for (int r = 0; r < R; ++r) {
+        if (ow0 + r < osz[2]) {
+          ldg_vec<DT, VEC>(dyrow + static_cast<long long>(ow0 + r) * C, dv[r]);
+        } else {
 #pragma unroll
-            for (int j = 0; j < VEC; ++j) dv[r][j] = 0.f;
-          }
+          for (int j = 0; j < VEC; ++j) dv[r][j] = 0.f;
         }
-        const T* xrow = x + static_cast<long long>((n * isz[0] + id) * isz[1] + ih) * isz[2] * C + c0;
+      }
+      const T* xrow = x + static_cast<long long>((n * isz[0] + id) * isz[1] + ih) * isz[2] * C + c0;
 #pragma unroll
-        for (int i = 0; i < WIN; ++i) {
-          const int iw = iw0 + i;
-          if (iw < 0 || iw >= isz[2]) continue;  // zero padding adds nothing
-          float xv[VEC];
-          ldg_vec<DT, VEC>(xrow + static_cast<long long>(iw) * C, xv);
+      for (int i = 0; i < WIN; ++i) {
+        const int iw = iw0 + i;
+        if (iw < 0 || iw >= isz[2]) continue;  // zero padding adds nothing
+        float xv[VEC];
+        ldg_vec<DT, VEC>(xrow + static_cast<long long>(iw) * C, xv);
 #pragma unroll
-          for (int fx = 0; fx < FX; ++fx) {
-            if ((i - fx) % SX != 0) continue;
-            const int r = (i - fx) / SX;
-            if (r < 0 || r >= R) continue;
+        for (int fx = 0; fx < FX; ++fx) {
+          if ((i - fx) % SX != 0) continue;
+          const int r = (i - fx) / SX;
+          if (r < 0 || r >= R) continue;
 #pragma unroll
-            for (int j = 0; j < VEC; ++j) acc[fx][j] = fmaf(dv[r][j], xv[j], acc[fx][j]);
-          }
+          for (int j = 0; j < VEC; ++j) acc[fx][j] = fmaf(dv[r][j], xv[j], acc[fx][j]);
         }
       }
     }
   }
 
-  // Block sum in slot order: part[slot][tr][fx][slab] -> sum[tr][fx][slab].
-  const int E = TRB * FX * slab;
+  // Block sum in slot order: part[slot][fx][slab] -> sum[fx][slab].
   float* part = reinterpret_cast<float*>(smem);
-  float* sum = part + P * E;
+  float* sum = part + P * FX * slab;
   if (slot < P) {
 #pragma unroll
     for (int fx = 0; fx < FX; ++fx)
 #pragma unroll
-      for (int j = 0; j < VEC; ++j) part[slot * E + (tr * FX + fx) * slab + lane * VEC + j] = active ? acc[fx][j] : 0.f;
+      for (int j = 0; j < VEC; ++j) part[(slot * FX + fx) * slab + lane * VEC + j] = active ? acc[fx][j] : 0.f;
   }
   __syncthreads();
+  const int E = FX * slab;
   for (int e = threadIdx.x; e < E; e += blockDim.x) {
     float s = 0.f;
     for (int q = 0; q < P; ++q) s += part[q * E + e];
@@ -398,15 +387,14 @@ __device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned cha
   const int lo = static_cast<int>(static_cast<long long>(rank) * E / kWgradCluster);
   const int hi = static_cast<int>(static_cast<long long>(rank + 1) * E / kWgradCluster);
   T* __restrict__ dw = static_cast<T*>(p.out);
-  const int rows = p.filt[0] * FY;
+  const int taps = p.filt[0] * FY * FX;
   for (int e = lo + threadIdx.x; e < hi; e += blockDim.x) {
+    const int fx = e / slab;
     const int c = blockIdx.y * slab + e % slab;
-    const int fx = e / slab % FX;
-    const int row = blockIdx.z * TRB + e / (slab * FX);
     float s = 0.f;
 #pragma unroll
     for (int q = 0; q < kWgradCluster; ++q) s += ld_cluster_f32(sum + e, static_cast<unsigned>(q));
-    if (c < C && row < rows) dw[static_cast<long long>(c) * rows * FX + row * FX + fx] = from_f32<DT>(s);
+    if (c < C) dw[static_cast<long long>(c) * taps + (fz * FY + fy) * FX + fx] = from_f32<DT>(s);
   }
   cluster_sync();  // no block leaves while others still read its shared memory
 }
