@@ -151,11 +151,14 @@ bool plan_window(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out
       }
     blocks_x = ceil_div(items_of(ry), per_block);
   } else {
-    // One filter row (z, y) per cluster, and the slabs give two waves of
-    // 132 SMs of clusters where the channels allow it.
+    // One filter row (z, y) per cluster, and slabs for two waves of 132 SMs
+    // of clusters where the channels allow it. (Four, for more occupancy,
+    // measured slower: narrower slabs read fewer contiguous bytes a pixel;
+    // H200 calls 5 and 6 of notes/runs/2026-11-25-s8-window, 0.691 vs 0.654
+    // of cuDNN on the public depthwise problems.)
     const int64_t rows = p.filter[0] * p.filter[1];
     if (rows > 65535) return reject([&] { return fmt::format("{} filter rows exceed gridDim.z", rows); });
-    const int64_t want_slabs = ceil_div(int64_t{264}, direct::kWgradCluster * rows);
+    const int64_t want_slabs = ceil_div(int64_t{2 * 132}, direct::kWgradCluster * rows);
     lanes = even_lanes(cvecs, std::min<int64_t>({32, threads, std::max<int64_t>(1, cvecs / want_slabs)}));
     // part[P][FX][slab] + sum[FX][slab]
     const int64_t row_bytes = t.win_fx * lanes * vec * fbytes;
