@@ -4,23 +4,29 @@ best register-window kernel (names with _w<FX>s<SX>) and best of both, plus the
 median fraction of the copy roofline (input + filter + output bytes once at
 4.26 TB/s, the H200's measured copy bandwidth) each reaches.
 
-usage: bench/depthwise_report.py SWEEP.csv.zst CUDNN.jsonl [-v]
+usage: bench/depthwise_report.py SWEEP.csv[.zst] CUDNN.jsonl|- [-v]
   SWEEP: `gconv bench` rows of the depthwise problems (device_call.sh dwsweep)
-  CUDNN: bench/cudnn_torch.py output for the same problems; -v lists every problem.
+  CUDNN: bench/cudnn_torch.py output for the same problems, or - for the sweep's own
+         cuDNN rows (`gconv bench --provider gconv,cudnn`); -v lists every problem.
 """
 import csv,io,subprocess,collections,math,json,sys
 if len(sys.argv) < 3: sys.exit(__doc__)
 f=sys.argv[1]; cj=sys.argv[2]
-rows=list(csv.DictReader(io.StringIO(subprocess.run(['zstd','-dc',f],capture_output=True,text=True).stdout)))
+text=subprocess.run(['zstd','-dc',f],capture_output=True,text=True).stdout if f.endswith('.zst') else open(f).read()
+rows=list(csv.DictReader(io.StringIO(text)))
 cud={}
-for l in open(cj):
+for l in (open(cj) if cj != '-' else []):
     j=json.loads(l)
     if 'about' in j: continue
     key=(j['direction'],j['C'],tuple(j['spatial']),tuple(j['kernel']),tuple(j['stride']),j['N'])
     cud[key]=j
 best=collections.defaultdict(dict)
+native={}  # spec -> best cuDNN time of the sweep's own provider rows
 for r in rows:
-    if r['status']!='ok': continue
+    if r['status']=='ok' and r['family']=='cudnn':
+        native[r['spec']]=min(native.get(r['spec'],1e9), float(r['latency_ms']))
+for r in rows:
+    if r['status']!='ok' or r['family']=='cudnn': continue
     kind='win' if '_w' in r['kernel'].split('_v')[-1] else 'tile'
     t=float(r['latency_ms'])
     s=r['spec']
@@ -30,14 +36,19 @@ bw=4.26e12
 out=collections.defaultdict(list)
 for s,b in best.items():
     r=b['row']; C=int(r['c']); n=int(r['n'])
+    if not (int(r['g']) == C == int(r['k'])): continue  # depthwise only
     nd=int(r['ndim'])
     sp=tuple(int(r[x]) for x in (['d','h','w'][3-nd:]))
     ker=tuple(int(r[x]) for x in (['z','y','x'][3-nd:]))
     st=tuple(int(r[x]) for x in (['stride_d','stride_h','stride_w'][3-nd:]))
     key=(r['direction'],C,sp,ker,st,n)
-    j=cud.get(key)
-    if not j: continue
-    c=min(j.get('exh_ms') or 1e9, j.get('heur_ms') or 1e9)
+    if cj == '-':
+        if s not in native: continue
+        c=native[s]
+    else:
+        j=cud.get(key)
+        if not j: continue
+        c=min(j.get('exh_ms') or 1e9, j.get('heur_ms') or 1e9)
     ins=1
     for v in sp: ins*=v
     def o(i,fl,s_,pl,ph,d): return (i+pl+ph-d*(fl-1)-1)//s_+1

@@ -16,6 +16,8 @@
 #   dwcheck   direct register-window kernels (DW_FILTER): built, GPU correctness (bf16 all, fp16/fp32
 #             samples), sanitizers (DW_SAN) on 2 kernels per bf16 2D pool
 #   dwsweep   the public set's depthwise problems: every direct kernel (DW_SWEEP_FILTER), cuDNN, compared
+#   dwdata    held-out depthwise problems (direct kernels + native cuDNN, reported), then window kernels
+#             on the training set's depthwise problems for DW_DATA_S seconds (selector training rows)
 #   wgsan     compute-sanitizer memcheck, racecheck and synccheck on 2 wgmma kernels per bf16 pool
 #   pubsweep  one GPU, one process at a time: gconv bench over the public shapes for the
 #             kernels of FILTER (default: every kernel), resumed from .device/pub_prev.csv.zst,
@@ -259,6 +261,23 @@ for stage in "$@"; do
         --modes heur,exh 2> "$OUT/cudnn_dw.log"
       python3 bench/compare_cudnn.py --sweep /tmp/dw.csv --cudnn "$OUT/cudnn_dw.jsonl" --by-family \
         --per-problem "$OUT/dw_compare.csv" > "$OUT/dw_compare.txt"; tail -n 30 "$OUT/dw_compare.txt" ;;
+    dwdata)
+      # Depthwise rows of the held-out set: every direct kernel and cuDNN (native provider), then
+      # the register-window kernels on the training set's depthwise problems (selector data),
+      # for DW_DATA_S seconds (default 300).
+      dw_rows() { awk -F, 'BEGIN{OFS=","} /^#/ {print; next} !h++ {for (i=1;i<=NF;i++) col[$i]=i; print; next}
+        $col["c"] == $col["g"] && $col["k"] == $col["g"]' "$1"; }
+      dw_rows problems/validation_holdout.csv > /tmp/dw_hold.csv; dw_rows problems/train_sweep.csv > /tmp/dw_train.csv
+      echo "holdout depthwise: $(grep -vc '^#' /tmp/dw_hold.csv) lines, train: $(grep -vc '^#' /tmp/dw_train.csv) lines"
+      .device/gconv bench --problems /tmp/dw_hold.csv --provider gconv,cudnn --filter 'family == direct' \
+        --out /tmp/dw_hold_sweep.csv --warmup 3 --repeats 9 --jobs "$ncpu" --progress-s 60 2> "$OUT/dw_hold.log"
+      echo "holdout bench rc=$?"; tail -n 1 "$OUT/dw_hold.log"
+      .device/zstd -q -T0 -12 /tmp/dw_hold_sweep.csv -o "$OUT/dw_holdout.csv.zst"
+      python3 bench/depthwise_report.py /tmp/dw_hold_sweep.csv - | tee "$OUT/dw_holdout_report.txt"
+      timeout -k 10 "${DW_DATA_S:-300}" .device/gconv bench --problems /tmp/dw_train.csv --filter 'window_w > 0' \
+        --out /tmp/dw_train_sweep.csv --warmup 2 --repeats 5 --jobs "$ncpu" --progress-s 60 2> "$OUT/dw_train.log"
+      echo "train bench rc=$?"; tail -n 1 "$OUT/dw_train.log"
+      .device/zstd -q -T0 -12 /tmp/dw_train_sweep.csv -o "$OUT/dw_train_window.csv.zst" ;;
     ncu)
       # Nsight Compute on one launch of chosen kernels (NCU_CASES: "spec|filter;..."): throughput
       # against the ceilings, memory traffic, warp stalls.
