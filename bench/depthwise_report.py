@@ -58,10 +58,12 @@ for s,b in best.items():
     w=b.get('win',(1e9,''))[0]; t=b.get('tile',(1e9,''))[0]
     out[r['direction']].append((s,c,t,w,roof, b.get('win',(0,''))[1]))
 for d,l in sorted(out.items()):
-    gm=lambda xs: math.exp(sum(math.log(x) for x in xs)/len(xs))
-    print(d,len(l),'cudnn/tile %.3f cudnn/win %.3f cudnn/best %.3f | roof: tile %.3f win %.3f best %.3f cudnn %.3f (median)'%(
-      gm([x[1]/x[2] for x in l]), gm([x[1]/x[3] for x in l]), gm([x[1]/min(x[2],x[3]) for x in l]),
-      sorted(x[4]/x[2] for x in l)[len(l)//2], sorted(x[4]/x[3] for x in l)[len(l)//2], sorted(x[4]/min(x[2],x[3]) for x in l)[len(l)//2], sorted(x[4]/x[1] for x in l)[len(l)//2]))
+    gm=lambda xs: math.exp(sum(math.log(x) for x in xs)/len(xs)) if xs else float('nan')
+    med=lambda xs: sorted(xs)[len(xs)//2] if xs else float('nan')
+    tl=[x for x in l if x[2] < 1e9]; wl=[x for x in l if x[3] < 1e9]
+    print(d,len(l),'cudnn/tile %.3f (%d) cudnn/win %.3f (%d) cudnn/best %.3f | roof median: tile %.3f win %.3f best %.3f cudnn %.3f'%(
+      gm([x[1]/x[2] for x in tl]), len(tl), gm([x[1]/x[3] for x in wl]), len(wl), gm([x[1]/min(x[2],x[3]) for x in l]),
+      med([x[4]/x[2] for x in tl]), med([x[4]/x[3] for x in wl]), med([x[4]/min(x[2],x[3]) for x in l]), med([x[4]/x[1] for x in l])))
     if '-v' in sys.argv:
       for x in sorted(l,key=lambda x:x[1]/min(x[2],x[3])):
         print('   %-58s cudnn %.4f tile %.4f win %.4f roof %.4f %s'%x)

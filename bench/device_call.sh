@@ -274,7 +274,7 @@ for stage in "$@"; do
       echo "holdout bench rc=$?"; tail -n 1 "$OUT/dw_hold.log"
       .device/zstd -q -T0 -12 /tmp/dw_hold_sweep.csv -o "$OUT/dw_holdout.csv.zst"
       python3 bench/depthwise_report.py /tmp/dw_hold_sweep.csv - | tee "$OUT/dw_holdout_report.txt"
-      timeout -k 10 "${DW_DATA_S:-300}" .device/gconv bench --problems /tmp/dw_train.csv --filter 'window_w > 0' \
+      timeout -k 10 "${DW_DATA_S:-300}" .device/gconv bench --problems /tmp/dw_train.csv --directions all --filter 'window_w > 0' \
         --out /tmp/dw_train_sweep.csv --warmup 2 --repeats 5 --jobs "$ncpu" --progress-s 60 2> "$OUT/dw_train.log"
       echo "train bench rc=$?"; tail -n 1 "$OUT/dw_train.log"
       .device/zstd -q -T0 -12 /tmp/dw_train_sweep.csv -o "$OUT/dw_train_window.csv.zst" ;;
