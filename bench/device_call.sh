@@ -269,7 +269,7 @@ for stage in "$@"; do
         $col["c"] == $col["g"] && $col["k"] == $col["g"]' "$1"; }
       dw_rows problems/validation_holdout.csv > /tmp/dw_hold.csv; dw_rows problems/train_sweep.csv > /tmp/dw_train.csv
       echo "holdout depthwise: $(grep -vc '^#' /tmp/dw_hold.csv) lines, train: $(grep -vc '^#' /tmp/dw_train.csv) lines"
-      .device/gconv bench --problems /tmp/dw_hold.csv --provider gconv,cudnn --filter 'family == direct' \
+      .device/gconv bench --problems /tmp/dw_hold.csv --directions all --provider gconv,cudnn --filter 'family == direct' \
         --out /tmp/dw_hold_sweep.csv --warmup 3 --repeats 9 --jobs "$ncpu" --progress-s 60 2> "$OUT/dw_hold.log"
       echo "holdout bench rc=$?"; tail -n 1 "$OUT/dw_hold.log"
       .device/zstd -q -T0 -12 /tmp/dw_hold_sweep.csv -o "$OUT/dw_holdout.csv.zst"
