@@ -29,6 +29,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_depth.hpp"
+#include "heuristic/forest_compact.hpp"
+#include "heuristic/ubjson_depth.hpp"
 
 namespace gconv::heuristic {
 
@@ -112,6 +114,7 @@ class ForestBuilder {
   void add_full_tree(const Forest::Tree& tree);
 
   Forest f_;
+  std::shared_ptr<Forest::Storage> s_ = std::make_shared<Forest::Storage>();
 };
 
 template <class T>
@@ -164,7 +167,7 @@ Status ForestBuilder::add_tree(const json& tree, int t) {
   // Breadth-first from the root: renumbers the reachable nodes (deleted ones
   // are skipped) and rejects anything that is not a tree.
   Forest::Tree tr;
-  tr.root = static_cast<uint32_t>(f_.nodes_.size());
+  tr.root = static_cast<uint32_t>(s_->nodes.size());
   std::vector<uint8_t> seen(n, 0);
   std::vector<uint32_t> orig;  // BFS position -> node id in the file
   std::vector<int> depth;
@@ -180,7 +183,7 @@ Status ForestBuilder::add_tree(const json& tree, int t) {
     if (l == -1 && r == -1) {
       node.value = cond[u];
       node.mean = cond[u];
-      f_.nodes_.push_back(node);
+      s_->nodes.push_back(node);
       continue;
     }
     if (l < 0 || r < 0 || l >= static_cast<long long>(n) || r >= static_cast<long long>(n))
@@ -202,39 +205,39 @@ Status ForestBuilder::add_tree(const json& tree, int t) {
     orig.push_back(static_cast<uint32_t>(r));
     depth.push_back(depth[q] + 1);
     depth.push_back(depth[q] + 1);
-    f_.nodes_.push_back(node);
+    s_->nodes.push_back(node);
     f_.gain_[node.feature] += loss.empty() ? 0.0 : loss[u];
     f_.splits_[node.feature] += 1;
   }
   // Node expectations, children before parents (reverse BFS), in float as
   // XGBoost's FillNodeMeanValues computes them.
   for (size_t q = orig.size(); q-- > 0;) {
-    Forest::Node& node = f_.nodes_[tr.root + q];
+    Forest::Node& node = s_->nodes[tr.root + q];
     if (node.left < 0) continue;
     const uint32_t u = orig[q];
     const size_t lq = node.left - tr.root, rq = node.right - tr.root;
-    float m = f_.nodes_[node.left].mean * hess[orig[lq]];
-    m += f_.nodes_[node.right].mean * hess[orig[rq]];
-    node.mean = hess[u] != 0 ? m / hess[u] : 0.5f * (f_.nodes_[node.left].mean + f_.nodes_[node.right].mean);
+    float m = s_->nodes[node.left].mean * hess[orig[lq]];
+    m += s_->nodes[node.right].mean * hess[orig[rq]];
+    node.mean = hess[u] != 0 ? m / hess[u] : 0.5f * (s_->nodes[node.left].mean + s_->nodes[node.right].mean);
   }
   add_set_tree(tr);
   add_full_tree(tr);
-  f_.depth_.push_back(static_cast<uint8_t>(std::min(tr.depth, 255)));
-  f_.trees_.push_back(tr);
+  s_->depth.push_back(static_cast<uint8_t>(std::min(tr.depth, 255)));
+  s_->trees.push_back(tr);
   return Status::Ok();
 }
 
 // The `sets` kernel's copy of a tree already in nodes_ (same breadth-first
 // order), or kNone for a tree it does not take.
 void ForestBuilder::add_set_tree(const Forest::Tree& tr) {
-  const size_t count = f_.nodes_.size() - tr.root;
+  const size_t count = s_->nodes.size() - tr.root;
   if (tr.depth > detail::kMaxSetDepth || count > 0xfffe || f_.num_features_ > detail::kMaxKernelFeatures) {
-    f_.set_first_.push_back(detail::ForestView::kNone);
+    s_->set_first.push_back(detail::ForestView::kNone);
     return;
   }
-  f_.set_first_.push_back(static_cast<uint32_t>(f_.set_nodes_.size()));
+  s_->set_first.push_back(static_cast<uint32_t>(s_->set_nodes.size()));
   for (size_t k = 0; k < count; ++k) {
-    const Forest::Node& n = f_.nodes_[tr.root + k];
+    const Forest::Node& n = s_->nodes[tr.root + k];
     detail::SetNode s;
     if (n.left < 0) {
       s.value = n.value;
@@ -246,7 +249,7 @@ void ForestBuilder::add_set_tree(const Forest::Tree& tr) {
       s.col = static_cast<uint16_t>(n.feature | (n.default_left ? 0 : detail::SetNode::kDefaultRight));
       s.left = static_cast<uint16_t>(n.left - tr.root);
     }
-    f_.set_nodes_.push_back(s);
+    s_->set_nodes.push_back(s);
   }
 }
 
@@ -257,17 +260,17 @@ void ForestBuilder::add_set_tree(const Forest::Tree& tr) {
 void ForestBuilder::add_full_tree(const Forest::Tree& tr) {
   const int D = tr.depth;
   if (D > detail::kMaxTraverseDepth || f_.num_features_ > detail::kMaxKernelFeatures) {
-    f_.full_split_.push_back(detail::ForestView::kNone);
-    f_.full_leaf_.push_back(0);
+    s_->full_split.push_back(detail::ForestView::kNone);
+    s_->full_leaf.push_back(0);
     return;
   }
   const uint32_t inner = (1u << D) - 1;
-  const uint32_t split0 = static_cast<uint32_t>(f_.full_nodes_.size());
-  const uint32_t leaf0 = static_cast<uint32_t>(f_.full_value_.size());
-  f_.full_split_.push_back(split0);
-  f_.full_leaf_.push_back(leaf0);
-  f_.full_nodes_.resize(f_.full_nodes_.size() + inner, detail::FullSplit{0, 0, 0});
-  f_.full_value_.resize(f_.full_value_.size() + (size_t{1} << D), 0.0f);
+  const uint32_t split0 = static_cast<uint32_t>(s_->full_nodes.size());
+  const uint32_t leaf0 = static_cast<uint32_t>(s_->full_value.size());
+  s_->full_split.push_back(split0);
+  s_->full_leaf.push_back(leaf0);
+  s_->full_nodes.resize(s_->full_nodes.size() + inner, detail::FullSplit{0, 0, 0});
+  s_->full_value.resize(s_->full_value.size() + (size_t{1} << D), 0.0f);
   struct Item {
     uint32_t node, slot;
     int level;
@@ -276,13 +279,13 @@ void ForestBuilder::add_full_tree(const Forest::Tree& tr) {
   while (!stack.empty()) {
     const Item it = stack.back();
     stack.pop_back();
-    const Forest::Node& node = f_.nodes_[it.node];
+    const Forest::Node& node = s_->nodes[it.node];
     if (node.left < 0) {
       const uint32_t first = (it.slot - ((1u << it.level) - 1)) << (D - it.level);
-      std::fill_n(f_.full_value_.begin() + leaf0 + first, size_t{1} << (D - it.level), node.value);
+      std::fill_n(s_->full_value.begin() + leaf0 + first, size_t{1} << (D - it.level), node.value);
       continue;
     }
-    detail::FullSplit& fs = f_.full_nodes_[split0 + it.slot];
+    detail::FullSplit& fs = s_->full_nodes[split0 + it.slot];
     fs.off2 = static_cast<uint16_t>((node.feature + (node.default_left ? 0 : f_.num_features_)) *
                                     detail::kFullSplitColumnScale);
     fs.off1 = static_cast<uint16_t>(node.feature * detail::kFullSplitColumnScale);
@@ -338,6 +341,7 @@ Result<Forest> ForestBuilder::build(const json& model, int expected_features) {
   f_.gain_.assign(f_.num_features_, 0.0);
   f_.splits_.assign(f_.num_features_, 0);
   for (size_t t = 0; t < trees->size(); ++t) GCONV_RETURN_IF_ERROR(add_tree((*trees)[t], static_cast<int>(t)));
+  f_.adopt(std::move(s_));
   return std::move(f_);
 }
 
@@ -361,14 +365,16 @@ Result<Forest> Forest::from_json(const std::string& text, int expected_features)
 }
 
 Result<Forest> Forest::from_ubjson(const std::string& bytes, int expected_features) {
+  GCONV_RETURN_IF_ERROR(check_ubjson_depth(bytes, "XGBoost model", kMaxJsonDepth));
   json model = json::from_ubjson(bytes, /*strict=*/true, /*allow_exceptions=*/false);
   if (model.is_discarded()) return parse_error("XGBoost model: not valid UBJSON (truncated or corrupt)");
   return build_guarded(model, expected_features);
 }
 
-Result<Forest> Forest::load_file(const std::string& path, int expected_features) {
+Result<Forest> Forest::load_file(const std::string& path, int expected_features, uint64_t* bytes_checksum) {
   Result<std::string> bytes = read_file(path);
   if (!bytes.ok()) return bytes.status();
+  if (bytes_checksum) *bytes_checksum = heuristic::compact_checksum(bytes->data(), bytes->size());
   // UBJSON objects open with '{' and a key-length type marker; JSON with '{' and '"' or space.
   const std::string& b = *bytes;
   size_t i = 0;
@@ -377,6 +383,21 @@ Result<Forest> Forest::load_file(const std::string& path, int expected_features)
   Result<Forest> f = ubj ? from_ubjson(b, expected_features) : from_json(b, expected_features);
   if (!f.ok()) return Status(f.status().code(), path + ": " + f.status().message());
   return f;
+}
+
+void Forest::adopt(std::shared_ptr<const Storage> s) {
+  trees_ = span_of(s->trees);
+  nodes_ = span_of(s->nodes);
+  set_nodes_ = span_of(s->set_nodes);
+  set_first_ = span_of(s->set_first);
+  full_split_ = span_of(s->full_split);
+  full_leaf_ = span_of(s->full_leaf);
+  depth_ = span_of(s->depth);
+  full_nodes_ = span_of(s->full_nodes);
+  full_value_ = span_of(s->full_value);
+  owner_ = std::move(s);
+  compact_checksum_ = 0;
+  lazy_.reset();
 }
 
 // ---- evaluation -------------------------------------------------------
@@ -416,6 +437,11 @@ void Forest::predict(const float* x, int rows, float* out) const { predict(x, ro
 
 void Forest::predict(const float* x, int rows, float* out, detail::Kernel kernel) const {
   if (rows <= 0) return;
+  // A mapped model's `sets` layout is checked on its first use (a
+  // selection's few rows never use it); if the check fails, the complete
+  // layout gives the same sums.
+  if (lazy_ && kernel != detail::Kernel::traverse && detail::may_use_sets(kernel, rows) && !structure_ok())
+    kernel = detail::Kernel::traverse;
   if (num_features_ > detail::kMaxKernelFeatures) {
     predict_exact(x, rows, out);
     return;
@@ -439,6 +465,10 @@ void Forest::predict(const float* x, int rows, float* out, detail::Kernel kernel
 void Forest::contributions(const float* row, float* out) const {
   const int F = num_features_;
   std::fill_n(out, F + 1, 0.0f);
+  if (!structure_ok()) {  // the node arrays failed their check: the margin as bias alone
+    predict(row, 1, out + F, detail::Kernel::traverse);
+    return;
+  }
   for (const Tree& t : trees_) {
     const Node* n = &nodes_[t.root];
     float node_value = n->mean;
