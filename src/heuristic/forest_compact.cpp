@@ -241,10 +241,10 @@ Status CompactIO::write(const Forest& f, const std::string& path, uint64_t* chec
 namespace {
 
 // Reads the header of an open compact file of `size` bytes into *h and
-// checks it and the whole file's checksum (pread through 1 MiB).
+// checks it and the whole file's checksum (pread through 256 KiB).
 Status read_checked(int fd, uint64_t size, Header* h, const std::string& path) {
   auto bad = [&](const std::string& what) { return parse_error(path + ": compact model: " + what); };
-  std::vector<unsigned char> buf(size_t(1) << 20);
+  std::vector<unsigned char> buf(size_t(1) << 18);  // a multiple of 32 (see ChecksumStream)
   uint64_t at = 0;
   ChecksumStream payload;
   while (at < size) {

@@ -278,12 +278,23 @@ Result<std::shared_ptr<const Selector>> find_model(const std::string& dir, const
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return not_found("no models folder " + dir);
+  // A model folder itself (as gconv eval --model takes): that model, for any
+  // GPU (with the warning). Scanning it would have found its prefilter/
+  // subfolder and used the first stage alone.
+  if (fs::exists(dir + "/manifest.json", ec)) {
+    auto s = Selector::load(dir);
+    if (!s.ok()) return s.status();
+    if (warning) *warning = (*s)->check_gpu(current);
+    return s;
+  }
   std::vector<std::string> subdirs;
   for (const auto& e : fs::directory_iterator(dir, ec))
     if (e.is_directory()) subdirs.push_back(e.path().string());
   std::sort(subdirs.begin(), subdirs.end());  // a stable choice between equals
   std::string same_gpu, same_arch, skipped;
+  bool any_manifest = false;
   for (const auto& sub : subdirs) {
+    any_manifest |= fs::exists(sub + "/manifest.json", ec);
     auto text = problem_io::read_text_file(sub + "/manifest.json");
     auto m = text.ok() ? parse_manifest(*text) : Result<Manifest>(text.status());
     if (!m.ok()) {
@@ -294,6 +305,8 @@ Result<std::shared_ptr<const Selector>> find_model(const std::string& dir, const
     if (same_arch.empty() && m->gpu.arch == current.arch) same_arch = sub;
   }
   const std::string chosen = !same_gpu.empty() ? same_gpu : same_arch;
+  if (!any_manifest)
+    return not_found(dir + " is neither a model folder (no manifest.json) nor a folder of models (no subfolder has one)");
   if (chosen.empty())
     return not_found("no model in " + dir + " for " + current.name + " (" + current.arch + ")" +
                      (skipped.empty() ? "" : "; skipped:" + skipped));

@@ -138,7 +138,9 @@ class Selector {
 // (the source tree's or the install's share/gconv).
 std::string models_dir();
 
-// The model for this GPU among the subfolders of `dir`: one whose manifest
+// `dir` itself when it is a model folder (holds manifest.json; used whatever
+// its GPU, with the warning), else the model for this GPU among the
+// subfolders of `dir`: one whose manifest
 // names this GPU (gpu.name), else one of the same arch (used with a warning:
 // `*warning` is set), else not_found. A subfolder whose manifest is unreadable
 // is skipped and named in the not_found message; a chosen model that fails to

@@ -82,7 +82,7 @@ Status Scanner::integer(char marker, int64_t* v) {
 }
 
 Status Scanner::length(int64_t* n) {
-  char m;
+  char m = 0;
   GCONV_RETURN_IF_ERROR(byte(&m));
   GCONV_RETURN_IF_ERROR(integer(m, n));
   if (*n < 0) return error("negative length");
@@ -128,7 +128,7 @@ Status Scanner::value(char m) {
 }
 
 Status Scanner::run() {
-  char m;
+  char m = 0;
   do GCONV_RETURN_IF_ERROR(byte(&m));
   while (m == 'N');
   GCONV_RETURN_IF_ERROR(value(m));

@@ -170,5 +170,31 @@ TEST(CompactModel, ObjectiveOtherThanTheManifestsIsRefused) {
   EXPECT_NE(s.status().message().find("rank:ndcg"), std::string::npos) << s.status().to_string();
 }
 
+// --model means one thing everywhere: a model folder (as gconv eval takes)
+// or a folder of models (as the registry's default). A model folder was
+// scanned as a folder of models and its prefilter/ used alone.
+TEST(FindModel, AModelFolderIsThatModelAndAFolderOfModelsIsSearched) {
+  heuristic::GpuProps h200;
+  {
+    auto s = heuristic::Selector::load(kModels + "/h200");
+    ASSERT_TRUE(s.ok());
+    h200 = (*s)->manifest().gpu;
+  }
+  for (const std::string& dir : {kModels + "/h200", kModels}) {
+    std::string warning = "unset";
+    auto s = heuristic::find_model(dir, h200, &warning);
+    ASSERT_TRUE(s.ok()) << dir << ": " << s.status().to_string();
+    EXPECT_EQ((*s)->dir(), kModels + "/h200");
+    EXPECT_NE((*s)->prefilter(), nullptr) << dir << ": the cascade, not its first stage";
+    EXPECT_EQ(warning, "");
+  }
+  TempDir d;
+  fs::create_directories(d.path() / "empty_sub");
+  auto none = heuristic::find_model(d.path().string(), h200, nullptr);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::not_found);
+  EXPECT_NE(none.status().message().find("neither a model folder"), std::string::npos) << none.status().to_string();
+}
+
 }  // namespace
 }  // namespace gconv
