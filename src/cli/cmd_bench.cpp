@@ -254,6 +254,7 @@ void run_bench(const BenchOpts& o) {
   std::vector<bool> applicable;
   std::vector<bench::WorkItem> cands = bench::candidate_items(plan, &applicable);
   std::optional<Policy> policy;
+  std::set<std::pair<std::string, std::string>> picked;  // (kernel, spec) the policy runs
   if (!o.policy.empty()) {
     auto pol = Policy::parse(o.policy);
     if (!pol.ok()) fail(cmd, "--policy: " + pol.status().to_string());
@@ -262,6 +263,8 @@ void run_bench(const BenchOpts& o) {
     auto picks = policy_picks(plan, *policy, o.c.filter, o.model);
     if (!picks.ok()) fail(cmd, picks.status().to_string());
     bench::keep_picks(*picks, &cands, &applicable);
+    for (size_t pi = 0; pi < picks->size(); ++pi)
+      for (int k : (*picks)[pi]) picked.insert({plan.kernel_names[size_t(k)], plan.specs[pi]});
   }
   const bench::WorkList work = bench::order_work(
       plan, cands, applicable, kProviders, providers, shard,
@@ -316,6 +319,18 @@ void run_bench(const BenchOpts& o) {
     if (cols[i] == "provider") prov_col = int(i);
   }
   bench::PickTable picks(plan);
+  if (policy && to_file && !done.empty()) {
+    // A resumed run: the rows measured before count in the summary too (of
+    // gconv, only the policy's picks: the file may hold a full sweep).
+    auto before = bench::read_sweep_csv(o.out);
+    if (!before.ok()) fail(cmd, before.status().to_string());
+    for (size_t i = 0; i < before->rows.size(); ++i) {
+      const std::string& prov = before->get(i, "provider");
+      if (prov == "gconv" && !picked.count({before->get(i, "kernel"), before->get(i, "spec")})) continue;
+      picks.add_row(before->get(i, "spec"), prov, before->get(i, "status"),
+                    std::atof(before->get(i, "latency_ms").c_str()));
+    }
+  }
   size_t n_done = 0, failed = 0, rows = 0, ok_rows = 0;
   double timed_ms = 0;
   bench::Progress progress(items.size(), o.progress_s);

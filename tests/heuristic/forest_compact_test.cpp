@@ -276,6 +276,38 @@ TEST_F(CompactCorruption, BadNodesUnderAGoodChecksumLeaveSelectionExact) {
   }
 }
 
+// Random edits anywhere past the header, resealed so that only the
+// structural checks stand between them and the evaluator: each file is
+// refused with a parse_error or evaluates (every kernel, contributions)
+// without faulting; refusals and acceptances are both seen.
+TEST_F(CompactCorruption, RandomResealedEditsNeverFault) {
+  std::mt19937 rng(1234);
+  const std::vector<float> x = random_rows(200, 11, 3);
+  int refused = 0, accepted = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    std::string b = good_;
+    const int edits = 1 + int(rng() % 4);
+    for (int e = 0; e < edits; ++e) {
+      const size_t at = 96 + rng() % (b.size() - 96);
+      b[at] = char(rng() % 256);
+    }
+    write_bytes(path_, resealed(b));
+    auto f = Forest::load_compact(path_, 11);
+    if (!f.ok()) {
+      EXPECT_EQ(f.status().code(), StatusCode::parse_error) << f.status().to_string();
+      ++refused;
+      continue;
+    }
+    ++accepted;
+    std::vector<float> out(200), c(12);
+    for (Kernel k : {Kernel::automatic, Kernel::traverse, Kernel::sets, Kernel::sets_portable})
+      f->predict(x.data(), 200, out.data(), k);
+    f->contributions(x.data(), c.data());
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_GT(accepted, 0);
+}
+
 TEST(ForestCompact, NotARegularFileOrMissing) {
   auto dir = Forest::load_compact(fs::temp_directory_path().string());
   ASSERT_FALSE(dir.ok());
