@@ -152,6 +152,8 @@ void run_worker(const CommonOpts& o) {
       std::exit(3);
     }
   }
+  if (std::getenv("GCONV_BENCH_PHASES"))
+    std::fprintf(stderr, "gconv bench-worker: %s\n", (*worker)->phase_seconds().summary().c_str());
 }
 
 struct BenchOpts {
