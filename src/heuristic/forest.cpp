@@ -195,19 +195,17 @@ Status ForestBuilder::add_tree(const json& tree, int t) {
     if (!split_type.empty() && split_type[u] != 0)
       return error(fmt::format("tree {} node {} is a categorical split: not supported", t, u));
     seen[l] = seen[r] = 1;
-    node.feature = static_cast<uint32_t>(index[u]);
-    node.threshold = cond[u];
-    node.default_left = default_left[u] != 0;
+    node.feature_bits = static_cast<uint32_t>(index[u]) | (default_left[u] != 0 ? Forest::Node::kDefaultLeft : 0);
+    node.value = cond[u];
     // Children follow in BFS order: their positions are known now.
     node.left = static_cast<int32_t>(tr.root + orig.size());
-    node.right = node.left + 1;
     orig.push_back(static_cast<uint32_t>(l));
     orig.push_back(static_cast<uint32_t>(r));
     depth.push_back(depth[q] + 1);
     depth.push_back(depth[q] + 1);
     s_->nodes.push_back(node);
-    f_.gain_[node.feature] += loss.empty() ? 0.0 : loss[u];
-    f_.splits_[node.feature] += 1;
+    f_.gain_[node.feature()] += loss.empty() ? 0.0 : loss[u];
+    f_.splits_[node.feature()] += 1;
   }
   // Node expectations, children before parents (reverse BFS), in float as
   // XGBoost's FillNodeMeanValues computes them.
@@ -215,10 +213,10 @@ Status ForestBuilder::add_tree(const json& tree, int t) {
     Forest::Node& node = s_->nodes[tr.root + q];
     if (node.left < 0) continue;
     const uint32_t u = orig[q];
-    const size_t lq = node.left - tr.root, rq = node.right - tr.root;
+    const size_t lq = node.left - tr.root, rq = node.right() - tr.root;
     float m = s_->nodes[node.left].mean * hess[orig[lq]];
-    m += s_->nodes[node.right].mean * hess[orig[rq]];
-    node.mean = hess[u] != 0 ? m / hess[u] : 0.5f * (s_->nodes[node.left].mean + s_->nodes[node.right].mean);
+    m += s_->nodes[node.right()].mean * hess[orig[rq]];
+    node.mean = hess[u] != 0 ? m / hess[u] : 0.5f * (s_->nodes[node.left].mean + s_->nodes[node.right()].mean);
   }
   add_set_tree(tr);
   add_full_tree(tr);
@@ -230,26 +228,31 @@ Status ForestBuilder::add_tree(const json& tree, int t) {
 // The `sets` kernel's copy of a tree already in nodes_ (same breadth-first
 // order), or kNone for a tree it does not take.
 void ForestBuilder::add_set_tree(const Forest::Tree& tr) {
-  const size_t count = s_->nodes.size() - tr.root;
-  if (tr.depth > detail::kMaxSetDepth || count > 0xfffe || f_.num_features_ > detail::kMaxKernelFeatures) {
-    s_->set_first.push_back(detail::ForestView::kNone);
+  Forest::append_set_tree(s_->nodes.data(), tr, s_->nodes.size() - tr.root, f_.num_features_, s_->set_nodes,
+                          s_->set_first);
+}
+
+void Forest::append_set_tree(const Node* nodes, const Tree& tr, size_t count, int num_features,
+                             std::vector<detail::SetNode>& out, std::vector<uint32_t>& first) {
+  if (tr.depth > detail::kMaxSetDepth || count > 0xfffe || num_features > detail::kMaxKernelFeatures) {
+    first.push_back(detail::ForestView::kNone);
     return;
   }
-  s_->set_first.push_back(static_cast<uint32_t>(s_->set_nodes.size()));
+  first.push_back(static_cast<uint32_t>(out.size()));
   for (size_t k = 0; k < count; ++k) {
-    const Forest::Node& n = s_->nodes[tr.root + k];
+    const Node& n = nodes[tr.root + k];
     detail::SetNode s;
-    if (n.left < 0) {
+    if (n.leaf()) {
       s.value = n.value;
       s.col = detail::SetNode::kLeaf;
       s.left = 0;
     } else {
       // x < NaN is false for every x, as is x < -inf: both send all values right.
-      s.value = std::isnan(n.threshold) ? -std::numeric_limits<float>::infinity() : n.threshold;
-      s.col = static_cast<uint16_t>(n.feature | (n.default_left ? 0 : detail::SetNode::kDefaultRight));
+      s.value = std::isnan(n.value) ? -std::numeric_limits<float>::infinity() : n.value;
+      s.col = static_cast<uint16_t>(n.feature() | (n.default_left() ? 0 : detail::SetNode::kDefaultRight));
       s.left = static_cast<uint16_t>(n.left - tr.root);
     }
-    s_->set_nodes.push_back(s);
+    out.push_back(s);
   }
 }
 
@@ -280,18 +283,18 @@ void ForestBuilder::add_full_tree(const Forest::Tree& tr) {
     const Item it = stack.back();
     stack.pop_back();
     const Forest::Node& node = s_->nodes[it.node];
-    if (node.left < 0) {
+    if (node.leaf()) {
       const uint32_t first = (it.slot - ((1u << it.level) - 1)) << (D - it.level);
       std::fill_n(s_->full_value.begin() + leaf0 + first, size_t{1} << (D - it.level), node.value);
       continue;
     }
     detail::FullSplit& fs = s_->full_nodes[split0 + it.slot];
-    fs.off2 = static_cast<uint16_t>((node.feature + (node.default_left ? 0 : f_.num_features_)) *
+    fs.off2 = static_cast<uint16_t>((node.feature() + (node.default_left() ? 0 : f_.num_features_)) *
                                     detail::kFullSplitColumnScale);
-    fs.off1 = static_cast<uint16_t>(node.feature * detail::kFullSplitColumnScale);
-    fs.key = detail::threshold_key(node.threshold, node.default_left);
+    fs.off1 = static_cast<uint16_t>(node.feature() * detail::kFullSplitColumnScale);
+    fs.key = detail::threshold_key(node.value, node.default_left());
     stack.push_back({static_cast<uint32_t>(node.left), 2 * it.slot + 1, it.level + 1});
-    stack.push_back({static_cast<uint32_t>(node.right), 2 * it.slot + 2, it.level + 1});
+    stack.push_back({static_cast<uint32_t>(node.right()), 2 * it.slot + 2, it.level + 1});
   }
 }
 
@@ -404,10 +407,10 @@ void Forest::adopt(std::shared_ptr<const Storage> s) {
 
 float Forest::tree_value_exact(const Tree& t, const float* row) const {
   const Node* n = &nodes_[t.root];
-  while (n->left >= 0) {
-    const float v = row[n->feature];
-    const bool left = std::isnan(v) ? n->default_left : v < n->threshold;
-    n = &nodes_[left ? n->left : n->right];
+  while (!n->leaf()) {
+    const float v = row[n->feature()];
+    const bool left = std::isnan(v) ? n->default_left() : v < n->value;
+    n = &nodes_[left ? n->left : n->right()];
   }
   return n->value;
 }
@@ -427,9 +430,15 @@ float Forest::exact_tree(const void* self, int tree, const float* row) {
 }
 
 int Forest::num_exact_trees() const {
+  // By the layouts' own rules (append_set_tree, add_full_tree), not by
+  // set_first_: a mapped forest builds its `sets` layout only when used.
   int n = 0;
-  for (int t = 0; t < num_trees(); ++t)
-    n += set_first_[t] == detail::ForestView::kNone && full_split_[t] == detail::ForestView::kNone;
+  for (size_t t = 0; t < trees_.size(); ++t) {
+    const size_t count = (t + 1 < trees_.size() ? trees_[t + 1].root : nodes_.size()) - trees_[t].root;
+    const bool sets_take = trees_[t].depth <= detail::kMaxSetDepth && count <= 0xfffe &&
+                           num_features_ <= detail::kMaxKernelFeatures;
+    n += !sets_take && full_split_[t] == detail::ForestView::kNone;
+  }
   return n;
 }
 
@@ -440,8 +449,16 @@ void Forest::predict(const float* x, int rows, float* out, detail::Kernel kernel
   // A mapped model's `sets` layout is checked on its first use (a
   // selection's few rows never use it); if the check fails, the complete
   // layout gives the same sums.
-  if (lazy_ && kernel != detail::Kernel::traverse && detail::may_use_sets(kernel, rows) && !structure_ok())
-    kernel = detail::Kernel::traverse;
+  const uint32_t* set_first = set_first_.data();
+  const detail::SetNode* set_nodes = set_nodes_.data();
+  if (lazy_ && kernel != detail::Kernel::traverse && detail::may_use_sets(kernel, rows)) {
+    if (!structure_ok()) {
+      kernel = detail::Kernel::traverse;
+    } else {
+      set_first = lazy_->set_first.data();
+      set_nodes = lazy_->set_nodes.data();
+    }
+  }
   if (num_features_ > detail::kMaxKernelFeatures) {
     predict_exact(x, rows, out);
     return;
@@ -450,11 +467,11 @@ void Forest::predict(const float* x, int rows, float* out, detail::Kernel kernel
   v.num_trees = num_trees();
   v.num_features = num_features_;
   v.base_margin = base_margin_;
-  v.set_first = set_first_.data();
+  v.set_first = set_first;
   v.full_split = full_split_.data();
   v.full_leaf = full_leaf_.data();
   v.depth = depth_.data();
-  v.set_nodes = set_nodes_.data();
+  v.set_nodes = set_nodes;
   v.full_nodes = full_nodes_.data();
   v.full_value = full_value_.data();
   v.exact_tree = &Forest::exact_tree;
@@ -474,11 +491,11 @@ void Forest::contributions(const float* row, float* out) const {
     float node_value = n->mean;
     out[F] += node_value;
     uint32_t split = 0;
-    while (n->left >= 0) {
-      split = n->feature;
+    while (!n->leaf()) {
+      split = n->feature();
       const float v = row[split];
-      const bool left = std::isnan(v) ? n->default_left : v < n->threshold;
-      n = &nodes_[left ? n->left : n->right];
+      const bool left = std::isnan(v) ? n->default_left() : v < n->value;
+      n = &nodes_[left ? n->left : n->right()];
       out[split] += n->mean - node_value;
       node_value = n->mean;
     }

@@ -90,17 +90,19 @@ class Forest {
     uint32_t root = 0;  // index into nodes_
   };
   // The model as read (reachable nodes only, renumbered breadth-first, so
-  // children come after their parent and inside their tree's range).
-  // Every byte is defined (explicit padding): the compact file holds these
-  // structs as they are, and must be reproducible byte for byte.
+  // children come after their parent, next to each other, inside their
+  // tree's range). 16 bytes, every byte defined: the compact file holds
+  // these structs as they are and must be reproducible byte for byte.
   struct Node {
-    int32_t left = -1, right = -1;  // indices into nodes_, -1 for a leaf
-    uint32_t feature = 0;
-    float threshold = 0;  // split: go left when x < threshold
-    float value = 0;      // leaf: its value
-    float mean = 0;       // cover-weighted mean of the leaves below
-    uint8_t default_left = 0;
-    uint8_t pad[3] = {0, 0, 0};
+    static constexpr uint32_t kDefaultLeft = 0x80000000u;  // in feature_bits
+    int32_t left = -1;           // index into nodes_ of the left child (the right one is left + 1); -1: a leaf
+    uint32_t feature_bits = 0;   // split feature (< 2^24) | kDefaultLeft when missing values go left
+    float value = 0;             // split: its threshold (go left when x < value); leaf: its value
+    float mean = 0;              // cover-weighted mean of the leaves below
+    bool leaf() const { return left < 0; }
+    int32_t right() const { return left + 1; }
+    uint32_t feature() const { return feature_bits & ~kDefaultLeft; }
+    bool default_left() const { return (feature_bits & kDefaultLeft) != 0; }
   };
   // A read-only array that is either one of Storage's vectors or a part of a
   // mapped compact file; owner_ keeps whichever it is alive.
@@ -141,12 +143,21 @@ class Forest {
   float base_margin_ = 0;
   std::string objective_;
   // A mapped compact file's checks that selection does not need (see
-  // forest_compact.cpp), run once on first need; null for parsed models.
+  // forest_compact.cpp), run once on first need, and the `sets` layout,
+  // built then from the checked nodes (the file does not hold it: it is
+  // derived, and only bulk evaluation uses it); null for parsed models.
   struct LazyCheck {
     std::once_flag once;
     bool ok = false;
     std::string path;
+    std::vector<uint32_t> set_first;
+    std::vector<detail::SetNode> set_nodes;
   };
+  // The `sets` copy of tree `tr` (count nodes at nodes[tr.root..]) appended
+  // to `out`, its first index to `first` (kNone when the kernel does not
+  // take the tree). One function for the parser and the mapped file.
+  static void append_set_tree(const Node* nodes, const Tree& tr, size_t count, int num_features,
+                              std::vector<detail::SetNode>& out, std::vector<uint32_t>& first);
   // Whether the whole structure is valid (runs the lazy check once); when it
   // is not, predict() evaluates by the complete layout only.
   bool structure_ok() const;

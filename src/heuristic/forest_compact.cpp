@@ -10,9 +10,11 @@
 //                 XGBoost objective name
 //   ArrayEntry[]  one per array, in ArrayId order: id, element size, offset,
 //                 count
-//   arrays        Forest's trees_, nodes_, set_first_, full_split_,
-//                 full_leaf_, depth_, set_nodes_, full_nodes_, full_value_,
-//                 then feature_gain() (double) and feature_splits() (int32)
+//   arrays        Forest's trees_, nodes_, set_first_ (all kNone), full_split_,
+//                 full_leaf_, depth_, set_nodes_ (empty: the `sets` layout is
+//                 derived from the nodes when first used), full_nodes_,
+//                 full_value_, then feature_gain() (double) and
+//                 feature_splits() (int32)
 // The bytes are a function of the model alone (Node has explicit padding):
 // converting the same model twice gives the same file.
 //
@@ -44,7 +46,7 @@ namespace gconv::heuristic {
 namespace {
 
 constexpr char kMagic[8] = {'G', 'C', 'F', 'O', 'R', 'E', 'S', 'T'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 1 (never shipped): 28-byte nodes and a stored `sets` layout
 constexpr uint32_t kByteOrderMark = 0x01020304;
 constexpr size_t kAlign = 64;
 // Far above any selector (the shipped one is ~15 MB): a bound on what a
@@ -173,7 +175,7 @@ class CompactIO {
  private:
   static Status check_nodes(const Forest& f, size_t t, std::vector<int32_t>& level);
   static Status validate_eager(const Forest& f);
-  static Status validate_lazy(const Forest& f);
+  static Status validate_lazy(const Forest& f, Forest::LazyCheck* lazy);
   friend class Forest;
 };
 
@@ -184,14 +186,18 @@ Status CompactIO::write(const Forest& f, const std::string& path, uint64_t* chec
     const void* data;
     size_t elem, count;
   };
+  // The `sets` layout is derived from the nodes: it is not stored (a quarter
+  // less file) but built when a mapped forest first uses it. Its per-tree
+  // table stays (all kNone) so that the array table keeps one layout.
+  const std::vector<uint32_t> none_first(f.trees_.size(), detail::ForestView::kNone);
   const Part parts[kNumArrays] = {
       {f.trees_.data(), sizeof(Forest::Tree), f.trees_.size()},
       {f.nodes_.data(), sizeof(Forest::Node), f.nodes_.size()},
-      {f.set_first_.data(), sizeof(uint32_t), f.set_first_.size()},
+      {none_first.data(), sizeof(uint32_t), none_first.size()},
       {f.full_split_.data(), sizeof(uint32_t), f.full_split_.size()},
       {f.full_leaf_.data(), sizeof(uint32_t), f.full_leaf_.size()},
       {f.depth_.data(), sizeof(uint8_t), f.depth_.size()},
-      {f.set_nodes_.data(), sizeof(detail::SetNode), f.set_nodes_.size()},
+      {nullptr, sizeof(detail::SetNode), 0},
       {f.full_nodes_.data(), sizeof(detail::FullSplit), f.full_nodes_.size()},
       {f.full_value_.data(), sizeof(float), f.full_value_.size()},
       {f.gain_.data(), sizeof(double), f.gain_.size()},
@@ -380,9 +386,9 @@ Result<Forest> CompactIO::load(const std::string& path, int expected_features) {
 // per-tree tables, the complete layout a selection walks (every range in
 // its arrays, every column offset inside a row), and the nodes of trees
 // only the exact path evaluates. Lazy (Forest::structure_ok, on the first
-// use of the `sets` kernel or of contributions): every tree's nodes and
-// `sets` copy, which a selection never reads, so their pages are not made
-// resident at load.
+// use of the `sets` kernel or of contributions): every tree's nodes, which
+// a selection never reads, so their pages are not made resident at load;
+// the `sets` layout is then built from them.
 //
 // Nodes: a tree's nodes are the contiguous range up to the next tree's root
 // in breadth-first order, so the k-th split's children are exactly the next
@@ -399,12 +405,11 @@ Status CompactIO::check_nodes(const Forest& f, size_t t, std::vector<int32_t>& l
     const Forest::Node& n = f.nodes_[i];
     const int32_t d = level[i - tr.root];
     depth = std::max(depth, d);
-    if (n.left == -1 && n.right == -1) continue;
-    if (size_t(n.left) != claimed || size_t(n.right) != claimed + 1)
-      return parse_error(fmt::format("tree {} node {}: children {}, {}, expected {}, {}", t, i, n.left, n.right,
-                                     claimed, claimed + 1));
-    if (n.feature >= uint32_t(f.num_features_))
-      return parse_error(fmt::format("tree {} node {}: feature {} >= {}", t, i, n.feature, f.num_features_));
+    if (n.left == -1) continue;  // a leaf
+    if (n.left < 0 || size_t(n.left) != claimed)
+      return parse_error(fmt::format("tree {} node {}: children at {}, expected {}", t, i, n.left, claimed));
+    if (n.feature() >= uint32_t(f.num_features_))
+      return parse_error(fmt::format("tree {} node {}: feature {} >= {}", t, i, n.feature(), f.num_features_));
     claimed += 2;
     level.push_back(d + 1);
     level.push_back(d + 1);
@@ -426,8 +431,9 @@ Status CompactIO::validate_eager(const Forest& f) {
     const int32_t depth = tr.depth;
     if (depth < 0 || f.depth_[t] != std::min(depth, 255))
       return parse_error(fmt::format("tree {}: depth {}, depth entry {}", t, depth, f.depth_[t]));
-    if (f.set_first_[t] != detail::ForestView::kNone && (!kernels_take || depth > detail::kMaxSetDepth))
-      return parse_error(fmt::format("tree {}: a set layout for a tree of depth {}", t, depth));
+    if (f.set_first_[t] != detail::ForestView::kNone)
+      return parse_error(fmt::format("tree {}: set_first {}: the file holds no `sets` layout (it is derived)", t,
+                                     f.set_first_[t]));
     // The complete layout: 2^depth - 1 splits and 2^depth leaves in range;
     // a split's column offsets address the doubled row of F columns.
     const uint32_t split0 = f.full_split_[t];
@@ -453,29 +459,21 @@ Status CompactIO::validate_eager(const Forest& f) {
     }
   }
   if (T == 0 && N != 0) return parse_error(fmt::format("{} nodes without a tree", N));
+  if (!f.set_nodes_.empty()) return parse_error("set_nodes: the file holds no `sets` layout (it is derived)");
   return Status::Ok();
 }
 
-Status CompactIO::validate_lazy(const Forest& f) {
+// Every tree's nodes, then (from them, by the parser's own function) the
+// `sets` layout into `lazy`.
+Status CompactIO::validate_lazy(const Forest& f, Forest::LazyCheck* lazy) {
   std::vector<int32_t> level;
+  for (size_t t = 0; t < f.trees_.size(); ++t) GCONV_RETURN_IF_ERROR(check_nodes(f, t, level));
+  lazy->set_first.clear();
+  lazy->set_nodes.clear();
   for (size_t t = 0; t < f.trees_.size(); ++t) {
-    GCONV_RETURN_IF_ERROR(check_nodes(f, t, level));
-    // The `sets` copy: the same shape, child indices relative to the root.
-    const Forest::Tree& tr = f.trees_[t];
-    const uint32_t first = f.set_first_[t];
-    if (first == detail::ForestView::kNone) continue;
     const size_t end = t + 1 < f.trees_.size() ? f.trees_[t + 1].root : f.nodes_.size();
-    const size_t count = end - tr.root;
-    if (count > 0xfffe || first > f.set_nodes_.size() || count > f.set_nodes_.size() - first)
-      return parse_error(fmt::format("tree {}: set layout at {} ({} nodes) does not fit", t, first, count));
-    for (size_t k = 0; k < count; ++k) {
-      const detail::SetNode& s = f.set_nodes_[first + k];
-      const Forest::Node& n = f.nodes_[tr.root + k];
-      const bool ok = n.left < 0 ? s.col == detail::SetNode::kLeaf
-                                 : (s.col & ~detail::SetNode::kDefaultRight) == n.feature &&
-                                       s.left == uint32_t(n.left) - tr.root;
-      if (!ok) return parse_error(fmt::format("tree {}: set layout node {} does not match the tree", t, k));
-    }
+    Forest::append_set_tree(f.nodes_.data(), f.trees_[t], end - f.trees_[t].root, f.num_features_, lazy->set_nodes,
+                            lazy->set_first);
   }
   return Status::Ok();
 }
@@ -491,7 +489,7 @@ Result<Forest> Forest::load_compact(const std::string& path, int expected_featur
 bool Forest::structure_ok() const {
   if (!lazy_) return true;  // built by the parser: checked as it was built
   std::call_once(lazy_->once, [this] {
-    const Status s = CompactIO::validate_lazy(*this);
+    const Status s = CompactIO::validate_lazy(*this, lazy_.get());
     lazy_->ok = s.ok();
     if (!s.ok())
       log_warn(lazy_->path + ": compact model: " + s.message() +

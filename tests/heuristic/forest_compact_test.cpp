@@ -203,7 +203,7 @@ TEST_F(CompactCorruption, HeaderFieldsAreChecked) {
   b[0] = 'X';
   expect_refused(b, "magic");
   b = good_;
-  b[8] = 2;  // version 2
+  b[8] = 3;  // a version this build does not read
   expect_refused(b, "version");
   b = good_;
   float margin = 7.0f;  // header fields are under the checksum too
@@ -259,7 +259,7 @@ TEST_F(CompactCorruption, BadNodesUnderAGoodChecksumLeaveSelectionExact) {
       std::memcpy(&b[nodes], &self, 4);
     } else {
       uint32_t feature = 11;  // the root's feature: past the row
-      std::memcpy(&b[nodes + 8], &feature, 4);
+      std::memcpy(&b[nodes + 4], &feature, 4);
     }
     write_bytes(path_, resealed(b));
     auto f = Forest::load_compact(path_, 11);
