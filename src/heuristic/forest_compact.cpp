@@ -15,8 +15,8 @@
 //                 derived from the nodes when first used), full_nodes_,
 //                 full_value_, then feature_gain() (double) and
 //                 feature_splits() (int32)
-// The bytes are a function of the model alone (Node has explicit padding):
-// converting the same model twice gives the same file.
+// The bytes are a function of the model alone (no struct has padding, the
+// gaps are zero): converting the same model twice gives the same file.
 //
 // Trust: a file is checked before any evaluation can read it. The checksum
 // catches corruption; the structural checks below make a file that passes
@@ -204,6 +204,8 @@ Status CompactIO::write(const Forest& f, const std::string& path, uint64_t* chec
       {f.splits_.data(), sizeof(int32_t), f.splits_.size()},
   };
   static_assert(sizeof(int) == sizeof(int32_t), "feature_splits() is stored as int32");
+  static_assert(sizeof(Forest::Node) == 16 && sizeof(Forest::Tree) == 8 && sizeof(detail::FullSplit) == 8,
+                "the element layouts are part of the file format (kVersion)");
   ArrayEntry table[kNumArrays];
   size_t end = align_up(sizeof(Header) + sizeof(table));
   for (uint32_t a = 0; a < kNumArrays; ++a) {
