@@ -138,4 +138,55 @@ std::vector<WorkItem> candidate_items(const Plan& plan, std::vector<bool>* appli
   return items;
 }
 
+WorkList order_work(const Plan& plan, const std::vector<WorkItem>& cands, const std::vector<bool>& applicable,
+                    const std::vector<std::string>& provider_names, const std::vector<int>& providers,
+                    const Shard& shard, const DoneFn& done) {
+  WorkList w;
+  int gconv = -1;
+  std::vector<int> others;
+  for (int p : providers) {
+    if (provider_names[size_t(p)] == "gconv") gconv = p;
+    else others.push_back(p);
+  }
+  size_t c = 0;  // cands are problem-major (candidate_items): one pass
+  for (size_t pi = 0; pi < plan.problems.size(); ++pi) {
+    const std::string& spec = plan.specs[pi];
+    for (int p : others) {
+      const std::string& name = provider_names[size_t(p)];
+      if (!in_shard(shard, name, spec)) continue;
+      if (done(name, spec, name)) {
+        ++w.skipped;
+        continue;
+      }
+      w.items.push_back(WorkItem{int(pi), -1, p});
+    }
+    for (; c < cands.size() && cands[c].problem == int(pi); ++c) {
+      if (gconv < 0) continue;
+      const std::string& kn = plan.kernel_names[size_t(cands[c].kernel)];
+      if (!in_shard(shard, kn, spec)) continue;
+      if (done(kn, spec, "gconv")) {
+        ++w.skipped;
+        continue;
+      }
+      (applicable[c] ? w.items : w.unsupported).push_back(WorkItem{int(pi), cands[c].kernel, gconv});
+    }
+  }
+  return w;
+}
+
+void keep_picks(const std::vector<std::vector<int>>& picks, std::vector<WorkItem>* cands,
+                std::vector<bool>* applicable) {
+  size_t out = 0;
+  for (size_t i = 0; i < cands->size(); ++i) {
+    const WorkItem& it = (*cands)[i];
+    const auto& mine = size_t(it.problem) < picks.size() ? picks[size_t(it.problem)] : std::vector<int>{};
+    if (std::find(mine.begin(), mine.end(), it.kernel) == mine.end()) continue;
+    (*cands)[out] = it;
+    (*applicable)[out] = (*applicable)[i];
+    ++out;
+  }
+  cands->resize(out);
+  applicable->resize(out);
+}
+
 }  // namespace gconv::bench

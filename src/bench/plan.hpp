@@ -2,13 +2,15 @@
 // directions), kernels (the pools of the needed direction/dtype pairs, after a
 // filter) and the items to measure, sharded deterministically.
 //
-// Item order is problem-major so that a worker re-uses its filled buffers.
+// Item order is problem-major so that a worker re-uses its filled buffers,
+// and a problem's provider items (cuDNN) come with it (order_work).
 // Sharding (--shard i/n) keeps the items whose key (kernel, spec) hashes
 // (FNV-1a, stable across runs and machines) to i mod n, so shards of one sweep
 // are disjoint, cover it, and stay balanced whatever the problem order.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -65,6 +67,33 @@ bool in_shard(const Shard& s, const std::string& kernel, const std::string& spec
 // dtype and ndim; `applicable` (may be null) receives can_implement for each.
 // With Plan::sample > 0, only the sampled applicable pairs (all `true`).
 std::vector<WorkItem> candidate_items(const Plan& plan, std::vector<bool>* applicable);
+
+// The ordered work list of a sweep. `providers` are indices into
+// `provider_names`; "gconv" measures kernels (the pairs of `cands`, with
+// `applicable` from candidate_items), any other name is a provider with one
+// item per problem (kernel -1). Order: problem by problem, each problem's
+// provider items first, then its gconv items in pool order, so that any
+// prefix of a sweep (one stopped by a time limit) holds the providers' rows
+// of every problem it has gconv rows of. Pairs outside `shard`, and those
+// `done` says are in the output already (kernel or provider name, spec,
+// provider), are left out (counted in `skipped`); gconv pairs the kernel
+// cannot implement go to `unsupported` instead of `items`.
+struct WorkList {
+  std::vector<WorkItem> items;
+  std::vector<WorkItem> unsupported;
+  size_t skipped = 0;
+};
+using DoneFn = std::function<bool(const std::string& kernel, const std::string& spec, const std::string& provider)>;
+WorkList order_work(const Plan& plan, const std::vector<WorkItem>& cands, const std::vector<bool>& applicable,
+                    const std::vector<std::string>& provider_names, const std::vector<int>& providers,
+                    const Shard& shard, const DoneFn& done);
+
+// Keeps the gconv pairs of `cands` (and their `applicable` flags) whose
+// kernel is one of picks[problem] (kernel indices into plan.kernels; an
+// empty list keeps none of that problem's): a sweep of only what a
+// selection policy would run (gconv bench --policy).
+void keep_picks(const std::vector<std::vector<int>>& picks, std::vector<WorkItem>* cands,
+                std::vector<bool>* applicable);
 
 // "a,b,c" -> {"a","b","c"} (empty parts dropped).
 std::vector<std::string> split_list(const std::string& s);

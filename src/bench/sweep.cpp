@@ -4,6 +4,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -144,6 +146,7 @@ struct SweepWorker::Impl {
   std::vector<unsigned char> href;
   bool have_ref = false;
   std::map<std::string, bool> checked_once;
+  PhaseSeconds phases;
 
   Status fill(const Problem& p) {
     const std::string spec = p.to_spec();
@@ -204,6 +207,19 @@ SweepWorker::~SweepWorker() {
   }
 }
 
+const PhaseSeconds& SweepWorker::phase_seconds() const { return impl_->phases; }
+
+std::string PhaseSeconds::summary() const {
+  const double all = load + fill + check + timing;
+  auto pct = [&](double v) { return all > 0 ? 100.0 * v / all : 0.0; };
+  char buf[400];
+  std::snprintf(buf, sizeof buf,
+                "%zu gconv items, %.2f s: instance load %.2f s (%.0f%%), buffer fill %.2f s (%.0f%%), check %.2f s "
+                "(%.0f%%), timing %.2f s (%.0f%%; timed kernels %.2f s)",
+                items, all, load, pct(load), fill, pct(fill), check, pct(check), timing, pct(timing), kernel);
+  return buf;
+}
+
 Result<ProblemBuffers> SweepWorker::buffers_for(const Problem& p) {
   GCONV_RETURN_IF_ERROR(impl_->fill(p));
   const ReferenceOperands ops = reference_operands(p);
@@ -221,6 +237,15 @@ Result<ProblemBuffers> SweepWorker::buffers_for(const Problem& p) {
 
 Status SweepWorker::run(const KernelTraits& t, const ProblemEntry& e, SweepRow* row_out) {
   Impl& m = *impl_;
+  ++m.phases.items;
+  // Each phase's wall time goes to its counter (phase_seconds()).
+  using clock = std::chrono::steady_clock;
+  auto mark = clock::now();
+  auto lap = [&](double* into) {
+    const auto now = clock::now();
+    *into += std::chrono::duration<double>(now - mark).count();
+    mark = now;
+  };
   const Problem& p = e.problem;
   SweepRow& row = *row_out;
   row = make_row(t, e, "");
@@ -233,13 +258,16 @@ Status SweepWorker::run(const KernelTraits& t, const ProblemEntry& e, SweepRow* 
     return Status::Ok();
   }
   auto inst = load_instance(t);
+  lap(&m.phases.load);
   if (!inst.ok()) {
     fail(inst.status().code() == StatusCode::compile_error ? "compile_error" : "launch_error", inst.status());
     return Status::Ok();
   }
-  if (Status s = m.fill(p); !s.ok()) {
-    fail("launch_error", s);
-    return s.code() == StatusCode::cuda_error ? s : Status::Ok();
+  Status filled = m.fill(p);
+  lap(&m.phases.fill);
+  if (!filled.ok()) {
+    fail("launch_error", filled);
+    return filled.code() == StatusCode::cuda_error ? filled : Status::Ok();
   }
   const ReferenceOperands ops = reference_operands(p);
   const size_t out_bytes = size_t(ops.out) * dtype_bytes(p.dtype);
@@ -285,12 +313,15 @@ Status SweepWorker::run(const KernelTraits& t, const ProblemEntry& e, SweepRow* 
       return Status::Ok();
     }
   }
+  lap(&m.phases.check);
   auto timing = m.timer->time([&](cudaStream_t s) { return launch_instance(**inst, p, args, s); }, m.o.timing);
+  lap(&m.phases.timing);
   if (!timing.ok()) {
     fail("launch_error", timing.status());
     return timing.status().code() == StatusCode::cuda_error ? timing.status() : Status::Ok();
   }
   row.status = "ok";
+  for (float ms : timing->samples_ms) m.phases.kernel += ms * 1e-3;
   row.median_ms = timing->median_ms;
   row.min_ms = timing->min_ms;
   row.tflops = p.flops() / (row.median_ms * 1e-3) / 1e12;

@@ -89,6 +89,17 @@ struct ProblemBuffers {
   cudaStream_t stream = nullptr;
 };
 
+// Where a worker's time goes, per phase of SweepWorker::run (wall seconds
+// summed over its items): loading the kernel's module, filling the problem's
+// buffers, checking against the naive kernel, timing (flushes and gates
+// included), and of that the timed kernels themselves. What is left of the
+// sweep's wall time is the parent's and the pipes' (issue 19: sweep rate).
+struct PhaseSeconds {
+  size_t items = 0;
+  double load = 0, fill = 0, check = 0, timing = 0, kernel = 0;
+  std::string summary() const;  // one line for stderr
+};
+
 // Measures items in the current process: owns one stream, timer and set of
 // buffers (re-filled when the problem changes). Not thread-safe.
 class SweepWorker {
@@ -100,6 +111,7 @@ class SweepWorker {
   // process's CUDA context is unusable (sticky error): the caller should exit
   // after writing `*row` (which then holds the launch_error row).
   Status run(const KernelTraits& t, const ProblemEntry& e, SweepRow* row);
+  const PhaseSeconds& phase_seconds() const;
   // The buffers filled for `p` (for other providers' rows).
   Result<ProblemBuffers> buffers_for(const Problem& p);
 

@@ -10,16 +10,20 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
+#include <unordered_map>
 #include <sstream>
 
 #include "bench/cudnn_provider.hpp"
+#include "bench/pick_summary.hpp"
 #include "bench/plan.hpp"
 #include "bench/progress.hpp"
 #include "bench/supervisor.hpp"
 #include "bench/sweep.hpp"
 #include "bench/sweep_csv.hpp"
 #include "cli/commands.hpp"
+#include "gconv/registry.hpp"
 #include "runtime/instance.hpp"
 
 namespace gconv::cli {
@@ -148,16 +152,61 @@ void run_worker(const CommonOpts& o) {
       std::exit(3);
     }
   }
+  if (std::getenv("GCONV_BENCH_PHASES"))
+    std::fprintf(stderr, "gconv bench-worker: %s\n", (*worker)->phase_seconds().summary().c_str());
 }
 
 struct BenchOpts {
   CommonOpts c;
   std::string out, shard, devices, provider = "gconv", worker_cmd;
   int jobs = 0, sample = 0;
-  std::string pairs;
+  std::string pairs, policy, model;
   double timeout_s = 10, progress_s = 30;
   bool write_unsupported = false;
 };
+
+// Per problem, the kernels `policy` would run: its pick (heuristic,
+// analytic) or the K candidates it would measure (topk:K), as indices into
+// plan.kernels. The registry ranks without a GPU; a pick outside the plan's
+// pools (the fallback kernel) leaves the problem without gconv items.
+Result<std::vector<std::vector<int>>> policy_picks(const bench::Plan& plan, const Policy& policy,
+                                                   const std::string& filter, const std::string& model) {
+  RegistryOptions ro;
+  ro.kernel_filter = filter;
+  ro.tuning_cache_path = "off";  // the policy's own choice, not an earlier measurement
+  ro.model_dir = model;
+  auto reg = Registry::create(ro);
+  if (!reg.ok()) return reg.status();
+  std::unordered_map<std::string, int> index;
+  for (size_t k = 0; k < plan.kernel_names.size(); ++k) index.emplace(plan.kernel_names[k], int(k));
+  std::vector<std::vector<int>> picks(plan.problems.size());
+  size_t outside = 0;
+  for (size_t pi = 0; pi < plan.problems.size(); ++pi) {
+    const Problem& p = plan.problems[pi].problem;
+    std::vector<std::string> names;
+    if (policy.kind == Policy::Kind::topk) {
+      auto r = (*reg)->rank(p, policy, size_t(policy.k));
+      if (!r.ok()) return r.status();
+      for (const auto& s : *r) names.push_back(s.kernel);
+    } else {
+      auto s = (*reg)->select(p, policy);
+      if (!s.ok()) return s.status();
+      names.push_back(s->kernel);
+    }
+    for (const auto& n : names) {
+      auto it = index.find(n);
+      if (it == index.end()) {
+        ++outside;
+        continue;
+      }
+      picks[pi].push_back(it->second);
+    }
+  }
+  if (outside)
+    std::fprintf(stderr, "gconv bench: --policy %s: %zu picks are not pool kernels (the fallback): not timed\n",
+                 policy.to_string().c_str(), outside);
+  return picks;
+}
 
 void run_bench(const BenchOpts& o) {
   const char* cmd = "bench";
@@ -179,6 +228,12 @@ void run_bench(const BenchOpts& o) {
   if (!plan_r.ok()) fail(cmd, plan_r.status().to_string());
   const bench::Plan& plan = *plan_r;
 
+  // Without a GPU every worker would fail to start: say why before any
+  // file is touched (the test hook's workers need none).
+  const std::string gpu = bench::device_name();
+  if (gpu == "none" && o.worker_cmd.empty())
+    fail(cmd, "no CUDA device: gconv bench times kernels on a GPU (nothing was written)");
+
   // Output (resume: keys already in the file are skipped).
   std::set<bench::RowKey> done;
   const std::string header = bench::sweep_csv_header();
@@ -197,43 +252,36 @@ void run_bench(const BenchOpts& o) {
   for (const auto& [k, spec, prov] : done)
     if (prov != "gconv") provider_done.insert({spec, prov});
 
-  // Work list.
+  // Work list: each problem's provider items, then its gconv items.
   std::vector<bool> applicable;
-  const std::vector<bench::WorkItem> cands = bench::candidate_items(plan, &applicable);
-  std::vector<bench::WorkItem> items;
-  size_t unsupported = 0, skipped = 0;
-  const std::string gpu = bench::device_name();
-  for (int prov : providers) {
-    if (kProviders[size_t(prov)] == "gconv") {
-      for (size_t i = 0; i < cands.size(); ++i) {
-        const auto& it = cands[i];
-        const std::string& kn = plan.kernel_names[size_t(it.kernel)];
-        const std::string& spec = plan.specs[size_t(it.problem)];
-        if (!bench::in_shard(shard, kn, spec)) continue;
-        if (done.count({kn, spec, "gconv"})) {
-          ++skipped;
-          continue;
-        }
-        if (applicable[i]) {
-          items.push_back(it);
-        } else if (o.write_unsupported) {
-          ++unsupported;
-          (void)writer.write_line(bench::sweep_csv_row(
-              bench::make_row(plan.kernels[size_t(it.kernel)], plan.problems[size_t(it.problem)], "unsupported"), gpu));
-        }
-      }
-    } else {
-      for (size_t pi = 0; pi < plan.problems.size(); ++pi) {
-        const std::string& name = kProviders[size_t(prov)];
-        if (!bench::in_shard(shard, name, plan.specs[pi])) continue;
-        if (provider_done.count({plan.specs[pi], name})) {
-          ++skipped;
-          continue;
-        }
-        items.push_back(bench::WorkItem{int(pi), -1, prov});
-      }
-    }
+  std::vector<bench::WorkItem> cands = bench::candidate_items(plan, &applicable);
+  std::optional<Policy> policy;
+  std::set<std::pair<std::string, std::string>> picked;  // (kernel, spec) the policy runs
+  if (!o.policy.empty()) {
+    auto pol = Policy::parse(o.policy);
+    if (!pol.ok()) fail(cmd, "--policy: " + pol.status().to_string());
+    if (pol->kind == Policy::Kind::exhaustive) fail(cmd, "--policy exhaustive: that is a plain gconv bench (every kernel)");
+    policy = *pol;
+    auto picks = policy_picks(plan, *policy, o.c.filter, o.model);
+    if (!picks.ok()) fail(cmd, picks.status().to_string());
+    bench::keep_picks(*picks, &cands, &applicable);
+    for (size_t pi = 0; pi < picks->size(); ++pi)
+      for (int k : (*picks)[pi]) picked.insert({plan.kernel_names[size_t(k)], plan.specs[pi]});
   }
+  const bench::WorkList work = bench::order_work(
+      plan, cands, applicable, kProviders, providers, shard,
+      [&](const std::string& kernel, const std::string& spec, const std::string& prov) {
+        return prov == "gconv" ? done.count({kernel, spec, prov}) > 0 : provider_done.count({spec, prov}) > 0;
+      });
+  const std::vector<bench::WorkItem>& items = work.items;
+  const size_t skipped = work.skipped;
+  size_t unsupported = 0;
+  if (o.write_unsupported)
+    for (const auto& it : work.unsupported) {
+      ++unsupported;
+      (void)writer.write_line(bench::sweep_csv_row(
+          bench::make_row(plan.kernels[size_t(it.kernel)], plan.problems[size_t(it.problem)], "unsupported"), gpu));
+    }
   std::fprintf(stderr, "gconv bench: %zu problems x %zu kernels, shard %d/%d: %zu items (%zu done before, %zu unsupported) on %s\n",
                plan.problems.size(), plan.kernels.size(), shard.index, shard.count, items.size(), skipped,
                unsupported, gpu.c_str());
@@ -265,10 +313,25 @@ void run_bench(const BenchOpts& o) {
   for (const auto& d : devices) so.slots.push_back({argv, {{"CUDA_VISIBLE_DEVICES", d}}});
 
   const auto cols = bench::sweep_csv_columns();
-  int status_col = -1, lat_col = -1;
+  int status_col = -1, lat_col = -1, spec_col = -1, prov_col = -1;
   for (size_t i = 0; i < cols.size(); ++i) {
     if (cols[i] == "status") status_col = int(i);
     if (cols[i] == "latency_ms") lat_col = int(i);
+    if (cols[i] == "spec") spec_col = int(i);
+    if (cols[i] == "provider") prov_col = int(i);
+  }
+  bench::PickTable picks(plan);
+  if (policy && to_file && !done.empty()) {
+    // A resumed run: the rows measured before count in the summary too (of
+    // gconv, only the policy's picks: the file may hold a full sweep).
+    auto before = bench::read_sweep_csv(o.out);
+    if (!before.ok()) fail(cmd, before.status().to_string());
+    for (size_t i = 0; i < before->rows.size(); ++i) {
+      const std::string& prov = before->get(i, "provider");
+      if (prov == "gconv" && !picked.count({before->get(i, "kernel"), before->get(i, "spec")})) continue;
+      picks.add_row(before->get(i, "spec"), prov, before->get(i, "status"),
+                    std::atof(before->get(i, "latency_ms").c_str()));
+    }
   }
   size_t n_done = 0, failed = 0, rows = 0, ok_rows = 0;
   double timed_ms = 0;
@@ -302,6 +365,8 @@ void run_bench(const BenchOpts& o) {
       ++rows;
       const auto f = bench::split_csv_line(line);
       if (f.size() != cols.size()) continue;
+      picks.add_row(f[size_t(spec_col)], f[size_t(prov_col)], f[size_t(status_col)],
+                    std::atof(f[size_t(lat_col)].c_str()));
       if (f[size_t(status_col)] == "ok") {
         ++ok_rows;
         timed_ms += std::atof(f[size_t(lat_col)].c_str()) * o.c.repeats;
@@ -317,6 +382,15 @@ void run_bench(const BenchOpts& o) {
   std::fprintf(stderr,
                "gconv bench: %zu rows (%zu ok), %.1f measurements/s, %.1f%% of wall time inside timed kernels\n",
                rows, ok_rows, wall > 0 ? double(ok_rows) / wall : 0.0, wall > 0 ? 100.0 * timed_ms / 1e3 / wall : 0.0);
+  if (policy) {
+    std::string prov_names;
+    for (int p : providers)
+      if (kProviders[size_t(p)] != "gconv") prov_names += (prov_names.empty() ? "" : ",") + kProviders[size_t(p)];
+    std::fputs(bench::format_pick_summary(bench::summarize_picks(picks.results()), policy->to_string(),
+                                          prov_names.empty() ? "(no provider)" : prov_names)
+                   .c_str(),
+               stderr);
+  }
   if (!s.ok()) fail(cmd, s.to_string());
   if (!io.ok()) fail(cmd, io.to_string());
 }
@@ -343,6 +417,10 @@ void register_bench_command(CLI::App& app) {
                   "CSV with columns kernel and spec (e.g. a sweep): measure only those pairs (and providers)");
   cmd->add_option("--sample", o->sample,
                   "kernels per problem: a deterministic uniform sample of the applicable ones (0 = all; for training sweeps)");
+  cmd->add_option("--policy", o->policy,
+                  "time only what a selection policy picks per problem (heuristic, analytic, topk:K: its K\n"
+                  "candidates) beside the providers, and end with gconv pick / provider best per direction and network");
+  cmd->add_option("--model", o->model, "models folder for --policy heuristic (default models/; 'off': none)");
   cmd->add_option("--progress-s", o->progress_s, "seconds between progress lines when stderr is not a terminal");
   cmd->add_option("--worker-cmd", o->worker_cmd, "test hook: worker command line (space-separated)")->group("");
   cmd->callback([o] { run_bench(*o); });

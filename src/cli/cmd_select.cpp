@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "gconv/problem_sets.hpp"
 #include "heuristic/model.hpp"
 #include "registry/device_info.hpp"
 #include "cli/problem_flags.hpp"
@@ -57,7 +58,9 @@ std::vector<ProblemEntry> load_problems(const SelectOptions& o, bool default_to_
       path = dir + "/example.csv";
     }
     if (o.problem.any()) fail("give either a spec (or size flags) or --problems, not both");
-    auto entries = read_problem_file(path);
+    auto resolved = resolve_problem_set(path);  // a set name (as bench takes) or a file
+    if (!resolved.ok()) fail(resolved.status().to_string());
+    auto entries = read_problem_file(*resolved);
     if (!entries.ok()) fail(entries.status().to_string());
     return std::move(entries).value();
   }
@@ -241,7 +244,7 @@ void register_select_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "select", "Choose a kernel for a problem (or each problem of a file): kernel, predicted time, reason");
   add_problem_flags(cmd, &o->problem);
-  cmd->add_option("--problems", o->problems, "Problem file (CSV, JSONL or specs) instead of one problem");
+  cmd->add_option("--problems", o->problems, "Problem set name (problems/README.md) or file (CSV, JSONL or specs) instead of one problem");
   cmd->add_option("--policy", o->policy, "heuristic | analytic | exhaustive | topk:K (the last two measure on the GPU)")
       ->capture_default_str();
   cmd->add_option("--filter", o->filter, "Kernel filter expression, e.g. 'family==igemm && split_k==1'");

@@ -19,5 +19,6 @@ void register_report_command(CLI::App& app);     // gconv report
 void register_device_command(CLI::App& app);     // gconv device
 void register_train_command(CLI::App& app);      // gconv train
 void register_eval_command(CLI::App& app);       // gconv eval
+void register_model_command(CLI::App& app);      // gconv model
 
 }  // namespace gconv::cli

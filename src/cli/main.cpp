@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   gconv::cli::register_device_command(app);
   gconv::cli::register_train_command(app);
   gconv::cli::register_eval_command(app);
+  gconv::cli::register_model_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

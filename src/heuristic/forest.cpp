@@ -29,6 +29,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_depth.hpp"
+#include "heuristic/forest_compact.hpp"
+#include "heuristic/ubjson_depth.hpp"
 
 namespace gconv::heuristic {
 
@@ -112,6 +114,7 @@ class ForestBuilder {
   void add_full_tree(const Forest::Tree& tree);
 
   Forest f_;
+  std::shared_ptr<Forest::Storage> s_ = std::make_shared<Forest::Storage>();
 };
 
 template <class T>
@@ -164,7 +167,7 @@ Status ForestBuilder::add_tree(const json& tree, int t) {
   // Breadth-first from the root: renumbers the reachable nodes (deleted ones
   // are skipped) and rejects anything that is not a tree.
   Forest::Tree tr;
-  tr.root = static_cast<uint32_t>(f_.nodes_.size());
+  tr.root = static_cast<uint32_t>(s_->nodes.size());
   std::vector<uint8_t> seen(n, 0);
   std::vector<uint32_t> orig;  // BFS position -> node id in the file
   std::vector<int> depth;
@@ -180,7 +183,7 @@ Status ForestBuilder::add_tree(const json& tree, int t) {
     if (l == -1 && r == -1) {
       node.value = cond[u];
       node.mean = cond[u];
-      f_.nodes_.push_back(node);
+      s_->nodes.push_back(node);
       continue;
     }
     if (l < 0 || r < 0 || l >= static_cast<long long>(n) || r >= static_cast<long long>(n))
@@ -192,61 +195,64 @@ Status ForestBuilder::add_tree(const json& tree, int t) {
     if (!split_type.empty() && split_type[u] != 0)
       return error(fmt::format("tree {} node {} is a categorical split: not supported", t, u));
     seen[l] = seen[r] = 1;
-    node.feature = static_cast<uint32_t>(index[u]);
-    node.threshold = cond[u];
-    node.default_left = default_left[u] != 0;
+    node.feature_bits = static_cast<uint32_t>(index[u]) | (default_left[u] != 0 ? Forest::Node::kDefaultLeft : 0);
+    node.value = cond[u];
     // Children follow in BFS order: their positions are known now.
     node.left = static_cast<int32_t>(tr.root + orig.size());
-    node.right = node.left + 1;
     orig.push_back(static_cast<uint32_t>(l));
     orig.push_back(static_cast<uint32_t>(r));
     depth.push_back(depth[q] + 1);
     depth.push_back(depth[q] + 1);
-    f_.nodes_.push_back(node);
-    f_.gain_[node.feature] += loss.empty() ? 0.0 : loss[u];
-    f_.splits_[node.feature] += 1;
+    s_->nodes.push_back(node);
+    f_.gain_[node.feature()] += loss.empty() ? 0.0 : loss[u];
+    f_.splits_[node.feature()] += 1;
   }
   // Node expectations, children before parents (reverse BFS), in float as
   // XGBoost's FillNodeMeanValues computes them.
   for (size_t q = orig.size(); q-- > 0;) {
-    Forest::Node& node = f_.nodes_[tr.root + q];
+    Forest::Node& node = s_->nodes[tr.root + q];
     if (node.left < 0) continue;
     const uint32_t u = orig[q];
-    const size_t lq = node.left - tr.root, rq = node.right - tr.root;
-    float m = f_.nodes_[node.left].mean * hess[orig[lq]];
-    m += f_.nodes_[node.right].mean * hess[orig[rq]];
-    node.mean = hess[u] != 0 ? m / hess[u] : 0.5f * (f_.nodes_[node.left].mean + f_.nodes_[node.right].mean);
+    const size_t lq = node.left - tr.root, rq = node.right() - tr.root;
+    float m = s_->nodes[node.left].mean * hess[orig[lq]];
+    m += s_->nodes[node.right()].mean * hess[orig[rq]];
+    node.mean = hess[u] != 0 ? m / hess[u] : 0.5f * (s_->nodes[node.left].mean + s_->nodes[node.right()].mean);
   }
   add_set_tree(tr);
   add_full_tree(tr);
-  f_.depth_.push_back(static_cast<uint8_t>(std::min(tr.depth, 255)));
-  f_.trees_.push_back(tr);
+  s_->depth.push_back(static_cast<uint8_t>(std::min(tr.depth, 255)));
+  s_->trees.push_back(tr);
   return Status::Ok();
 }
 
 // The `sets` kernel's copy of a tree already in nodes_ (same breadth-first
 // order), or kNone for a tree it does not take.
 void ForestBuilder::add_set_tree(const Forest::Tree& tr) {
-  const size_t count = f_.nodes_.size() - tr.root;
-  if (tr.depth > detail::kMaxSetDepth || count > 0xfffe || f_.num_features_ > detail::kMaxKernelFeatures) {
-    f_.set_first_.push_back(detail::ForestView::kNone);
+  Forest::append_set_tree(s_->nodes.data(), tr, s_->nodes.size() - tr.root, f_.num_features_, s_->set_nodes,
+                          s_->set_first);
+}
+
+void Forest::append_set_tree(const Node* nodes, const Tree& tr, size_t count, int num_features,
+                             std::vector<detail::SetNode>& out, std::vector<uint32_t>& first) {
+  if (tr.depth > detail::kMaxSetDepth || count > 0xfffe || num_features > detail::kMaxKernelFeatures) {
+    first.push_back(detail::ForestView::kNone);
     return;
   }
-  f_.set_first_.push_back(static_cast<uint32_t>(f_.set_nodes_.size()));
+  first.push_back(static_cast<uint32_t>(out.size()));
   for (size_t k = 0; k < count; ++k) {
-    const Forest::Node& n = f_.nodes_[tr.root + k];
+    const Node& n = nodes[tr.root + k];
     detail::SetNode s;
-    if (n.left < 0) {
+    if (n.leaf()) {
       s.value = n.value;
       s.col = detail::SetNode::kLeaf;
       s.left = 0;
     } else {
       // x < NaN is false for every x, as is x < -inf: both send all values right.
-      s.value = std::isnan(n.threshold) ? -std::numeric_limits<float>::infinity() : n.threshold;
-      s.col = static_cast<uint16_t>(n.feature | (n.default_left ? 0 : detail::SetNode::kDefaultRight));
+      s.value = std::isnan(n.value) ? -std::numeric_limits<float>::infinity() : n.value;
+      s.col = static_cast<uint16_t>(n.feature() | (n.default_left() ? 0 : detail::SetNode::kDefaultRight));
       s.left = static_cast<uint16_t>(n.left - tr.root);
     }
-    f_.set_nodes_.push_back(s);
+    out.push_back(s);
   }
 }
 
@@ -257,17 +263,17 @@ void ForestBuilder::add_set_tree(const Forest::Tree& tr) {
 void ForestBuilder::add_full_tree(const Forest::Tree& tr) {
   const int D = tr.depth;
   if (D > detail::kMaxTraverseDepth || f_.num_features_ > detail::kMaxKernelFeatures) {
-    f_.full_split_.push_back(detail::ForestView::kNone);
-    f_.full_leaf_.push_back(0);
+    s_->full_split.push_back(detail::ForestView::kNone);
+    s_->full_leaf.push_back(0);
     return;
   }
   const uint32_t inner = (1u << D) - 1;
-  const uint32_t split0 = static_cast<uint32_t>(f_.full_nodes_.size());
-  const uint32_t leaf0 = static_cast<uint32_t>(f_.full_value_.size());
-  f_.full_split_.push_back(split0);
-  f_.full_leaf_.push_back(leaf0);
-  f_.full_nodes_.resize(f_.full_nodes_.size() + inner, detail::FullSplit{0, 0, 0});
-  f_.full_value_.resize(f_.full_value_.size() + (size_t{1} << D), 0.0f);
+  const uint32_t split0 = static_cast<uint32_t>(s_->full_nodes.size());
+  const uint32_t leaf0 = static_cast<uint32_t>(s_->full_value.size());
+  s_->full_split.push_back(split0);
+  s_->full_leaf.push_back(leaf0);
+  s_->full_nodes.resize(s_->full_nodes.size() + inner, detail::FullSplit{0, 0, 0});
+  s_->full_value.resize(s_->full_value.size() + (size_t{1} << D), 0.0f);
   struct Item {
     uint32_t node, slot;
     int level;
@@ -276,19 +282,19 @@ void ForestBuilder::add_full_tree(const Forest::Tree& tr) {
   while (!stack.empty()) {
     const Item it = stack.back();
     stack.pop_back();
-    const Forest::Node& node = f_.nodes_[it.node];
-    if (node.left < 0) {
+    const Forest::Node& node = s_->nodes[it.node];
+    if (node.leaf()) {
       const uint32_t first = (it.slot - ((1u << it.level) - 1)) << (D - it.level);
-      std::fill_n(f_.full_value_.begin() + leaf0 + first, size_t{1} << (D - it.level), node.value);
+      std::fill_n(s_->full_value.begin() + leaf0 + first, size_t{1} << (D - it.level), node.value);
       continue;
     }
-    detail::FullSplit& fs = f_.full_nodes_[split0 + it.slot];
-    fs.off2 = static_cast<uint16_t>((node.feature + (node.default_left ? 0 : f_.num_features_)) *
+    detail::FullSplit& fs = s_->full_nodes[split0 + it.slot];
+    fs.off2 = static_cast<uint16_t>((node.feature() + (node.default_left() ? 0 : f_.num_features_)) *
                                     detail::kFullSplitColumnScale);
-    fs.off1 = static_cast<uint16_t>(node.feature * detail::kFullSplitColumnScale);
-    fs.key = detail::threshold_key(node.threshold, node.default_left);
+    fs.off1 = static_cast<uint16_t>(node.feature() * detail::kFullSplitColumnScale);
+    fs.key = detail::threshold_key(node.value, node.default_left());
     stack.push_back({static_cast<uint32_t>(node.left), 2 * it.slot + 1, it.level + 1});
-    stack.push_back({static_cast<uint32_t>(node.right), 2 * it.slot + 2, it.level + 1});
+    stack.push_back({static_cast<uint32_t>(node.right()), 2 * it.slot + 2, it.level + 1});
   }
 }
 
@@ -338,6 +344,7 @@ Result<Forest> ForestBuilder::build(const json& model, int expected_features) {
   f_.gain_.assign(f_.num_features_, 0.0);
   f_.splits_.assign(f_.num_features_, 0);
   for (size_t t = 0; t < trees->size(); ++t) GCONV_RETURN_IF_ERROR(add_tree((*trees)[t], static_cast<int>(t)));
+  f_.adopt(std::move(s_));
   return std::move(f_);
 }
 
@@ -361,14 +368,16 @@ Result<Forest> Forest::from_json(const std::string& text, int expected_features)
 }
 
 Result<Forest> Forest::from_ubjson(const std::string& bytes, int expected_features) {
+  GCONV_RETURN_IF_ERROR(check_ubjson_depth(bytes, "XGBoost model", kMaxJsonDepth));
   json model = json::from_ubjson(bytes, /*strict=*/true, /*allow_exceptions=*/false);
   if (model.is_discarded()) return parse_error("XGBoost model: not valid UBJSON (truncated or corrupt)");
   return build_guarded(model, expected_features);
 }
 
-Result<Forest> Forest::load_file(const std::string& path, int expected_features) {
+Result<Forest> Forest::load_file(const std::string& path, int expected_features, uint64_t* bytes_checksum) {
   Result<std::string> bytes = read_file(path);
   if (!bytes.ok()) return bytes.status();
+  if (bytes_checksum) *bytes_checksum = heuristic::compact_checksum(bytes->data(), bytes->size());
   // UBJSON objects open with '{' and a key-length type marker; JSON with '{' and '"' or space.
   const std::string& b = *bytes;
   size_t i = 0;
@@ -379,14 +388,29 @@ Result<Forest> Forest::load_file(const std::string& path, int expected_features)
   return f;
 }
 
+void Forest::adopt(std::shared_ptr<const Storage> s) {
+  trees_ = span_of(s->trees);
+  nodes_ = span_of(s->nodes);
+  set_nodes_ = span_of(s->set_nodes);
+  set_first_ = span_of(s->set_first);
+  full_split_ = span_of(s->full_split);
+  full_leaf_ = span_of(s->full_leaf);
+  depth_ = span_of(s->depth);
+  full_nodes_ = span_of(s->full_nodes);
+  full_value_ = span_of(s->full_value);
+  owner_ = std::move(s);
+  compact_checksum_ = 0;
+  lazy_.reset();
+}
+
 // ---- evaluation -------------------------------------------------------
 
 float Forest::tree_value_exact(const Tree& t, const float* row) const {
   const Node* n = &nodes_[t.root];
-  while (n->left >= 0) {
-    const float v = row[n->feature];
-    const bool left = std::isnan(v) ? n->default_left : v < n->threshold;
-    n = &nodes_[left ? n->left : n->right];
+  while (!n->leaf()) {
+    const float v = row[n->feature()];
+    const bool left = std::isnan(v) ? n->default_left() : v < n->value;
+    n = &nodes_[left ? n->left : n->right()];
   }
   return n->value;
 }
@@ -406,9 +430,15 @@ float Forest::exact_tree(const void* self, int tree, const float* row) {
 }
 
 int Forest::num_exact_trees() const {
+  // By the layouts' own rules (append_set_tree, add_full_tree), not by
+  // set_first_: a mapped forest builds its `sets` layout only when used.
   int n = 0;
-  for (int t = 0; t < num_trees(); ++t)
-    n += set_first_[t] == detail::ForestView::kNone && full_split_[t] == detail::ForestView::kNone;
+  for (size_t t = 0; t < trees_.size(); ++t) {
+    const size_t count = (t + 1 < trees_.size() ? trees_[t + 1].root : nodes_.size()) - trees_[t].root;
+    const bool sets_take = trees_[t].depth <= detail::kMaxSetDepth && count <= 0xfffe &&
+                           num_features_ <= detail::kMaxKernelFeatures;
+    n += !sets_take && full_split_[t] == detail::ForestView::kNone;
+  }
   return n;
 }
 
@@ -416,6 +446,19 @@ void Forest::predict(const float* x, int rows, float* out) const { predict(x, ro
 
 void Forest::predict(const float* x, int rows, float* out, detail::Kernel kernel) const {
   if (rows <= 0) return;
+  // A mapped model's `sets` layout is checked on its first use (a
+  // selection's few rows never use it); if the check fails, the complete
+  // layout gives the same sums.
+  const uint32_t* set_first = set_first_.data();
+  const detail::SetNode* set_nodes = set_nodes_.data();
+  if (lazy_ && kernel != detail::Kernel::traverse && detail::may_use_sets(kernel, rows)) {
+    if (!structure_ok()) {
+      kernel = detail::Kernel::traverse;
+    } else {
+      set_first = lazy_->set_first.data();
+      set_nodes = lazy_->set_nodes.data();
+    }
+  }
   if (num_features_ > detail::kMaxKernelFeatures) {
     predict_exact(x, rows, out);
     return;
@@ -424,11 +467,11 @@ void Forest::predict(const float* x, int rows, float* out, detail::Kernel kernel
   v.num_trees = num_trees();
   v.num_features = num_features_;
   v.base_margin = base_margin_;
-  v.set_first = set_first_.data();
+  v.set_first = set_first;
   v.full_split = full_split_.data();
   v.full_leaf = full_leaf_.data();
   v.depth = depth_.data();
-  v.set_nodes = set_nodes_.data();
+  v.set_nodes = set_nodes;
   v.full_nodes = full_nodes_.data();
   v.full_value = full_value_.data();
   v.exact_tree = &Forest::exact_tree;
@@ -439,16 +482,20 @@ void Forest::predict(const float* x, int rows, float* out, detail::Kernel kernel
 void Forest::contributions(const float* row, float* out) const {
   const int F = num_features_;
   std::fill_n(out, F + 1, 0.0f);
+  if (!structure_ok()) {  // the node arrays failed their check: the margin as bias alone
+    predict(row, 1, out + F, detail::Kernel::traverse);
+    return;
+  }
   for (const Tree& t : trees_) {
     const Node* n = &nodes_[t.root];
     float node_value = n->mean;
     out[F] += node_value;
     uint32_t split = 0;
-    while (n->left >= 0) {
-      split = n->feature;
+    while (!n->leaf()) {
+      split = n->feature();
       const float v = row[split];
-      const bool left = std::isnan(v) ? n->default_left : v < n->threshold;
-      n = &nodes_[left ? n->left : n->right];
+      const bool left = std::isnan(v) ? n->default_left() : v < n->value;
+      n = &nodes_[left ? n->left : n->right()];
       out[split] += n->mean - node_value;
       node_value = n->mean;
     }

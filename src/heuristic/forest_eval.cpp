@@ -607,6 +607,17 @@ bool have_avx512() {
 #endif
 }
 
+bool may_use_sets(Kernel kernel, int rows) {
+  if (kernel == Kernel::traverse) return false;
+  if (kernel != Kernel::automatic) return true;
+#if defined(GCONV_FOREST_X86)
+  return have_avx512() && rows >= kMinSetRows;
+#else
+  (void)rows;
+  return false;
+#endif
+}
+
 void eval_forest(const ForestView& f, const float* x, int rows, float* out, Kernel kernel) {
   if (rows <= 0) return;
   switch (kernel) {

@@ -106,4 +106,8 @@ uint32_t threshold_key(float threshold, bool default_left);
 // Whether `sets` runs with AVX-512 here (automatic then prefers it).
 bool have_avx512();
 
+// Whether eval_forest may run `sets` for this kernel and row count (so a
+// mapped model checks its `sets` layout first).
+bool may_use_sets(Kernel kernel, int rows);
+
 }  // namespace gconv::heuristic::detail

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/json_depth.hpp"
+#include "heuristic/forest_compact.hpp"
 #include "pool/arch_rules.hpp"
 #include "problem/read_text.hpp"
 
@@ -45,6 +47,20 @@ Result<Manifest> parse_manifest(const std::string& text) {
         return parse_error("manifest.json: prefilter.dir must name a subfolder of the model folder, got '" +
                            m.prefilter + "'");
     }
+    if (j.contains("compact")) {
+      const auto& c = j.at("compact");
+      m.compact_file = c.at("file").get<std::string>();
+      m.compact_checksum = c.at("checksum").get<std::string>();
+      m.compact_source = c.at("source").get<std::string>();
+      m.compact_source_checksum = c.at("source_checksum").get<std::string>();
+      for (const std::string* name : {&m.compact_file, &m.compact_source})
+        if (name->empty() || *name == "." || *name == ".." || name->find('/') != std::string::npos ||
+            name->find('\\') != std::string::npos)
+          return parse_error("manifest.json: compact: '" + *name + "' must name a file of the model folder");
+      for (const std::string* sum : {&m.compact_checksum, &m.compact_source_checksum})
+        if (sum->size() != 16 || sum->find_first_not_of("0123456789abcdef") != std::string::npos)
+          return parse_error("manifest.json: compact: checksum '" + *sum + "' is not 16 hex digits");
+    }
     if (j.contains("dtypes"))
       for (const auto& name : j.at("dtypes")) {
         auto t = parse_dtype(name.get<std::string>());
@@ -61,6 +77,104 @@ Result<Manifest> parse_manifest(const std::string& text) {
   return m;
 }
 
+std::string xgboost_objective(const std::string& o) { return o == "reg" || o == "reg_rel" ? "reg:squarederror" : o; }
+
+Result<std::string> source_model_path(const std::string& dir) {
+  // As training writes it (model.json, or model.ubj with --model-format
+  // ubj), or zstd-compressed as models/ ships it.
+  std::error_code ec;
+  for (const char* name : {"model.json", "model.ubj", "model.json.zst", "model.ubj.zst"})
+    if (std::filesystem::exists(dir + "/" + name, ec)) return dir + "/" + name;
+  return not_found(dir + ": no model file (model.json, model.ubj, or either .zst)");
+}
+
+namespace {
+
+// The folder's forest and the file it came from: the compact file when the
+// manifest names one that exists, else the training output. Either must
+// carry the checksum the manifest recorded.
+Result<std::pair<Forest, std::string>> load_forest(const std::string& dir, const Manifest& m) {
+  std::error_code ec;
+  if (!m.compact_file.empty() && std::filesystem::exists(dir + "/" + m.compact_file, ec)) {
+    const std::string path = dir + "/" + m.compact_file;
+    auto f = Forest::load_compact(path, num_features());
+    if (!f.ok()) return f.status();
+    if (checksum_hex(f->compact_checksum()) != m.compact_checksum)
+      return parse_error(path + ": checksum " + checksum_hex(f->compact_checksum()) + ", but " + dir +
+                         "/manifest.json compact.checksum is " + m.compact_checksum +
+                         " (the file of another model? run gconv model compact " + dir + ")");
+    return std::make_pair(std::move(*f), path);
+  }
+  auto path = source_model_path(dir);
+  if (!path.ok()) return path.status();
+  uint64_t sum = 0;
+  auto f = Forest::load_file(*path, num_features(), &sum);
+  if (!f.ok()) return Status(f.status().code(), *path + ": " + f.status().message());
+  // The manifest ties the training output to itself once a compact form was made of it.
+  if (!m.compact_source.empty() && dir + "/" + m.compact_source == *path && checksum_hex(sum) != m.compact_source_checksum)
+    return parse_error(*path + ": checksum " + checksum_hex(sum) + ", but " + dir +
+                       "/manifest.json compact.source_checksum is " + m.compact_source_checksum +
+                       " (the file of another model?)");
+  return std::make_pair(std::move(*f), *path);
+}
+
+}  // namespace
+
+namespace {
+Status write_compact_stage(const std::string& dir, bool as_prefilter, std::vector<std::string>* written);
+}  // namespace
+
+Status write_compact_model(const std::string& dir, std::vector<std::string>* written) {
+  return write_compact_stage(dir, false, written);
+}
+
+namespace {
+
+Status write_compact_stage(const std::string& dir, bool as_prefilter, std::vector<std::string>* written) {
+  auto text = problem_io::read_text_file(dir + "/manifest.json");
+  if (!text.ok()) return text.status();
+  auto m = parse_manifest(*text);
+  if (!m.ok()) return Status(m.status().code(), dir + "/" + m.status().message());
+  if (as_prefilter && !m->prefilter.empty())
+    return parse_error(dir + ": a prefilter names a prefilter of its own (a cascade is two stages)");
+  auto path = source_model_path(dir);
+  if (!path.ok()) return path.status();
+  uint64_t source_sum = 0;
+  auto f = Forest::load_file(*path, m->num_features, &source_sum);
+  if (!f.ok()) return Status(f.status().code(), *path + ": " + f.status().message());
+  if (f->objective() != xgboost_objective(m->objective))
+    return parse_error(dir + "/manifest.json: objective '" + m->objective + "', but " + *path +
+                       " was trained with '" + f->objective() + "'");
+  const std::string out = dir + "/model.gcf";
+  uint64_t sum = 0;
+  GCONV_RETURN_IF_ERROR(f->write_compact(out, &sum));
+  // The manifest keeps its key order (ordered_json): only "compact" changes.
+  nlohmann::ordered_json j;
+  try {
+    j = nlohmann::ordered_json::parse(*text);
+  } catch (const std::exception& e) {
+    return parse_error(dir + "/manifest.json: " + e.what());
+  }
+  j["compact"] = {{"file", "model.gcf"},
+                  {"checksum", checksum_hex(sum)},
+                  {"source", std::filesystem::path(*path).filename().string()},
+                  {"source_checksum", checksum_hex(source_sum)}};
+  const std::string manifest = dir + "/manifest.json";
+  {
+    std::ofstream o(manifest + ".tmp", std::ios::binary | std::ios::trunc);
+    o << j.dump(2) << "\n";
+    if (!o.good()) return io_error(manifest + ".tmp: write failed");
+  }
+  std::error_code ec;
+  std::filesystem::rename(manifest + ".tmp", manifest, ec);
+  if (ec) return io_error(manifest + ": " + ec.message());
+  if (written) written->push_back(out);
+  if (!m->prefilter.empty()) return write_compact_stage(dir + "/" + m->prefilter, true, written);
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const Selector>> Selector::load(const std::string& dir) { return load_stage(dir, false); }
 
 Result<std::shared_ptr<const Selector>> Selector::load_stage(const std::string& dir, bool as_prefilter) {
@@ -74,20 +188,16 @@ Result<std::shared_ptr<const Selector>> Selector::load_stage(const std::string& 
     return not_supported(dir + ": model trained on feature schema " + m->feature_schema + " (" +
                                std::to_string(m->num_features) + " features); this build computes " +
                                feature_schema_id() + " (" + std::to_string(num_features()) + "): retrain it");
-  // The model as training writes it (model.json, or model.ubj with
-  // --model-format ubj), or zstd-compressed as models/ ships it.
-  std::error_code ec;
-  std::string path = dir + "/model.json";
-  for (const char* name : {"model.json", "model.ubj", "model.json.zst", "model.ubj.zst"})
-    if (std::filesystem::exists(dir + "/" + name, ec)) {
-      path = dir + "/" + name;
-      break;
-    }
-  auto f = Forest::load_file(path, num_features());
-  if (!f.ok()) return Status(f.status().code(), path + ": " + f.status().message());
+  auto f = load_forest(dir, *m);
+  if (!f.ok()) return f.status();
+  const std::string& path = f->second;
+  if (f->first.objective() != xgboost_objective(m->objective))
+    return parse_error(dir + "/manifest.json: objective '" + m->objective + "' (XGBoost '" +
+                       xgboost_objective(m->objective) + "'), but " + path + " was trained with '" +
+                       f->first.objective() + "'");
   auto s = std::make_shared<Selector>();
   s->manifest_ = std::move(*m);
-  s->forest_ = std::move(*f);
+  s->forest_ = std::move(f->first);
   s->dir_ = dir;
   s->model_path_ = path;
   if (!s->manifest_.prefilter.empty()) {
@@ -168,12 +278,23 @@ Result<std::shared_ptr<const Selector>> find_model(const std::string& dir, const
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return not_found("no models folder " + dir);
+  // A model folder itself (as gconv eval --model takes): that model, for any
+  // GPU (with the warning). Scanning it would have found its prefilter/
+  // subfolder and used the first stage alone.
+  if (fs::exists(dir + "/manifest.json", ec)) {
+    auto s = Selector::load(dir);
+    if (!s.ok()) return s.status();
+    if (warning) *warning = (*s)->check_gpu(current);
+    return s;
+  }
   std::vector<std::string> subdirs;
   for (const auto& e : fs::directory_iterator(dir, ec))
     if (e.is_directory()) subdirs.push_back(e.path().string());
   std::sort(subdirs.begin(), subdirs.end());  // a stable choice between equals
   std::string same_gpu, same_arch, skipped;
+  bool any_manifest = false;
   for (const auto& sub : subdirs) {
+    any_manifest |= fs::exists(sub + "/manifest.json", ec);
     auto text = problem_io::read_text_file(sub + "/manifest.json");
     auto m = text.ok() ? parse_manifest(*text) : Result<Manifest>(text.status());
     if (!m.ok()) {
@@ -184,6 +305,8 @@ Result<std::shared_ptr<const Selector>> find_model(const std::string& dir, const
     if (same_arch.empty() && m->gpu.arch == current.arch) same_arch = sub;
   }
   const std::string chosen = !same_gpu.empty() ? same_gpu : same_arch;
+  if (!any_manifest)
+    return not_found(dir + " is neither a model folder (no manifest.json) nor a folder of models (no subfolder has one)");
   if (chosen.empty())
     return not_found("no model in " + dir + " for " + current.name + " (" + current.arch + ")" +
                      (skipped.empty() ? "" : "; skipped:" + skipped));

@@ -7,6 +7,10 @@
 //                  shapes, parameters, XGBoost version, source revision
 //   features.json  the feature table (name, formula, why) the model was trained on
 //   cv.json        out-of-fold metrics of every objective tried and the baselines
+//   model.gcf      optional: the compact form of the model (Forest::write_compact),
+//                  written by `gconv model compact` and named with its checksum in
+//                  the manifest ("compact"); loaded in preference to model.*, by
+//                  mapping it (milliseconds instead of a parse of ~0.7 s)
 //   prefilter/     optional: a cheaper model folder (same layout) that ranks
 //                  the candidates first; only its best `prefilter_keep` reach
 //                  this model (a two-stage cascade: selection latency)
@@ -48,6 +52,12 @@ struct Manifest {
   // how many of its best-ranked candidates this model scores; "" / 0: none.
   std::string prefilter;
   int prefilter_keep = 0;
+  // The compact form ("compact": {"file", "checksum", "source",
+  // "source_checksum"}; "" when absent): its file name in the folder and its
+  // header checksum, and the model file it was converted from with the
+  // checksum of that file's (decompressed) bytes. A file whose checksum is
+  // not the recorded one belongs to another model and is refused.
+  std::string compact_file, compact_checksum, compact_source, compact_source_checksum;
   std::string json_text;  // the whole manifest as read / written
 };
 
@@ -57,10 +67,27 @@ Result<Manifest> parse_manifest(const std::string& text);
 // Model margins -> scores (higher = better) for a manifest objective.
 void margins_to_scores(const std::string& objective, float* v, size_t n);
 
+// The XGBoost objective a manifest objective trains with ("reg" and
+// "reg_rel" fit log times by squared error; rank objectives are themselves).
+std::string xgboost_objective(const std::string& manifest_objective);
+
+// The model file training wrote in `dir`: model.{json,ubj}[.zst], the
+// first that exists; not_found naming the folder when there is none.
+Result<std::string> source_model_path(const std::string& dir);
+
+// Writes dir/model.gcf from the folder's model file and records it in
+// dir/manifest.json ("compact"), then the same for its prefilter folder.
+// Reproducible: the same model gives the same bytes. `*written` (may be
+// null) receives the paths written.
+Status write_compact_model(const std::string& dir, std::vector<std::string>* written = nullptr);
+
 class Selector {
  public:
-  // Loads dir/manifest.json and dir/model.{json,ubj}[.zst] (first found). parse_error / not_found with
-  // the file named; not_supported when the feature schema differs.
+  // Loads dir/manifest.json and the model: the compact file the manifest
+  // names when it is there, else dir/model.{json,ubj}[.zst] (first found).
+  // parse_error / not_found with the file named (also for a model whose
+  // checksum or objective is not the manifest's); not_supported when the
+  // feature schema differs.
   static Result<std::shared_ptr<const Selector>> load(const std::string& dir);
 
   const Manifest& manifest() const { return manifest_; }
@@ -111,7 +138,9 @@ class Selector {
 // (the source tree's or the install's share/gconv).
 std::string models_dir();
 
-// The model for this GPU among the subfolders of `dir`: one whose manifest
+// `dir` itself when it is a model folder (holds manifest.json; used whatever
+// its GPU, with the warning), else the model for this GPU among the
+// subfolders of `dir`: one whose manifest
 // names this GPU (gpu.name), else one of the same arch (used with a warning:
 // `*warning` is set), else not_found. A subfolder whose manifest is unreadable
 // is skipped and named in the not_found message; a chosen model that fails to

@@ -26,9 +26,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string xgb_objective(const std::string& o) {
-  return o == "reg" || o == "reg_rel" ? "reg:squarederror" : o;
-}
+std::string xgb_objective(const std::string& o) { return xgboost_objective(o); }
 
 json slices_json(const std::vector<std::pair<std::string, Summary>>& s) {
   json j = json::object();

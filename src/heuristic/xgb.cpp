@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #if defined(GCONV_HAVE_XGBOOST)
+#include <dlfcn.h>
 #include <xgboost/c_api.h>
 #endif
 
@@ -57,9 +58,86 @@ Status validate_params(const TrainParams& p) {
 
 namespace {
 
+// XGBoost is loaded on first use (dlopen), not linked: only training and
+// evaluation against XGBoost need it, and a linked library is mapped (and
+// partly made resident, ~3 MB) in every process that merely selects kernels.
+struct XgbApi {
+#define GCONV_XGB_FN(name) decltype(&::name) name = nullptr;
+  GCONV_XGB_FN(XGBGetLastError)
+  GCONV_XGB_FN(XGBoostVersion)
+  GCONV_XGB_FN(XGBoosterBoostedRounds)
+  GCONV_XGB_FN(XGBoosterCreate)
+  GCONV_XGB_FN(XGBoosterFree)
+  GCONV_XGB_FN(XGBoosterGetNumFeature)
+  GCONV_XGB_FN(XGBoosterLoadModelFromBuffer)
+  GCONV_XGB_FN(XGBoosterPredictFromDMatrix)
+  GCONV_XGB_FN(XGBoosterSaveModelToBuffer)
+  GCONV_XGB_FN(XGBoosterSetParam)
+  GCONV_XGB_FN(XGBoosterUpdateOneIter)
+  GCONV_XGB_FN(XGDMatrixCreateFromMat)
+  GCONV_XGB_FN(XGDMatrixFree)
+  GCONV_XGB_FN(XGDMatrixSetFloatInfo)
+  GCONV_XGB_FN(XGDMatrixSetUIntInfo)
+#undef GCONV_XGB_FN
+  std::string error;  // "" when every function was found
+};
+
+XgbApi load_xgb() {
+  XgbApi a;
+  // The library found at build time, then its usual sonames.
+  void* lib = nullptr;
+  std::string tried;
+  for (const char* name : {GCONV_XGBOOST_LIB, "libxgboost.so.0", "libxgboost.so"}) {
+    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (lib) break;
+    const char* why = dlerror();
+    tried += std::string(tried.empty() ? "" : "; ") + (why ? why : name);
+  }
+  if (!lib) {
+    a.error = "the XGBoost library could not be loaded (" + tried + ")";
+    return a;
+  }
+#define GCONV_XGB_FN(name)                                                     \
+  a.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name));             \
+  if (!a.name && a.error.empty()) a.error = "the XGBoost library has no " #name;
+  GCONV_XGB_FN(XGBGetLastError)
+  GCONV_XGB_FN(XGBoostVersion)
+  GCONV_XGB_FN(XGBoosterBoostedRounds)
+  GCONV_XGB_FN(XGBoosterCreate)
+  GCONV_XGB_FN(XGBoosterFree)
+  GCONV_XGB_FN(XGBoosterGetNumFeature)
+  GCONV_XGB_FN(XGBoosterLoadModelFromBuffer)
+  GCONV_XGB_FN(XGBoosterPredictFromDMatrix)
+  GCONV_XGB_FN(XGBoosterSaveModelToBuffer)
+  GCONV_XGB_FN(XGBoosterSetParam)
+  GCONV_XGB_FN(XGBoosterUpdateOneIter)
+  GCONV_XGB_FN(XGDMatrixCreateFromMat)
+  GCONV_XGB_FN(XGDMatrixFree)
+  GCONV_XGB_FN(XGDMatrixSetFloatInfo)
+  GCONV_XGB_FN(XGDMatrixSetUIntInfo)
+#undef GCONV_XGB_FN
+  return a;  // the library stays loaded for the process
+}
+
+// Loaded once, thread-safe (a function-local static).
+const XgbApi& xgb() {
+  static const XgbApi api = load_xgb();
+  return api;
+}
+
+// not_supported naming the cause when XGBoost is not usable here.
+Status need_xgb() {
+  if (xgb().error.empty()) return Status::Ok();
+  return not_supported(xgb().error);
+}
+
+}  // namespace
+
+namespace {
+
 Status xgb_error(int rc, const char* call, StatusCode code = StatusCode::internal) {
   if (rc == 0) return Status::Ok();
-  const char* why = XGBGetLastError();
+  const char* why = xgb().XGBGetLastError();
   return {code, fmt::format("XGBoost {} failed: {}", call, why ? why : "(no message)")};
 }
 
@@ -67,13 +145,13 @@ Status xgb_error(int rc, const char* call, StatusCode code = StatusCode::interna
 struct DMatrix {
   DMatrixHandle h = nullptr;
   ~DMatrix() {
-    if (h) XGDMatrixFree(h);
+    if (h) xgb().XGDMatrixFree(h);
   }
 };
 
 Status make_dmatrix(const float* x, int rows, int cols, DMatrix* out) {
   const float missing = std::numeric_limits<float>::quiet_NaN();
-  return xgb_error(XGDMatrixCreateFromMat(x, static_cast<bst_ulong>(rows), static_cast<bst_ulong>(cols),
+  return xgb_error(xgb().XGDMatrixCreateFromMat(x, static_cast<bst_ulong>(rows), static_cast<bst_ulong>(cols),
                                           missing, &out->h),
                    "XGDMatrixCreateFromMat", StatusCode::invalid_argument);
 }
@@ -101,7 +179,7 @@ Status check_data(const TrainData& d, const TrainParams& p) {
 }
 
 Status set_param(BoosterHandle h, const std::string& name, const std::string& value) {
-  int rc = XGBoosterSetParam(h, name.c_str(), value.c_str());
+  int rc = xgb().XGBoosterSetParam(h, name.c_str(), value.c_str());
   if (rc == 0) return Status::Ok();
   return xgb_error(rc, ("XGBoosterSetParam " + name + "=" + value).c_str(), StatusCode::invalid_argument);
 }
@@ -129,17 +207,18 @@ Status set_params(BoosterHandle h, const TrainParams& p) {
 
 Booster& Booster::operator=(Booster&& o) noexcept {
   if (this != &o) {
-    if (handle_) XGBoosterFree(handle_);
+    if (handle_) xgb().XGBoosterFree(handle_);
     handle_ = std::exchange(o.handle_, nullptr);
   }
   return *this;
 }
 
 Booster::~Booster() {
-  if (handle_) XGBoosterFree(handle_);
+  if (handle_) xgb().XGBoosterFree(handle_);
 }
 
 Result<Booster> Booster::train(const TrainData& data, const TrainParams& params, const Booster* warm_start) {
+  GCONV_RETURN_IF_ERROR(need_xgb());
   GCONV_RETURN_IF_ERROR(check_data(data, params));
   if (warm_start) {
     if (warm_start->empty()) return invalid_argument("warm start from an empty Booster");
@@ -149,42 +228,43 @@ Result<Booster> Booster::train(const TrainData& data, const TrainParams& params,
   }
   DMatrix dtrain;
   GCONV_RETURN_IF_ERROR(make_dmatrix(data.x.data(), data.rows, data.cols, &dtrain));
-  GCONV_RETURN_IF_ERROR(xgb_error(XGDMatrixSetFloatInfo(dtrain.h, "label", data.label.data(), data.label.size()),
+  GCONV_RETURN_IF_ERROR(xgb_error(xgb().XGDMatrixSetFloatInfo(dtrain.h, "label", data.label.data(), data.label.size()),
                                   "XGDMatrixSetFloatInfo label", StatusCode::invalid_argument));
   if (!data.group_sizes.empty())
     GCONV_RETURN_IF_ERROR(xgb_error(
-        XGDMatrixSetUIntInfo(dtrain.h, "group", data.group_sizes.data(), data.group_sizes.size()),
+        xgb().XGDMatrixSetUIntInfo(dtrain.h, "group", data.group_sizes.data(), data.group_sizes.size()),
         "XGDMatrixSetUIntInfo group", StatusCode::invalid_argument));
   if (!data.weight.empty())
-    GCONV_RETURN_IF_ERROR(xgb_error(XGDMatrixSetFloatInfo(dtrain.h, "weight", data.weight.data(), data.weight.size()),
+    GCONV_RETURN_IF_ERROR(xgb_error(xgb().XGDMatrixSetFloatInfo(dtrain.h, "weight", data.weight.data(), data.weight.size()),
                                     "XGDMatrixSetFloatInfo weight", StatusCode::invalid_argument));
 
   BoosterHandle h = nullptr;
-  GCONV_RETURN_IF_ERROR(xgb_error(XGBoosterCreate(&dtrain.h, 1, &h), "XGBoosterCreate"));
+  GCONV_RETURN_IF_ERROR(xgb_error(xgb().XGBoosterCreate(&dtrain.h, 1, &h), "XGBoosterCreate"));
   Booster b(h);  // owns h from here on
   int first_iter = 0;
   if (warm_start) {
     // A copy of the model through its UBJSON bytes: the caller's Booster stays as it is.
     Result<std::string> bytes = warm_start->save_ubjson();
     if (!bytes.ok()) return bytes.status();
-    GCONV_RETURN_IF_ERROR(xgb_error(XGBoosterLoadModelFromBuffer(h, bytes->data(), bytes->size()),
+    GCONV_RETURN_IF_ERROR(xgb_error(xgb().XGBoosterLoadModelFromBuffer(h, bytes->data(), bytes->size()),
                                     "XGBoosterLoadModelFromBuffer (warm start)"));
     first_iter = warm_start->boosted_rounds();
   }
   GCONV_RETURN_IF_ERROR(set_params(h, params));
   for (int i = 0; i < params.rounds; ++i) {
-    GCONV_RETURN_IF_ERROR(xgb_error(XGBoosterUpdateOneIter(h, first_iter + i, dtrain.h),
+    GCONV_RETURN_IF_ERROR(xgb_error(xgb().XGBoosterUpdateOneIter(h, first_iter + i, dtrain.h),
                                     "XGBoosterUpdateOneIter", StatusCode::invalid_argument));
   }
   return b;
 }
 
 Result<Booster> Booster::load_buffer(const std::string& bytes) {
+  GCONV_RETURN_IF_ERROR(need_xgb());
   if (bytes.empty()) return parse_error("empty XGBoost model");
   BoosterHandle h = nullptr;
-  GCONV_RETURN_IF_ERROR(xgb_error(XGBoosterCreate(nullptr, 0, &h), "XGBoosterCreate"));
+  GCONV_RETURN_IF_ERROR(xgb_error(xgb().XGBoosterCreate(nullptr, 0, &h), "XGBoosterCreate"));
   Booster b(h);
-  GCONV_RETURN_IF_ERROR(xgb_error(XGBoosterLoadModelFromBuffer(h, bytes.data(), bytes.size()),
+  GCONV_RETURN_IF_ERROR(xgb_error(xgb().XGBoosterLoadModelFromBuffer(h, bytes.data(), bytes.size()),
                                   "XGBoosterLoadModelFromBuffer", StatusCode::parse_error));
   return b;
 }
@@ -203,7 +283,7 @@ Result<std::string> Booster::save_buffer(const char* format) const {
   bst_ulong len = 0;
   const char* out = nullptr;
   GCONV_RETURN_IF_ERROR(
-      xgb_error(XGBoosterSaveModelToBuffer(handle_, config.c_str(), &len, &out), "XGBoosterSaveModelToBuffer"));
+      xgb_error(xgb().XGBoosterSaveModelToBuffer(handle_, config.c_str(), &len, &out), "XGBoosterSaveModelToBuffer"));
   return std::string(out, len);
 }
 
@@ -242,7 +322,7 @@ Result<std::vector<float>> Booster::predict_type(const float* x, int rows, int c
   const bst_ulong* shape = nullptr;
   bst_ulong dim = 0;
   const float* out = nullptr;
-  GCONV_RETURN_IF_ERROR(xgb_error(XGBoosterPredictFromDMatrix(handle_, d.h, config.c_str(), &shape, &dim, &out),
+  GCONV_RETURN_IF_ERROR(xgb_error(xgb().XGBoosterPredictFromDMatrix(handle_, d.h, config.c_str(), &shape, &dim, &out),
                                   "XGBoosterPredictFromDMatrix"));
   size_t n = 1;
   for (bst_ulong i = 0; i < dim; ++i) n *= shape[i];
@@ -263,19 +343,20 @@ Result<std::vector<float>> Booster::contributions(const float* x, int rows, int 
 
 int Booster::num_features() const {
   bst_ulong n = 0;
-  if (!handle_ || XGBoosterGetNumFeature(handle_, &n) != 0) return 0;
+  if (!handle_ || xgb().XGBoosterGetNumFeature(handle_, &n) != 0) return 0;
   return static_cast<int>(n);
 }
 
 int Booster::boosted_rounds() const {
   int n = 0;
-  if (!handle_ || XGBoosterBoostedRounds(handle_, &n) != 0) return 0;
+  if (!handle_ || xgb().XGBoosterBoostedRounds(handle_, &n) != 0) return 0;
   return n;
 }
 
 std::string Booster::xgboost_version() {
+  if (!need_xgb().ok()) return "";
   int major = 0, minor = 0, patch = 0;
-  XGBoostVersion(&major, &minor, &patch);
+  xgb().XGBoostVersion(&major, &minor, &patch);
   return fmt::format("{}.{}.{}", major, minor, patch);
 }
 
