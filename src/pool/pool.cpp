@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "pool/json_reader.hpp"
+#include "problem/read_text.hpp"
 
 namespace gconv {
 namespace {
@@ -298,11 +299,10 @@ Result<PoolConfig> parse_pool_config(std::string_view json_text, std::string_vie
 }
 
 Result<PoolConfig> load_pool_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error(fmt::format("cannot open pool config '{}'", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_pool_config(ss.str(), path);
+  // read_text_file: regular files only (a FIFO here blocked start-up), size-capped.
+  auto text = problem_io::read_text_file(path);
+  if (!text.ok()) return io_error("cannot read pool config: " + text.status().message());
+  return parse_pool_config(*text, path);
 }
 
 Result<std::vector<KernelTraits>> expand_pool(const ArchRules& rules, const PoolConfig& config,
