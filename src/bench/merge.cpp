@@ -28,10 +28,12 @@ Result<std::string> check_row(const SweepTable& in, size_t i, std::unordered_map
   const std::string& spec = f[size_t(c_spec)];
   auto it = spec_why->find(spec);
   if (it == spec_why->end()) {
+    // Only a spec that parses is judged: merge does not interpret the other
+    // columns, and an unparsable spec stays the readers' error (as report and
+    // eval treat it).
     auto p = Problem::parse_spec(spec);
-    const std::string why = !p.ok() ? "spec '" + spec + "': " + p.status().message()
-                            : !p->validate().ok() ? spec + ": " + p->validate().message()
-                                                  : std::string();
+    const Status v = p.ok() ? p->validate() : Status::Ok();
+    const std::string why = v.ok() ? std::string() : spec + ": " + v.message();
     it = spec_why->emplace(spec, why).first;
   }
   return it->second;

@@ -24,8 +24,8 @@ struct MergeResult {
 // `expected` may be null (no gap check). Rows are checked as eval reads
 // them: an ok row whose latency_ms is not a finite positive number is a
 // parse_error naming its file and line (a corrupt file is not merged); a row
-// whose spec does not parse or names an invalid problem is left out and
-// counted in `invalid`, or with `strict` is an invalid_argument.
+// whose spec parses but names an invalid problem is left out and counted in
+// `invalid`, or with `strict` is an invalid_argument.
 Result<MergeResult> merge_sweeps(const std::vector<SweepTable>& inputs, const std::set<RowKey>* expected,
                                  bool strict = false);
 

@@ -53,8 +53,9 @@ Status JsonReader::check_object(const json& v, const std::string& path,
       if (!value.is_string()) return error(join(path, key), "expected a string");
       continue;
     }
+    const std::string& name = key;  // clang before 16 cannot capture a structured binding
     bool known = std::any_of(allowed.begin(), allowed.end(),
-                             [&](const char* a) { return key == a; });
+                             [&](const char* a) { return name == a; });
     if (!known) {
       std::string list;
       for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);

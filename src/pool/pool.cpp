@@ -148,8 +148,9 @@ Status read_dtypes(const JsonReader& r, const json& v, Family family, const std:
   // An alias copies the groups of a dtype that has its own (no chains).
   for (const auto& [dt, target] : aliases) {
     std::string path = join(join("dtypes", to_string(dt)), "same_as");
+    const std::string& wanted = target;  // clang before 16 cannot capture a structured binding
     auto it = std::find_if(c->dtypes.begin(), c->dtypes.end(),
-                           [&](const auto& e) { return target == to_string(e.first); });
+                           [&](const auto& e) { return wanted == to_string(e.first); });
     if (it == c->dtypes.end()) {
       return r.error(path, fmt::format("\"{}\" is not a dtype with its own groups in this file", target));
     }
