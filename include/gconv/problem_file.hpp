@@ -9,7 +9,11 @@
 // CSV: RFC 4180 quoting (a quoted field may not span lines); the first line
 // that is not blank or a '#' comment is the header; blank and '#' lines are
 // skipped. Header names are matched case-insensitively; unknown columns are
-// ignored; every row must have as many fields as the header. An empty cell is
+// ignored, except a name that is a known column plus bytes an exporter adds
+// unseen (a no-break space, quotes, ...), which is a parse_error rather than
+// a column silently lost; every row must have as many fields as the header.
+// Encodings (all formats): UTF-8, with or without a byte order mark, LF or
+// CRLF line ends; UTF-16, NUL bytes and CR-only line ends are parse_errors. An empty cell is
 // the same as a missing column. Columns:
 //   direction            fwd | bwd_data | bwd_weight            default fwd
 //   dtype                bf16 | fp16 | fp32                     default bf16

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "bench/sweep.hpp"
+#include "problem/csv_text.hpp"
 #include "problem/read_text.hpp"
 
 namespace gconv::bench {
@@ -45,18 +47,45 @@ const std::string& SweepTable::get(size_t i, const std::string& name) const {
   return c < 0 ? empty : rows[i][size_t(c)];
 }
 
-Result<SweepTable> parse_sweep_csv(const std::string& text, const std::string& name) {
+std::string SweepTable::where(size_t i) const {
+  return name + ":" + (i < line_no.size() ? std::to_string(line_no[i]) : "?");
+}
+
+Status SkippedRows::add(const std::string& where, const std::string& why) {
+  if (strict) return invalid_argument(where + ": " + why + " (--strict: invalid rows are errors)");
+  if (count++ == 0) first = where + ": " + why;
+  return Status::Ok();
+}
+
+std::string SkippedRows::summary() const {
+  if (count == 0) return "";
+  return std::to_string(count) + " rows of invalid problems skipped, the first: " + first;
+}
+
+Result<SweepTable> parse_sweep_csv(const std::string& raw_text, const std::string& name) {
   SweepTable t;
-  std::istringstream in(text);
-  std::string line;
+  t.name = name;
+  auto text = problem_io::check_text_encoding(raw_text, name);
+  if (!text.ok()) return text.status();
   int64_t no = 0;
-  while (std::getline(in, line)) {
+  size_t start = 0;
+  while (start < text->size()) {
+    size_t nl = text->find('\n', start);
+    if (nl == std::string_view::npos) nl = text->size();
+    std::string line(text->substr(start, nl - start));
+    start = nl + 1;
     ++no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#') continue;
     auto f = split_csv_line(line);
     if (t.header.empty()) {
-      t.header = std::move(f);
+      const std::string where = name + ":" + std::to_string(no);
+      GCONV_RETURN_IF_ERROR(problem_io::check_header_names(f, sweep_csv_columns(), where));
+      for (auto& h : f) {
+        h = problem_io::normalize_column_name(h);
+        if (!h.empty() && t.column(h) >= 0) return parse_error(where + ": duplicate column '" + h + "'");
+        t.header.push_back(h);
+      }
       continue;
     }
     if (f.size() != t.header.size())
@@ -64,6 +93,7 @@ Result<SweepTable> parse_sweep_csv(const std::string& text, const std::string& n
                          std::to_string(t.header.size()));
     t.rows.push_back(std::move(f));
     t.lines.push_back(line);
+    t.line_no.push_back(no);
   }
   return t;
 }

@@ -29,6 +29,7 @@ namespace {
 struct EvalFlags {
   std::string model, data, per_problem, rows, plots, json;
   int candidates = 0;
+  bool strict = false;
 };
 
 [[noreturn]] void fail(const std::string& m) {
@@ -50,12 +51,13 @@ void register_eval_command(CLI::App& app) {
   cmd->add_option("--candidates", f->candidates,
                   "score only each problem's K best kernels by the analytic estimate plus the analytic best of "
                   "each kernel class, as the registry does (RegistryOptions::model_candidates, default 32; 0 = all)");
+  cmd->add_flag("--strict", f->strict, "a sweep row of an invalid problem is an error (default: skipped and counted)");
   cmd->callback([f] {
     auto sel = heuristic::Selector::load(f->model);
     if (!sel.ok()) fail(sel.status().to_string());
     const heuristic::Selector& s = **sel;
     heuristic::LoadStats stats;
-    auto d = heuristic::load_sweeps(bench::split_list(f->data), &stats);
+    auto d = heuristic::load_sweeps(bench::split_list(f->data), &stats, 2, f->strict);
     if (!d.ok()) fail(d.status().to_string());
     const heuristic::GpuProps& g = s.manifest().gpu;
     if (d->gpu != g.name)

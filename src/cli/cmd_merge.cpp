@@ -27,7 +27,9 @@ void register_merge_command(CLI::App& app) {
   cmd->add_option("--directions", o->directions, "as given to gconv bench");
   cmd->add_option("--filter", o->filter, "as given to gconv bench");
   cmd->add_option("--sample", o->sample, "as given to gconv bench");
-  cmd->add_flag("--strict", o->strict, "exit 1 when there are conflicting duplicates or gaps");
+  cmd->add_flag("--strict", o->strict,
+                "exit 1 when there are conflicting duplicates or gaps, and refuse rows of invalid problems (default: "
+                "left out and counted)");
   cmd->callback([o] {
     auto fail = [](const std::string& m) {
       std::fprintf(stderr, "gconv merge: %s\n", m.c_str());
@@ -51,8 +53,9 @@ void register_merge_command(CLI::App& app) {
         if (applicable[i])
           expected.insert({plan->kernel_names[size_t(items[i].kernel)], plan->specs[size_t(items[i].problem)], "gconv"});
     }
-    auto m = bench::merge_sweeps(tables, o->problems.empty() ? nullptr : &expected);
+    auto m = bench::merge_sweeps(tables, o->problems.empty() ? nullptr : &expected, o->strict);
     if (!m.ok()) fail(m.status().to_string());
+    if (m->invalid.count > 0) std::fprintf(stderr, "gconv merge: %s\n", m->invalid.summary().c_str());
     if (Status s = bench::write_sweep_csv(o->out, m->table); !s.ok()) fail(s.to_string());
     std::fprintf(stderr, "gconv merge: %zu files, %zu rows in, %zu rows out, %zu exact duplicates dropped, %zu conflicting duplicates",
                  tables.size(), in_rows, m->table.rows.size(), m->exact_duplicates, m->conflicts.size());

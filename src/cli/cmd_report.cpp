@@ -32,6 +32,7 @@ struct Options {
   std::string plots;
   bool json = false;
   bool per_problem = false;
+  bool strict = false;
 };
 
 [[noreturn]] void fail(const std::string& msg) {
@@ -187,8 +188,11 @@ void write_plots(const Options& opt, const json& j) {
 }
 
 void run(const Options& opt) {
-  auto sweep = read_sweep_file(opt.sweep);
+  auto sweep = read_sweep_file(opt.sweep, opt.strict);
   if (!sweep.ok()) fail(sweep.status().to_string());
+  if (sweep->invalid_rows > 0)
+    std::fprintf(stderr, "gconv report: %zu rows of invalid problems skipped, the first: %s\n", sweep->invalid_rows,
+                 sweep->first_invalid.c_str());
   const auto oracles = compute_oracles(*sweep);
   const auto sums = summarize_sources(*sweep, oracles);
   std::vector<Baseline> baselines = baselines_from_sweep(*sweep, opt.baseline);
@@ -226,6 +230,7 @@ void register_report_command(CLI::App& app) {
   cmd->add_option("--plots", opt->plots, "write the numbers and PNG plots (python3 + matplotlib) into this folder");
   cmd->add_flag("--json", opt->json, "print one JSON object instead of tables");
   cmd->add_flag("--per-problem", opt->per_problem, "also list every problem's oracle and ratio");
+  cmd->add_flag("--strict", opt->strict, "a sweep row of an invalid problem is an error (default: skipped and counted)");
   cmd->callback([opt] { run(*opt); });
 }
 

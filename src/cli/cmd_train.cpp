@@ -20,6 +20,7 @@ struct TrainFlags {
   std::string prefilter;
   int folds = 5, rounds = 200, depth = 7, threads = 0, seed = 0;
   double eta = 0.1, subsample = 0.8, colsample = 0.8, min_child_weight = 1;
+  bool strict = false;
 };
 
 [[noreturn]] void fail(const std::string& m) {
@@ -58,6 +59,7 @@ void register_train_command(CLI::App& app) {
                   "only its best --prefilter-keep per problem; the output holds a copy of it");
   cmd->add_option("--prefilter-keep", f->prefilter_keep, "candidates the prefilter passes on per problem");
   cmd->add_option("--revision", f->revision, "source revision recorded in the manifest (e.g. git describe)");
+  cmd->add_flag("--strict", f->strict, "a sweep row of an invalid problem is an error (default: skipped and counted)");
   cmd->callback([f] {
     auto gt = problem_io::read_text_file(f->gpu);
     if (!gt.ok()) fail(gt.status().to_string());
@@ -65,6 +67,7 @@ void register_train_command(CLI::App& app) {
     if (!g.ok()) fail(f->gpu + ": " + g.status().to_string());
     heuristic::TrainOptions o;
     o.data = bench::split_list(f->data);
+    o.strict = f->strict;
     o.out = f->out;
     o.gpu = *g;
     // 'none': no cross-validation, only the final model of --objective

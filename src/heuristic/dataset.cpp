@@ -59,7 +59,8 @@ bool parse_float(const std::string& s, float* out) {
 
 }  // namespace
 
-Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* stats_out, size_t min_rows) {
+Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* stats_out, size_t min_rows,
+                            bool strict) {
   LoadStats stats;
   Dataset d;
   std::map<std::string, std::vector<Row>> by_spec;  // ordered: a stable group order
@@ -78,8 +79,9 @@ Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* st
     for (size_t i = 0; i < t->rows.size(); ++i) {
       const auto& f = t->rows[i];
       ++stats.lines;
-      // The row's position for messages: data rows are counted after the header.
-      auto where = [&] { return path + ": data row " + std::to_string(i + 1); };
+      // The row's position for messages: its line, and its number among the
+      // data rows (counted after the header).
+      auto where = [&] { return t->where(i) + ": data row " + std::to_string(i + 1); };
       if (f[size_t(c_prov)] != "gconv") {
         ++stats.other_provider;
         continue;
@@ -118,6 +120,9 @@ Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* st
           }
         }
         if (bad != invalid_spec.end()) {
+          if (strict)
+            return invalid_argument(where() + ": " + r.spec + ": " + bad->second +
+                                    " (--strict: invalid rows are errors)");
           ++stats.invalid;
           if (stats.first_invalid.empty()) stats.first_invalid = where() + ": " + r.spec + ": " + bad->second;
           continue;

@@ -52,8 +52,11 @@ struct LoadStats {
 
 // Reads every file (CSV, .gz, .zst); groups with fewer than `min_rows` ok
 // rows are dropped (a ranking needs at least 2). invalid_argument when the
-// files' GPUs differ or nothing is left.
-Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* stats = nullptr, size_t min_rows = 2);
+// files' GPUs differ or nothing is left. Rows of invalid problems are
+// skipped and counted in LoadStats, or with `strict` (--strict) the first
+// one is an invalid_argument naming its file, line and rule.
+Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* stats = nullptr, size_t min_rows = 2,
+                            bool strict = false);
 
 // The rows with keep[row] (groups left with fewer than `min_rows` are
 // dropped); oracle_ms keeps each group's best time over all of d's rows.

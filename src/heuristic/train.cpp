@@ -113,7 +113,7 @@ Result<TrainReport> train_selector(const TrainOptions& o) {
   // minutes of loading.
   GCONV_RETURN_IF_ERROR(validate_params(o.params));
   TrainReport rep;
-  auto d = load_sweeps(o.data, &rep.load);
+  auto d = load_sweeps(o.data, &rep.load, 2, o.strict);
   if (!d.ok()) return d.status();
   if (o.gpu.name != "none" && o.gpu.name != d->gpu)
     return invalid_argument("the data was measured on " + d->gpu + " but --gpu describes " + o.gpu.name);

@@ -27,6 +27,7 @@ namespace gconv::heuristic {
 
 struct TrainOptions {
   std::vector<std::string> data;  // sweep CSVs
+  bool strict = false;            // a row of an invalid problem is an error, not skipped (--strict)
   std::string out;                // model folder ("" = evaluate only)
   GpuProps gpu;                   // the GPU that measured the data
   std::vector<std::string> objectives = {"reg", "rank:pairwise", "rank:ndcg"};

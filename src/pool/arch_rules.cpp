@@ -16,6 +16,7 @@
 #include "kernels/igemm/igemm_plan.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
 #include "pool/json_reader.hpp"
+#include "problem/read_text.hpp"
 
 namespace gconv {
 namespace {
@@ -409,11 +410,10 @@ Result<ArchRules> parse_arch_rules(std::string_view json_text, std::string_view 
 }
 
 Result<ArchRules> load_arch_rules(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error(fmt::format("cannot open arch rules '{}'", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_arch_rules(ss.str(), path);
+  // read_text_file: regular files only (a FIFO here blocked start-up), size-capped.
+  auto text = problem_io::read_text_file(path);
+  if (!text.ok()) return io_error("cannot read arch rules: " + text.status().message());
+  return parse_arch_rules(*text, path);
 }
 
 // An installed library (<prefix>/lib/libgconv.so) finds the configs that

@@ -30,11 +30,16 @@ bool parse_pair(std::string_view s, std::pair<int, int>* out) {
 
 Status JsonReader::parse(std::string_view text, json* out) const {
   GCONV_RETURN_IF_ERROR(check_json_depth(text, source_));
-  // nlohmann reports syntax errors by exception; they stop here.
+  // nlohmann reports syntax errors by exception; they stop here. Not only
+  // parse_error: a number too large for a double ("1e999") is an
+  // out_of_range, which escaped and terminated the process (found by
+  // tests/fuzz/fuzz_device_config).
   try {
     *out = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
     return parse_error(fmt::format("{}: invalid JSON at byte {}: {}", source_, e.byte, e.what()));
+  } catch (const json::exception& e) {
+    return parse_error(fmt::format("{}: invalid JSON: {}", source_, e.what()));
   }
   return Status::Ok();
 }
@@ -53,8 +58,9 @@ Status JsonReader::check_object(const json& v, const std::string& path,
       if (!value.is_string()) return error(join(path, key), "expected a string");
       continue;
     }
+    const std::string& name = key;  // clang before 16 cannot capture a structured binding
     bool known = std::any_of(allowed.begin(), allowed.end(),
-                             [&](const char* a) { return key == a; });
+                             [&](const char* a) { return name == a; });
     if (!known) {
       std::string list;
       for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "pool/json_reader.hpp"
+#include "problem/read_text.hpp"
 
 namespace gconv {
 namespace {
@@ -171,8 +172,9 @@ Status read_dtypes(const JsonReader& r, const json& v, Family family, const std:
   // An alias copies the groups of a dtype that has its own (no chains).
   for (const auto& [dt, target] : aliases) {
     std::string path = join(join("dtypes", to_string(dt)), "same_as");
+    const std::string& wanted = target;  // clang before 16 cannot capture a structured binding
     auto it = std::find_if(c->dtypes.begin(), c->dtypes.end(),
-                           [&](const auto& e) { return target == to_string(e.first); });
+                           [&](const auto& e) { return wanted == to_string(e.first); });
     if (it == c->dtypes.end()) {
       return r.error(path, fmt::format("\"{}\" is not a dtype with its own groups in this file", target));
     }
@@ -324,11 +326,10 @@ Result<PoolConfig> parse_pool_config(std::string_view json_text, std::string_vie
 }
 
 Result<PoolConfig> load_pool_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error(fmt::format("cannot open pool config '{}'", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_pool_config(ss.str(), path);
+  // read_text_file: regular files only (a FIFO here blocked start-up), size-capped.
+  auto text = problem_io::read_text_file(path);
+  if (!text.ok()) return io_error("cannot read pool config: " + text.status().message());
+  return parse_pool_config(*text, path);
 }
 
 Result<std::vector<KernelTraits>> expand_pool(const ArchRules& rules, const PoolConfig& config,

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_depth.hpp"
+#include "problem/csv_text.hpp"
 #include "problem/read_text.hpp"
 
 namespace gconv {
@@ -54,14 +55,14 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 bool skip_line(const std::string& t) { return t.empty() || t[0] == '#'; }
 
 // Lines with their 1-based numbers; handles \n and \r\n.
-std::vector<std::pair<int64_t, std::string>> split_lines(const std::string& text) {
+std::vector<std::pair<int64_t, std::string>> split_lines(std::string_view text) {
   std::vector<std::pair<int64_t, std::string>> lines;
   size_t start = 0;
   int64_t no = 1;
   while (start < text.size()) {
     size_t nl = text.find('\n', start);
     size_t end = nl == std::string::npos ? text.size() : nl;
-    std::string line = text.substr(start, end - start);
+    std::string line(text.substr(start, end - start));
     if (!line.empty() && line.back() == '\r') line.pop_back();
     lines.emplace_back(no++, std::move(line));
     if (nl == std::string::npos) break;
@@ -265,7 +266,8 @@ Format pick_format(const std::string& name, const std::vector<std::pair<int64_t,
     auto fields = split_csv(t);
     if (fields.ok())
       for (const auto& f : *fields)
-        if (std::find(kColumns.begin(), kColumns.end(), lower(f)) != kColumns.end()) return Format::csv;
+        if (std::find(kColumns.begin(), kColumns.end(), problem_io::normalize_column_name(f)) != kColumns.end())
+          return Format::csv;
     return Format::text;
   }
   return Format::text;
@@ -282,8 +284,9 @@ Result<std::vector<ProblemEntry>> read_csv(const std::string& name,
     if (!fields.ok()) return at_line(name, no, fields.status());
     if (header.empty()) {
       header = *fields;
+      GCONV_RETURN_IF_ERROR(problem_io::check_header_names(header, kColumns, name + ":" + std::to_string(no)));
       for (size_t i = 0; i < header.size(); ++i) {
-        std::string col = lower(header[i]);
+        std::string col = problem_io::normalize_column_name(header[i]);
         if (col.empty()) continue;
         if (index.count(col)) return at_line(name, no, parse_error("duplicate column '" + col + "'"));
         index[col] = i;
@@ -467,7 +470,9 @@ std::string csv_quote(std::string s) {
 const std::vector<std::string>& problem_csv_columns() { return kColumns; }
 
 Result<std::vector<ProblemEntry>> parse_problem_text(const std::string& text, const std::string& name) {
-  const auto lines = split_lines(text);
+  auto checked = problem_io::check_text_encoding(text, name);
+  if (!checked.ok()) return checked.status();
+  const auto lines = split_lines(*checked);
   switch (pick_format(name, lines)) {
     case Format::csv: return read_csv(name, lines);
     case Format::jsonl: return read_jsonl(name, lines);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <csignal>
 #include <unistd.h>
 
 #include <cerrno>
@@ -26,49 +27,58 @@ extern char** environ;
 namespace gconv::problem_io {
 namespace {
 
-// The largest text a file may hold or decompress to: the biggest dataset
-// gconv ships decompresses to about 0.2 GB; a gzip or zstd bomb, or a device
-// such as /dev/zero, stops here with a message instead of growing without end.
-constexpr size_t kMaxTextBytes = size_t(4) << 30;
+// kMaxTextBytes (read_text.hpp): the biggest dataset gconv ships
+// decompresses to about 0.2 GB, so 1 GiB leaves room to grow while a gzip or
+// zstd bomb stops with a message instead of taking gigabytes.
 
-Status too_large(const std::string& path) {
-  return io_error(path + ": larger than the " + std::to_string(kMaxTextBytes >> 30) +
-                  " GiB limit of a text file gconv reads (decompressed)");
+std::string limit_text(size_t limit) {
+  if (limit >= (size_t(1) << 30) && limit % (size_t(1) << 30) == 0) return std::to_string(limit >> 30) + " GiB";
+  if (limit >= (size_t(1) << 20) && limit % (size_t(1) << 20) == 0) return std::to_string(limit >> 20) + " MiB";
+  return std::to_string(limit) + " bytes";
+}
+
+Status too_large(const std::string& path, size_t limit) {
+  return io_error(path + ": larger than the " + limit_text(limit) +
+                  " limit of a text file gconv reads (decompressed)");
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-Result<std::string> read_plain(const std::string& path) {
+Result<std::string> read_plain(const std::string& path, size_t limit) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return io_error(path + ": cannot open (" + std::strerror(errno) + ")");
   std::string out;
   char buf[1 << 16];
   while (f.read(buf, sizeof buf) || f.gcount() > 0) {
+    if (size_t(f.gcount()) > limit - out.size()) return too_large(path, limit);
     out.append(buf, size_t(f.gcount()));
-    if (out.size() > kMaxTextBytes) return too_large(path);
   }
   if (f.bad()) return io_error(path + ": read failed");
   return out;
 }
 
-// Drains a file descriptor to EOF.
-std::string drain(int fd) {
-  std::string out;
+// Drains a file descriptor to EOF, or until more than `limit` bytes came
+// (then false: the caller stops the writer).
+bool drain(int fd, size_t limit, std::string* out) {
   char buf[1 << 16];
   while (true) {
     ssize_t r = ::read(fd, buf, sizeof buf);
-    if (r > 0) out.append(buf, size_t(r));
-    else if (r < 0 && errno == EINTR) continue;
-    else break;
+    if (r > 0) {
+      if (size_t(r) > limit - out->size()) return false;
+      out->append(buf, size_t(r));
+    } else if (r < 0 && errno == EINTR) {
+      continue;
+    } else {
+      return true;
+    }
   }
-  return out;
 }
 
 // Runs `tool -dc path` and returns its stdout. No shell is involved, so any
 // path is safe to pass. The tool's stderr is captured for the error message.
-[[maybe_unused]] Result<std::string> decompress_with_tool(const char* tool, const std::string& path) {
+[[maybe_unused]] Result<std::string> decompress_with_tool(const char* tool, const std::string& path, size_t limit) {
   // Check readability first so a missing file is an io_error naming the path,
   // not a tool message.
   {
@@ -100,13 +110,16 @@ std::string drain(int fd) {
   }
   // The tools write little to stderr (well under a pipe buffer), so reading
   // stdout to EOF first cannot deadlock.
-  std::string data = drain(out_pipe[0]);
-  std::string err = drain(err_pipe[0]);
+  std::string data, err;
+  const bool fits = drain(out_pipe[0], limit, &data);
+  if (!fits) ::kill(pid, SIGKILL);  // a bomb: stop the tool instead of reading on
+  else drain(err_pipe[0], size_t(1) << 20, &err);
   ::close(out_pipe[0]);
   ::close(err_pipe[0]);
   int wstatus = 0;
   while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
   }
+  if (!fits) return too_large(path, limit);
   if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
     // One-line messages: the tools' lines joined with "; ".
     std::string line;
@@ -125,7 +138,7 @@ std::string drain(int fd) {
 }
 
 #ifdef GCONV_HAVE_ZLIB
-Result<std::string> gunzip(const std::string& path) {
+Result<std::string> gunzip(const std::string& path, size_t limit) {
   // gzread passes data without a gzip header through unchanged; a .gz file
   // that is not gzip is an error here, as it is for `gzip -dc`.
   {
@@ -142,11 +155,11 @@ Result<std::string> gunzip(const std::string& path) {
   char buf[1 << 16];
   int r = 0;
   while ((r = gzread(f, buf, sizeof buf)) > 0) {
-    out.append(buf, size_t(r));
-    if (out.size() > kMaxTextBytes) {
+    if (size_t(r) > limit - out.size()) {
       gzclose(f);
-      return too_large(path);
+      return too_large(path, limit);
     }
+    out.append(buf, size_t(r));
   }
   // A truncated file ends with r == 0 and Z_BUF_ERROR, not with r < 0.
   int errnum = Z_OK;
@@ -158,8 +171,8 @@ Result<std::string> gunzip(const std::string& path) {
 #endif
 
 #ifdef GCONV_HAVE_ZSTD
-Result<std::string> unzstd(const std::string& path) {
-  auto raw = read_plain(path);
+Result<std::string> unzstd(const std::string& path, size_t limit) {
+  auto raw = read_plain(path, limit);
   if (!raw.ok()) return raw.status();
   ZSTD_DCtx* ctx = ZSTD_createDCtx();
   if (!ctx) return io_error(path + ": zstd context allocation failed");
@@ -175,11 +188,11 @@ Result<std::string> unzstd(const std::string& path) {
       ZSTD_freeDCtx(ctx);
       return io_error(path + ": zstd decompression failed: " + msg);
     }
-    out.append(buf.data(), o.pos);
-    if (out.size() > kMaxTextBytes) {
+    if (o.pos > limit - out.size()) {
       ZSTD_freeDCtx(ctx);
-      return too_large(path);
+      return too_large(path, limit);
     }
+    out.append(buf.data(), o.pos);
   }
   ZSTD_freeDCtx(ctx);
   // A non-zero hint after all input means the last frame was cut short.
@@ -196,7 +209,7 @@ std::string strip_compression_suffix(const std::string& path) {
   return path;
 }
 
-Result<std::string> read_text_file(const std::string& path) {
+Result<std::string> read_text_file(const std::string& path, size_t max_bytes) {
   // Only regular files: a FIFO would block forever, a device such as
   // /dev/zero never ends, a directory is no text.
   struct stat st {};
@@ -204,19 +217,19 @@ Result<std::string> read_text_file(const std::string& path) {
     return io_error(path + ": not a regular file");
   if (ends_with(path, ".gz")) {
 #ifdef GCONV_HAVE_ZLIB
-    return gunzip(path);
+    return gunzip(path, max_bytes);
 #else
-    return decompress_with_tool("gzip", path);
+    return decompress_with_tool("gzip", path, max_bytes);
 #endif
   }
   if (ends_with(path, ".zst")) {
 #ifdef GCONV_HAVE_ZSTD
-    return unzstd(path);
+    return unzstd(path, max_bytes);
 #else
-    return decompress_with_tool("zstd", path);
+    return decompress_with_tool("zstd", path, max_bytes);
 #endif
   }
-  return read_plain(path);
+  return read_plain(path, max_bytes);
 }
 
 }  // namespace gconv::problem_io

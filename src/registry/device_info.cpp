@@ -6,13 +6,16 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
 #include "core/cuda_check.hpp"
 #include "core/json_depth.hpp"
 #include "core/log.hpp"
+#include "problem/read_text.hpp"
 
 namespace gconv {
 namespace {
@@ -36,12 +39,11 @@ Status read_number(const json& root, const std::string& path, const std::string&
   return Status::Ok();
 }
 
+// read_text_file: regular files only (a FIFO here blocked start-up), size-capped.
 Result<std::string> read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return io_error("cannot read " + path);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  auto text = problem_io::read_text_file(path);
+  if (!text.ok()) return io_error("cannot read device estimates: " + text.status().message());
+  return text;
 }
 
 // Overwrites the estimates with what the CUDA runtime reports for `dev`, and
@@ -96,19 +98,23 @@ Status parse_device_estimates(const std::string& text, const std::string& source
   if (root.is_discarded() || !root.is_object()) return parse_error(source + ": not a JSON object");
   double v = 0;
   auto num = [&](const char* path, double* out) { return read_number(root, path, source, out); };
-  GCONV_RETURN_IF_ERROR(num("sm_count", &v));
-  d->sm_count = int(v);
+  // Counts and sizes are stored as integers: a value past the integer's
+  // range is refused here (converting it would be undefined behaviour).
+  auto count = [&](const char* path, auto* out) -> Status {
+    GCONV_RETURN_IF_ERROR(num(path, &v));
+    using T = std::remove_pointer_t<decltype(out)>;
+    if (!(v < double(std::numeric_limits<T>::max())))
+      return parse_error(source + ": key '" + path + "' (" + std::to_string(v) + ") is out of range");
+    *out = T(v);
+    return Status::Ok();
+  };
+  GCONV_RETURN_IF_ERROR(count("sm_count", &d->sm_count));
   GCONV_RETURN_IF_ERROR(num("clock_mhz", &d->clock_mhz));
-  GCONV_RETURN_IF_ERROR(num("l2_bytes", &v));
-  d->l2_bytes = int64_t(v);
-  GCONV_RETURN_IF_ERROR(num("smem_per_sm_bytes", &v));
-  d->smem_per_sm_bytes = int64_t(v);
-  GCONV_RETURN_IF_ERROR(num("regs_per_sm", &v));
-  d->regs_per_sm = int(v);
-  GCONV_RETURN_IF_ERROR(num("max_threads_per_sm", &v));
-  d->max_threads_per_sm = int(v);
-  GCONV_RETURN_IF_ERROR(num("max_blocks_per_sm", &v));
-  d->max_blocks_per_sm = int(v);
+  GCONV_RETURN_IF_ERROR(count("l2_bytes", &d->l2_bytes));
+  GCONV_RETURN_IF_ERROR(count("smem_per_sm_bytes", &d->smem_per_sm_bytes));
+  GCONV_RETURN_IF_ERROR(count("regs_per_sm", &d->regs_per_sm));
+  GCONV_RETURN_IF_ERROR(count("max_threads_per_sm", &d->max_threads_per_sm));
+  GCONV_RETURN_IF_ERROR(count("max_blocks_per_sm", &d->max_blocks_per_sm));
   GCONV_RETURN_IF_ERROR(num("memory.hbm_gbps", &d->hbm_gbps));
   GCONV_RETURN_IF_ERROR(num("memory.l2_gbps", &d->l2_gbps));
   GCONV_RETURN_IF_ERROR(num("memory.smem_bytes_per_clk", &d->smem_bytes_per_clk));

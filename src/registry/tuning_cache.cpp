@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -17,6 +19,7 @@
 #include "jit/cache.hpp"
 #include "jit/hash.hpp"
 #include "pool/arch_rules.hpp"
+#include "problem/read_text.hpp"
 
 namespace gconv {
 namespace {
@@ -42,24 +45,39 @@ fs::path temp_path(const fs::path& path) {
   return path.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
 }
 
-bool entry_from_json(const json& v, TuningEntry* e) {
-  if (!v.is_object()) return false;
-  const auto str = [&](const char* k, std::string* out) {
-    if (!v.contains(k) || !v[k].is_string()) return false;
-    *out = v[k].get<std::string>();
-    return true;
-  };
-  const auto num = [&](const char* k, double* out) {
-    if (!v.contains(k) || !v[k].is_number()) return false;
-    *out = v[k].get<double>();
-    return true;
-  };
+// The field `k` of `v` as a string / a finite number; parse_error naming the
+// field when it is missing or of another type (nlohmann's get<> would throw a
+// type_error that once reached Registry::select as "internal").
+Status get_string(const json& v, const std::string& where, const char* k, std::string* out) {
+  if (!v.contains(k)) return parse_error(where + ": field '" + k + "' is missing");
+  if (!v[k].is_string()) return parse_error(where + ": field '" + k + "' is not a string (" + v[k].type_name() + ")");
+  *out = v[k].get<std::string>();
+  return Status::Ok();
+}
+
+Status get_number(const json& v, const std::string& where, const char* k, double* out) {
+  if (!v.contains(k)) return parse_error(where + ": field '" + k + "' is missing");
+  if (!v[k].is_number()) return parse_error(where + ": field '" + k + "' is not a number (" + v[k].type_name() + ")");
+  *out = v[k].get<double>();
+  if (!std::isfinite(*out) || *out < 0)
+    return parse_error(where + ": field '" + k + "' is " + v[k].dump() + ", not a finite number >= 0");
+  return Status::Ok();
+}
+
+Status entry_from_json(const json& v, const std::string& where, TuningEntry* e) {
+  if (!v.is_object()) return parse_error(where + ": is not an object (" + v.type_name() + ")");
   double measured = 0;
-  if (!str("kernel", &e->kernel) || !str("policy", &e->policy) || !num("measured_ms", &e->measured_ms) ||
-      !num("kernels_measured", &measured) || !num("tuning_seconds", &e->tuning_seconds))
-    return false;
+  GCONV_RETURN_IF_ERROR(get_string(v, where, "kernel", &e->kernel));
+  GCONV_RETURN_IF_ERROR(get_string(v, where, "policy", &e->policy));
+  GCONV_RETURN_IF_ERROR(get_number(v, where, "measured_ms", &e->measured_ms));
+  GCONV_RETURN_IF_ERROR(get_number(v, where, "kernels_measured", &measured));
+  GCONV_RETURN_IF_ERROR(get_number(v, where, "tuning_seconds", &e->tuning_seconds));
+  // Converting a double above INT_MAX to int is undefined behaviour.
+  if (measured > double(std::numeric_limits<int>::max()))
+    return parse_error(where + ": field 'kernels_measured' is " + v["kernels_measured"].dump() + ", out of range");
   e->kernels_measured = int(measured);
-  return !e->kernel.empty() && e->measured_ms >= 0;
+  if (e->kernel.empty()) return parse_error(where + ": field 'kernel' is empty");
+  return Status::Ok();
 }
 
 json entry_to_json(const TuningEntry& e) {
@@ -111,44 +129,58 @@ std::string pool_version(const std::string& rules_arch) {
 
 TuningCache::TuningCache(fs::path path, TuningKey key) : path_(std::move(path)), key_(std::move(key)) {}
 
-std::string TuningCache::read_file(std::map<std::string, TuningEntry>* out) const {
-  std::error_code ec;
-  if (!fs::exists(path_, ec)) return "";
-  std::string text;
-  if (!read_all(path_, &text)) return "cannot be read";
-  if (!check_json_depth(text, path_.string()).ok()) return "nests JSON deeper than " + std::to_string(kMaxJsonDepth) + " levels";
-  json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded() || !root.is_object()) return "is not valid JSON (corrupt or truncated)";
-  if (root.value("format", std::string()) != kFormat || !root.contains("format_version") ||
-      !root["format_version"].is_number_integer() || root["format_version"].get<int>() != kFormatVersion)
-    return "is not a gconv tuning cache of format version " + std::to_string(kFormatVersion);
-  const std::string gpu = root.value("gpu", std::string()), ver = root.value("gconv_version", std::string()),
-                    pool = root.value("pool_version", std::string());
-  if (gpu != key_.gpu || ver != key_.gconv_version || pool != key_.pool_version)
-    return "is stale (made for gpu '" + gpu + "', gconv " + ver + ", pool " + pool.substr(0, 8) + "; this is '" +
-           key_.gpu + "', gconv " + key_.gconv_version + ", pool " + key_.pool_version.substr(0, 8) + ")";
-  if (!root.contains("entries") || !root["entries"].is_object()) return "has no entries object (corrupt)";
+Status parse_tuning_cache(const std::string& text, const std::string& source, const TuningKey& key,
+                          std::map<std::string, TuningEntry>* out) {
+  if (Status d = check_json_depth(text, source); !d.ok()) return d;
+  const json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.is_object()) return parse_error(source + ": is not valid JSON (corrupt or truncated)");
+  std::string format;
+  double version = 0;
+  if (!get_string(root, source, "format", &format).ok() || format != kFormat ||
+      !get_number(root, source, "format_version", &version).ok() || !root["format_version"].is_number_integer() ||
+      version != kFormatVersion)
+    return parse_error(source + ": is not a gconv tuning cache of format version " + std::to_string(kFormatVersion));
+  std::string gpu, ver, pool;
+  GCONV_RETURN_IF_ERROR(get_string(root, source, "gpu", &gpu));
+  GCONV_RETURN_IF_ERROR(get_string(root, source, "gconv_version", &ver));
+  GCONV_RETURN_IF_ERROR(get_string(root, source, "pool_version", &pool));
+  if (gpu != key.gpu || ver != key.gconv_version || pool != key.pool_version)
+    return invalid_argument(source + ": is stale (made for gpu '" + gpu + "', gconv " + ver + ", pool " +
+                            pool.substr(0, 8) + "; this is '" + key.gpu + "', gconv " + key.gconv_version + ", pool " +
+                            key.pool_version.substr(0, 8) + ")");
+  if (!root.contains("entries") || !root["entries"].is_object())
+    return parse_error(source + ": field 'entries' is missing or not an object (corrupt)");
   std::map<std::string, TuningEntry> entries;
   for (const auto& [k, v] : root["entries"].items()) {
     TuningEntry e;
-    if (!entry_from_json(v, &e)) return "has a malformed entry '" + k + "' (corrupt)";
+    GCONV_RETURN_IF_ERROR(entry_from_json(v, source + ": entry '" + k + "'", &e));
     entries[k] = e;
   }
   *out = std::move(entries);
-  return "";
+  return Status::Ok();
+}
+
+Status TuningCache::read_file(std::map<std::string, TuningEntry>* out) const {
+  std::error_code ec;
+  if (!fs::exists(path_, ec)) return Status::Ok();
+  // read_text_file opens regular files only (a FIFO at the cache's path
+  // would block every select) and caps the size.
+  auto text = problem_io::read_text_file(path_.string());
+  if (!text.ok()) return text.status();
+  return parse_tuning_cache(*text, path_.string(), key_, out);
 }
 
 void TuningCache::warn_once(const std::string& why) {
   if (warnings_ > 0) return;
   ++warnings_;
-  log_warn("tuning cache " + path_.string() + " " + why + "; ignoring it (it is rewritten on the next store)");
+  log_warn("tuning cache " + why + "; ignoring it (it is rewritten on the next store)");
 }
 
 void TuningCache::load_locked() {
   if (loaded_ || !enabled()) return;
   loaded_ = true;
-  const std::string why = read_file(&entries_);
-  if (!why.empty()) warn_once(why);
+  const Status s = read_file(&entries_);
+  if (!s.ok()) warn_once(s.message());
 }
 
 std::optional<TuningEntry> TuningCache::lookup(const std::string& entry_key) {
@@ -166,7 +198,7 @@ Status TuningCache::store(const std::string& entry_key, const TuningEntry& entry
   entries_[entry_key] = entry;
   // Keep what other processes stored since we loaded (ours win on a clash).
   std::map<std::string, TuningEntry> on_disk;
-  if (read_file(&on_disk).empty())
+  if (read_file(&on_disk).ok())
     for (auto& [k, v] : on_disk) entries_.emplace(k, v);
 
   json root{{"format", kFormat},

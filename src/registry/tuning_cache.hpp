@@ -44,6 +44,14 @@ struct TuningEntry {
   double tuning_seconds = 0;
 };
 
+// Parses the text of a tuning cache file made for `key` into *out. Not ok
+// (parse_error, "<source>: ...", naming the field and what is wrong with it)
+// for text that is not a valid cache, or invalid_argument "... is stale ..."
+// for a cache of another key; *out is then left unchanged. Any text is safe:
+// no exception leaves it (fuzzed by tests/fuzz/fuzz_tuning_cache.cpp).
+Status parse_tuning_cache(const std::string& text, const std::string& source, const TuningKey& key,
+                          std::map<std::string, TuningEntry>* out);
+
 // The entry key of a problem under a kernel filter.
 std::string tuning_entry_key(const std::string& spec, const std::string& filter);
 
@@ -74,8 +82,8 @@ class TuningCache {
   int warnings() const;
 
  private:
-  // Reads the file into `out`; "" when it is absent or valid, else why it was ignored.
-  std::string read_file(std::map<std::string, TuningEntry>* out) const;
+  // Reads the file into `out`; ok when it is absent or valid, else why it is ignored.
+  Status read_file(std::map<std::string, TuningEntry>* out) const;
   void load_locked();
   void warn_once(const std::string& why);
 

@@ -90,7 +90,7 @@ std::vector<std::string> split_sources(const std::string& source) {
   return out;
 }
 
-Result<Sweep> parse_sweep_csv(const std::string& text, const std::string& name) {
+Result<Sweep> parse_sweep_csv(const std::string& text, const std::string& name, bool strict) {
   // The sweep module's reader splits the lines and checks the field counts;
   // this function only interprets the columns.
   auto table = bench::parse_sweep_csv(text, name);
@@ -107,15 +107,33 @@ Result<Sweep> parse_sweep_csv(const std::string& text, const std::string& name) 
   for (size_t i = 0; i < table->header.size(); ++i) col.emplace(lower(trim(table->header[i])), int(i));
   for (const char* req : {"kernel", "spec", "status", "latency_ms"})
     if (!col.count(req)) return parse_error(name + ": missing required column '" + req + "'");
-  for (const std::vector<std::string>& f : table->rows) {
+  std::unordered_map<std::string, std::string> invalid_spec;  // spec -> the rule it breaks
+  for (size_t i = 0; i < table->rows.size(); ++i) {
+    const std::vector<std::string>& f = table->rows[i];
     SweepRow row;
     row.kernel = cell(f, "kernel");
     row.status = cell(f, "status");
     row.provider = cell(f, "provider");
     row.latency_ms = parse_double(cell(f, "latency_ms"));
     row.baseline = is_baseline_row(row.kernel, row.provider);
+    if (row.status == "ok" && !(std::isfinite(row.latency_ms) && row.latency_ms > 0))
+      return parse_error(table->where(i) + ": latency_ms '" + cell(f, "latency_ms") +
+                         "' is not a finite positive number");
     const std::string spec = cell(f, "spec");
     auto it = by_spec.find(spec);
+    if (it == by_spec.end()) {
+      auto bad = invalid_spec.find(spec);
+      if (bad == invalid_spec.end()) {
+        auto p = Problem::parse_spec(spec);
+        if (p.ok() && !p->validate().ok()) bad = invalid_spec.emplace(spec, p->validate().message()).first;
+      }
+      if (bad != invalid_spec.end()) {
+        const std::string why = table->where(i) + ": " + spec + ": " + bad->second;
+        if (strict) return invalid_argument(why + " (--strict: invalid rows are errors)");
+        if (sweep.invalid_rows++ == 0) sweep.first_invalid = why;
+        continue;
+      }
+    }
     if (it == by_spec.end()) {
       // A new spelling: canonicalize once, then meet other spellings of it.
       ProblemInfo info;
@@ -153,10 +171,10 @@ Result<Sweep> parse_sweep_csv(const std::string& text, const std::string& name) 
   return sweep;
 }
 
-Result<Sweep> read_sweep_file(const std::string& path) {
+Result<Sweep> read_sweep_file(const std::string& path, bool strict) {
   auto text = problem_io::read_text_file(path);
   if (!text.ok()) return text.status();
-  return parse_sweep_csv(*text, path);
+  return parse_sweep_csv(*text, path, strict);
 }
 
 std::vector<Oracle> compute_oracles(const Sweep& sweep) {
@@ -257,7 +275,8 @@ Result<Baseline> baseline_from_jsonl_text(const std::string& text, const std::st
   // time field it does not keep is read from the same line here.
   auto entries = parse_problem_text(text, name);
   if (!entries.ok()) return entries.status();
-  std::vector<size_t> starts{0};
+  // Line starts as parse_problem_text counts them (after a byte order mark).
+  std::vector<size_t> starts{text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? size_t(3) : size_t(0)};
   for (size_t i = 0; i < text.size(); ++i)
     if (text[i] == '\n') starts.push_back(i + 1);
   Baseline b;
@@ -274,6 +293,9 @@ Result<Baseline> baseline_from_jsonl_text(const std::string& text, const std::st
     auto it = j.find(field);
     if (it == j.end() || !it->is_number()) continue;
     const double ms = it->get<double>();
+    if (!std::isfinite(ms) || !(ms > 0))
+      return parse_error(name + ":" + std::to_string(e.line) + ": '" + field + "' " + it->dump() +
+                         " is not a finite positive time");
     const std::string spec = e.problem.to_spec();
     auto jt = b.ms.find(spec);
     if (jt == b.ms.end() || ms < jt->second) b.ms[spec] = ms;

@@ -59,14 +59,21 @@ struct SweepRow {
 struct Sweep {
   std::vector<ProblemInfo> problems;  // in order of first appearance
   std::vector<SweepRow> rows;
+  // Rows left out because their spec parses but names an invalid problem.
+  size_t invalid_rows = 0;
+  std::string first_invalid;  // "<name>:<line>: <spec>: <rule>"
 };
 
 // Parses a sweep CSV held in memory (RFC 4180 quoting; '#' and blank lines
 // skipped). `name` labels errors: "<name>:<line>: ...". parse_error for a
-// missing required column or a row with the wrong number of fields.
-Result<Sweep> parse_sweep_csv(const std::string& text, const std::string& name);
+// missing required column, a row with the wrong number of fields, or an ok
+// row whose latency_ms is not a finite positive number (as gconv eval
+// refuses it: an inf once became an oracle). A row whose spec is an invalid
+// problem is left out and counted (invalid_rows), or with `strict` is an
+// invalid_argument naming its line.
+Result<Sweep> parse_sweep_csv(const std::string& text, const std::string& name, bool strict = false);
 // Reads a file (.gz / .zst decompressed) and parses it.
-Result<Sweep> read_sweep_file(const std::string& path);
+Result<Sweep> read_sweep_file(const std::string& path, bool strict = false);
 
 // The spec in canonical form, or the text unchanged when it does not parse.
 std::string canonical_spec(const std::string& spec);
