@@ -24,7 +24,7 @@ __all__ = ["GconvError", "Selection", "select", "rank", "is_supported", "library
 _LAZY = {  # name -> (module, attribute or None for the module itself)
     "conv": ("functional", "conv"),
     "convert": ("nn", "convert"),
-    "warmup": ("warmup", "warmup"),
+    "warmup": ("_warmup", "warmup"),
     "nn": ("nn", None),
     "ops": ("ops", None),
     "functional": ("functional", None),

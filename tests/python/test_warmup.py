@@ -4,7 +4,7 @@ their kernels; a progress bar goes to stderr."""
 import torch
 
 import gconv
-from gconv.warmup import collect
+from gconv._warmup import collect
 
 
 def model():
@@ -36,7 +36,26 @@ def test_collect_forward_only_and_input_dtype():
 def test_warmup_selects_without_gpu(capsys):
     done = gconv.warmup(model(), torch.randn(2, 3, 16, 16), dtype=torch.bfloat16)
     assert len(done) == 9
-    assert all(d["kernel"] and d["spec"].split("_")[1] == "bf16" for d in done)
+    assert all(d["kernel"] and "_bf16_" in d["spec"] for d in done)
     assert done[0]["spec"] == "fwd_bf16_n2c3k16g1_h16w16_y3x3_s2_p1_dil1"
     err = capsys.readouterr().err
     assert "gconv warmup [" in err and "9/9" in err
+
+
+def test_compile_step_passes_each_direction_its_operands(monkeypatch):
+    # warmup's GPU step runs every problem once on scratch tensors; on meta
+    # tensors, with the launch replaced, check it hands the library the
+    # operands of gconv.h convention 10 in the problem's shapes.
+    from gconv import _warmup as wu, ops
+
+    seen = []
+    monkeypatch.setattr(ops, "_launch", lambda key, a, b, out: seen.append((key[11], a, b, out)))
+    for key in collect(model(), torch.randn(2, 3, 16, 16), dtype=torch.float16)[:3]:
+        wu._compile(key, torch.device("meta"), torch.float16)
+    x_shape, w_shape, y_shape = (2, 3, 16, 16), (16, 3, 3, 3), (2, 16, 8, 8)
+    want = {"fwd": (x_shape, w_shape, y_shape), "bwd_data": (y_shape, w_shape, x_shape),
+            "bwd_weight": (x_shape, y_shape, w_shape)}
+    assert [d for d, *_ in seen] == ["fwd", "bwd_data", "bwd_weight"]
+    for direction, a, b, out in seen:
+        assert (tuple(a.shape), tuple(b.shape), tuple(out.shape)) == want[direction], direction
+        assert all(ops.is_channels_last(t) and t.dtype == torch.float16 for t in (a, b, out))
