@@ -49,4 +49,10 @@ def conv(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None
         x, weight = x.to(cast), weight.to(cast)
         bias = bias.to(cast) if bias is not None else None
     p = conv_params(nd, tuple(weight.shape[2:]), stride, padding, dilation, groups)
-    return ops.conv_fwd(x, weight, bias, list(p.stride), list(p.pad_lo), list(p.pad_hi), list(p.dilation), groups)
+    args = (x, weight, bias, list(p.stride), list(p.pad_lo), list(p.pad_hi), list(p.dilation), groups)
+    if ops.eager_path_ok(x, weight, bias):
+        if torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad or
+                                        (bias is not None and bias.requires_grad)):
+            return ops.EagerConv.apply(*args)
+        return ops.fwd_impl(*args)
+    return ops.conv_fwd(*args)

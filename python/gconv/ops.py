@@ -7,7 +7,8 @@
 Each has a fake implementation (shapes and strides only), so torch.compile
 traces them without graph breaks and FakeTensorMode / meta tensors work;
 conv_fwd has autograd registered (backward = the two other ops, the bias
-gradient a sum over dy).
+gradient a sum over dy). In eager mode gconv.conv skips the dispatcher (the
+EagerConv path at the end of this file): same implementations, less overhead.
 
 Layout: gconv computes on channels-last tensors (x N,[D,]H,W,C; w
 K,[Z,]Y,X,C/G), which is what memory_format=torch.channels_last(_3d) holds.
@@ -148,8 +149,7 @@ def _params(stride, pad_lo, pad_hi, dilation, groups) -> ConvParams:
 
 # ---- the ops ----------------------------------------------------------------
 
-@torch.library.custom_op("gconv::conv_fwd", mutates_args=())
-def conv_fwd(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor], stride: list[int],
+def fwd_impl(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor], stride: list[int],
              pad_lo: list[int], pad_hi: list[int], dilation: list[int], groups: int) -> torch.Tensor:
     dtype = _check_operands("conv_fwd", x, w, bias)
     p = _params(stride, pad_lo, pad_hi, dilation, groups)
@@ -161,6 +161,9 @@ def conv_fwd(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor], str
     return y
 
 
+conv_fwd = torch.library.custom_op("gconv::conv_fwd", fwd_impl, mutates_args=())
+
+
 @conv_fwd.register_fake
 def _(x, w, bias, stride, pad_lo, pad_hi, dilation, groups):
     _check_operands("conv_fwd", x, w, bias, fake=True)
@@ -168,8 +171,7 @@ def _(x, w, bias, stride, pad_lo, pad_hi, dilation, groups):
     return empty_channels_last(x, [x.shape[0], w.shape[0], *p.out_size(x.shape[2:], w.shape[2:])])
 
 
-@torch.library.custom_op("gconv::conv_bwd_data", mutates_args=())
-def conv_bwd_data(dy: torch.Tensor, w: torch.Tensor, x_size: list[int], stride: list[int], pad_lo: list[int],
+def bwd_data_impl(dy: torch.Tensor, w: torch.Tensor, x_size: list[int], stride: list[int], pad_lo: list[int],
                   pad_hi: list[int], dilation: list[int], groups: int) -> torch.Tensor:
     dtype = _check_operands("conv_bwd_data", dy, w)
     p = _params(stride, pad_lo, pad_hi, dilation, groups)
@@ -179,14 +181,16 @@ def conv_bwd_data(dy: torch.Tensor, w: torch.Tensor, x_size: list[int], stride: 
     return dx
 
 
+conv_bwd_data = torch.library.custom_op("gconv::conv_bwd_data", bwd_data_impl, mutates_args=())
+
+
 @conv_bwd_data.register_fake
 def _(dy, w, x_size, stride, pad_lo, pad_hi, dilation, groups):
     _check_operands("conv_bwd_data", dy, w, fake=True)
     return empty_channels_last(dy, x_size)
 
 
-@torch.library.custom_op("gconv::conv_bwd_weight", mutates_args=())
-def conv_bwd_weight(x: torch.Tensor, dy: torch.Tensor, w_size: list[int], stride: list[int], pad_lo: list[int],
+def bwd_weight_impl(x: torch.Tensor, dy: torch.Tensor, w_size: list[int], stride: list[int], pad_lo: list[int],
                     pad_hi: list[int], dilation: list[int], groups: int) -> torch.Tensor:
     dtype = _check_operands("conv_bwd_weight", x, dy)
     p = _params(stride, pad_lo, pad_hi, dilation, groups)
@@ -194,6 +198,9 @@ def conv_bwd_weight(x: torch.Tensor, dy: torch.Tensor, w_size: list[int], stride
     dw = empty_channels_last(x, w_size)
     _launch(problem_key("bwd_weight", dtype, x.shape, w_size, p), x, dy, dw)
     return dw
+
+
+conv_bwd_weight = torch.library.custom_op("gconv::conv_bwd_weight", bwd_weight_impl, mutates_args=())
 
 
 @conv_bwd_weight.register_fake
@@ -211,16 +218,51 @@ def _setup_context(ctx, inputs, output):
     ctx.has_bias = bias is not None
 
 
-def _backward(ctx, dy):
+def _backward_with(ctx, dy, bwd_data, bwd_weight):
     x, w = ctx.saved_tensors
     dx = dw = db = None
     if ctx.needs_input_grad[0]:
-        dx = conv_bwd_data(dy, w, list(x.shape), *ctx.conv)
+        dx = bwd_data(dy, w, list(x.shape), *ctx.conv)
     if ctx.needs_input_grad[1]:
-        dw = conv_bwd_weight(x, dy, list(w.shape), *ctx.conv)
+        dw = bwd_weight(x, dy, list(w.shape), *ctx.conv)
     if ctx.has_bias and ctx.needs_input_grad[2]:
         db = dy.sum(dim=[0, *range(2, dy.dim())])
     return dx, dw, db, None, None, None, None, None
 
 
+def _backward(ctx, dy):
+    return _backward_with(ctx, dy, conv_bwd_data, conv_bwd_weight)
+
+
 conv_fwd.register_autograd(_backward, setup_context=_setup_context)
+
+
+# ---- the eager fast path --------------------------------------------------
+# A custom op costs tens of microseconds of Python dispatch per call; in eager
+# mode on plain CUDA tensors gconv.conv calls the implementations directly
+# (through this autograd.Function when a gradient is needed). Under
+# torch.compile, FakeTensorMode or any other dispatch mode, and for tensor
+# subclasses, the ops above are used, so tracing sees them.
+
+class EagerConv(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w, bias, stride, pad_lo, pad_hi, dilation, groups):
+        y = fwd_impl(x, w, bias, stride, pad_lo, pad_hi, dilation, groups)
+        _setup_context(ctx, (x, w, bias, stride, pad_lo, pad_hi, dilation, groups), y)
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        return _backward_with(ctx, dy, bwd_data_impl, bwd_weight_impl)
+
+
+_dispatch_depth = getattr(torch._C, "_len_torch_dispatch_stack", None)
+
+
+def eager_path_ok(*tensors) -> bool:
+    """True when calling the implementations directly is equivalent to the ops."""
+    if torch.compiler.is_compiling():  # first: dynamo folds it to True and traces nothing after it
+        return False
+    if _dispatch_depth is None or _dispatch_depth() != 0:
+        return False
+    return all(t is None or (type(t) is torch.Tensor and t.is_cuda) for t in tensors)

@@ -96,6 +96,24 @@ def test_other_layouts_are_converted_and_output_is_channels_last():
         < TOL[torch.float32]
 
 
+def test_op_path_equals_eager_path():
+    # gconv.conv in eager mode calls the implementations directly (EagerConv);
+    # the registered op with its registered autograd must give the same values.
+    torch.manual_seed(0)
+    x = cl(torch.randn(2, 16, 11, 11, device="cuda")).requires_grad_()
+    w = cl(torch.randn(24, 4, 3, 3, device="cuda")).requires_grad_()
+    b = torch.randn(24, device="cuda", requires_grad=True)
+    y1 = gconv.conv(x, w, b, 2, 1, 1, 4)
+    y2 = torch.ops.gconv.conv_fwd(x, w, b, [2, 2], [1, 1], [1, 1], [1, 1], 4)
+    dy = torch.randn_like(y1)
+    g1 = torch.autograd.grad(y1, (x, w, b), dy)
+    g2 = torch.autograd.grad(y2, (x, w, b), dy)
+    assert "EagerConv" in y1.grad_fn.name() and "conv_fwd" in y2.grad_fn.name()
+    assert rel_err(y1, y2.double()) < 1e-6
+    for a, c in zip(g1, g2):
+        assert rel_err(a, c.double()) < 1e-5
+
+
 def test_opcheck():
     x = cl(torch.randn(2, 8, 9, 9, device="cuda", requires_grad=True))
     w = cl(torch.randn(8, 2, 3, 3, device="cuda", requires_grad=True))
