@@ -228,8 +228,10 @@ class Registry:
 
     def run(self, solution: Solution, problem: Problem, a: int, b: int, out: int, workspace: int,
             workspace_bytes: int, stream: int) -> None:
-        check(lib().gconv_run(self.handle, solution.handle, problem.handle, a, b, out, workspace, workspace_bytes,
-                              stream), f"running {solution.kernel} on {problem.spec}")
+        status = lib().gconv_run(self.handle, solution.handle, problem.handle, a, b, out, workspace, workspace_bytes,
+                                 stream)
+        if status != OK:  # the message is formatted only on failure: this is a per-call path
+            check(status, f"running {solution.kernel} on {problem.spec}")
 
     def __del__(self):
         if _lib is not None and getattr(self, "handle", None):

@@ -52,3 +52,16 @@ def test_bad_arguments_are_clear():
     with pytest.raises(gconv.GconvError) as e:
         gconv.select(spec="fwd_bf16_n1c8k8_h8w8", policy="fastest")
     assert e.value.status == "parse_error"
+
+
+def test_registry_options_reach_the_library():
+    # The ctypes mirror of gconv_registry_options_t: model_dir (its last field)
+    # "off" makes the heuristic policy rank by the analytic estimate, and a
+    # kernel filter that matches nothing leaves only the fallback.
+    from gconv._lib import Problem, Registry
+    p = Problem.from_spec("fwd_bf16_n8c128k128g8_h28w28_y3x3_s1_p1")
+    off = Registry(model_dir="off", tuning_cache_path="off")
+    assert off.select(p, "heuristic").kernel == off.select(p, "analytic").kernel
+    none = Registry(kernel_filter="stages>=99", tuning_cache_path="off")
+    assert none.select(p, "heuristic").kernel.startswith("naive_")
+    assert not none.is_supported(p)
