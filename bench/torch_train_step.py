@@ -124,6 +124,21 @@ def run(net: str, mode: str):
     return row, [float(v) for v in losses]
 
 
+COLUMNS = ["network", "mode", "status", "batch", "wall_ms", "gpu_ms", "conv_gpu_ms", "conv_share", "prepare_s",
+           "warm_s", "convs_swapped", "convs_skipped", "loss_final_stock", "loss_final_gconv", "loss_max_rel_diff",
+           "device", "torch"]
+
+
+def append_row(path: str, row: dict) -> None:
+    """One row at a time, so a run cut short keeps what it measured."""
+    new = not os.path.exists(path) or os.path.getsize(path) == 0
+    with open(path, "a", newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
+        if new:
+            wr.writeheader()
+        wr.writerow(row)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="output folder")
@@ -132,45 +147,35 @@ def main():
     ap.add_argument("--budget-s", type=float, default=540, help="start no (network, mode) after this many seconds")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    rows_path = os.path.join(args.out, "train_step.csv")
+    losses_path = os.path.join(args.out, "train_step_losses.csv")
     start = time.monotonic()
-    rows, losses = [], {}
+    losses = {}
     for net in args.networks.split(","):
         if net not in NETWORKS:
             sys.exit(f"torch_train_step: unknown network {net!r} (one of {', '.join(NETWORKS)})")
         for mode in args.modes.split(","):
             if time.monotonic() - start > args.budget_s:
-                rows.append({"network": net, "mode": mode, "status": "skipped_budget"})
+                append_row(rows_path, {"network": net, "mode": mode, "status": "skipped_budget"})
                 continue
             print(f"[{time.monotonic() - start:6.0f}s] {net} {mode}", file=sys.stderr, flush=True)
             try:
                 row, loss = run(net, mode)
                 losses[(net, mode)] = loss
+                with open(losses_path, "a", newline="") as f:
+                    csv.writer(f).writerow([net, mode] + [f"{v:.6f}" for v in loss])
             except Exception as e:  # one failing network must not lose the others' rows
                 row = {"network": net, "mode": mode, "status": f"error: {type(e).__name__}: {e}"[:300]}
-            rows.append(row)
-            print(f"    {row}", file=sys.stderr, flush=True)
-            torch.cuda.empty_cache()
-    for row in rows:  # loss agreement, gconv vs stock in the same compile mode
-        if row.get("status") == "ok" and row["mode"].startswith("gconv"):
-            stock = losses.get((row["network"], row["mode"].replace("gconv", "stock")))
-            mine = losses[(row["network"], row["mode"])]
-            if stock:
+            # Loss agreement, gconv vs stock in the same compile mode (stock runs first).
+            stock = losses.get((net, mode.replace("gconv", "stock")))
+            if mode.startswith("gconv") and stock and (net, mode) in losses:
+                mine = losses[(net, mode)]
                 row["loss_max_rel_diff"] = round(max(abs(a - b) / max(abs(b), 1e-12) for a, b in zip(mine, stock)), 5)
                 row["loss_final_stock"], row["loss_final_gconv"] = round(stock[-1], 5), round(mine[-1], 5)
-    cols = []
-    for r in rows:
-        cols += [k for k in r if k not in cols]
-    path = os.path.join(args.out, "train_step.csv")
-    with open(path, "a", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=cols)
-        if f.tell() == 0:
-            wr.writeheader()
-        wr.writerows(rows)
-    with open(os.path.join(args.out, "train_step_losses.csv"), "a", newline="") as f:
-        wr = csv.writer(f)
-        for (net, mode), ls in losses.items():
-            wr.writerow([net, mode] + [f"{v:.6f}" for v in ls])
-    print(f"torch_train_step: {len(rows)} rows -> {path}", file=sys.stderr)
+            append_row(rows_path, row)
+            print(f"    {row}", file=sys.stderr, flush=True)
+            torch.cuda.empty_cache()
+    print(f"torch_train_step: rows in {rows_path}", file=sys.stderr)
 
 
 if __name__ == "__main__":
