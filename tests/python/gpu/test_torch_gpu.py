@@ -182,7 +182,7 @@ def test_cuda_graph_capture_replays():
             net(static_x).sum().backward()
     torch.cuda.current_stream().wait_stream(s)
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
+    with torch.cuda.graph(graph), torch.no_grad():
         static_y = net(static_x)
     for seed in (1, 2):
         torch.manual_seed(seed)
