@@ -110,6 +110,9 @@ def _stream(device: torch.device) -> int:
 
 
 def _launch(key: tuple, a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
+    if a.numel() == 0 or b.numel() == 0:  # an empty batch (gconv rejects N = 0): sums over nothing
+        out.zero_()
+        return
     dev = out.device
     if torch.cuda.current_device() != dev.index:  # gconv checks pointers against the current device
         with torch.cuda.device(dev):

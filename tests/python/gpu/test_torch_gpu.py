@@ -114,6 +114,15 @@ def test_op_path_equals_eager_path():
         assert rel_err(a, c.double()) < 1e-5
 
 
+def test_empty_batch_like_torch():
+    x = torch.randn(0, 8, 9, 9, device="cuda", requires_grad=True)
+    w = torch.randn(8, 2, 3, 3, device="cuda", requires_grad=True)
+    y = gconv.conv(x, w, padding=1, groups=4)
+    assert y.shape == (0, 8, 9, 9)
+    y.sum().backward()
+    assert w.grad is not None and torch.count_nonzero(w.grad) == 0
+
+
 def test_opcheck():
     x = cl(torch.randn(2, 8, 9, 9, device="cuda", requires_grad=True))
     w = cl(torch.randn(8, 2, 3, 3, device="cuda", requires_grad=True))
