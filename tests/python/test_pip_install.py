@@ -3,8 +3,8 @@ package, and the installed package imports and selects with no help from the
 checkout (no PYTHONPATH, no GCONV_LIBRARY), on a machine without a GPU.
 
 Slow: pip runs the project's CMake (a Release build of the library and the
-gconv tool) into build-py/ of the checkout; each run builds from scratch
-(scikit-build-core's isolated build starts a fresh build tree)."""
+gconv tool) into build-py/ of the checkout; a second run rebuilt every
+object here too (the reason is not yet known), so count minutes."""
 import os
 import subprocess
 import sys
