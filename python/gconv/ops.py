@@ -124,6 +124,9 @@ class EagerConv(torch.autograd.Function):
 
 
 _dispatch_depth = getattr(torch._C, "_len_torch_dispatch_stack", None)
+# Tensor types the implementations may see directly (a module's weight is a
+# Parameter); any other subclass (FakeTensor, DTensor, ...) goes through the op.
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
 
 
 def eager_path_ok(*tensors) -> bool:
@@ -132,4 +135,4 @@ def eager_path_ok(*tensors) -> bool:
         return False
     if _dispatch_depth is None or _dispatch_depth() != 0:
         return False
-    return all(t is None or (type(t) is torch.Tensor and t.is_cuda) for t in tensors)
+    return all(t is None or (type(t) in _PLAIN and t.is_cuda) for t in tensors)

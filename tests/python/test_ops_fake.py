@@ -106,3 +106,17 @@ def test_dynamo_traces_without_graph_breaks():
     explanation = torch._dynamo.explain(f)(x, w)
     assert explanation.graph_break_count == 0
     assert explanation.graph_count == 1
+
+
+def test_eager_path_only_for_plain_cuda_tensors():
+    # Parameters (a module's weight) take the direct path; fake and meta tensors,
+    # and anything under a dispatch mode, go through the registered op.
+    from gconv.ops import eager_path_ok
+    meta = torch.empty(2, device="meta")
+    assert not eager_path_ok(meta)
+    with FakeTensorMode():
+        fake = torch.empty(2, device="cuda")
+        assert not eager_path_ok(fake)
+    assert eager_path_ok(None)
+    if torch.cuda.is_available():
+        assert eager_path_ok(torch.nn.Parameter(torch.empty(2, device="cuda")))

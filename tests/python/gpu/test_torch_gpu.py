@@ -109,6 +109,9 @@ def test_op_path_equals_eager_path():
     g1 = torch.autograd.grad(y1, (x, w, b), dy)
     g2 = torch.autograd.grad(y2, (x, w, b), dy)
     assert "EagerConv" in y1.grad_fn.name() and "conv_fwd" in y2.grad_fn.name()
+    # A module's weight is a Parameter: it takes the direct path too.
+    m = gconv.nn.Conv2d(16, 24, 3, padding=1, groups=4).cuda()
+    assert "EagerConv" in m(x).grad_fn.name()
     assert rel_err(y1, y2.double()) < 1e-6
     for a, c in zip(g1, g2):
         assert rel_err(a, c.double()) < 1e-5
