@@ -60,7 +60,8 @@ def kernel_us(fn, calls: int = 200) -> float:
         for _ in range(calls):
             fn()
         torch.cuda.synchronize()
-    total = sum(e.device_time_total for e in prof.key_averages() if e.key.startswith("gconv_"))
+    total = sum(e.time_range.elapsed_us() for e in prof.events()
+                if e.device_type == torch.autograd.DeviceType.CUDA and e.name.startswith("gconv_"))
     return total / calls
 
 

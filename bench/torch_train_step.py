@@ -67,8 +67,8 @@ def gpu_times_us(prof):
     """(all kernels, convolution kernels) device time in microseconds."""
     total = conv = 0.0
     for e in prof.events():
-        if e.device_type == torch.autograd.DeviceType.CUDA:
-            t = e.device_time_total
+        if e.device_type == torch.autograd.DeviceType.CUDA:  # a kernel, memcpy or memset on the GPU
+            t = e.time_range.elapsed_us()
             total += t
             if CONV_KERNEL.search(e.name):
                 conv += t
