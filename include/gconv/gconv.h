@@ -137,8 +137,9 @@ typedef struct {
   const char* tuning_cache_path;  /* NULL / "" = default location; "off" disables */
   size_t workspace_limit;         /* most the registry allocates itself; 0 = 1 GiB */
   /* The heuristic policy's model folder: NULL / "" = $GCONV_MODELS_DIR or the
-   * shipped models; "off" = none (the analytic estimate ranks). Appended last:
-   * the fields above keep their offsets. */
+   * shipped models; "off" = none (the analytic estimate ranks). Added in
+   * 0.1.0 after the first four: a caller built against the four-field struct
+   * must be rebuilt (the library reads this field). */
   const char* model_dir;
 } gconv_registry_options_t;
 
