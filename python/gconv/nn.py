@@ -96,10 +96,13 @@ def convert(model: torch.nn.Module, verbose: bool = False) -> ConvertReport:
     Parameter objects, so an optimizer made before keeps working), buffers,
     hooks and state_dict keys and values stay; the weight is made
     channels-last. Returns what was swapped and what was skipped, and why
-    (subclasses of the conv classes, complex or float64 weights);
+    (subclasses of the conv classes, complex or float64 weights, transposed convs);
     verbose=True prints the report to stderr."""
     report = ConvertReport()
     for name, m in model.named_modules():
+        if isinstance(m, torch.nn.modules.conv._ConvTransposeNd):
+            report.skipped.append((name, f"{type(m).__name__}: transposed convolutions are not swapped"))
+            continue
         if not isinstance(m, tuple(_SWAP)) or isinstance(m, _GconvConv):
             continue
         why = _skip_reason(m)

@@ -77,8 +77,11 @@ def test_modules_take_torch_constructor_and_state_dict():
     torch.testing.assert_close(mod(x), ref(x))
 
 
-def test_ineligible_dtypes_are_skipped():
-    model = torch.nn.Sequential(torch.nn.Conv2d(4, 4, 3).double(), torch.nn.Conv2d(4, 4, 3))
+def test_ineligible_dtypes_and_transposed_are_skipped():
+    model = torch.nn.Sequential(torch.nn.Conv2d(4, 4, 3).double(), torch.nn.Conv2d(4, 4, 3),
+                                torch.nn.ConvTranspose2d(4, 4, 3))
     report = gconv.convert(model)
     assert [n for n, _ in report.swapped] == ["1"]
-    assert report.skipped == [("0", "dtype torch.float64 (gconv computes bfloat16, float16, float32)")]
+    assert report.skipped == [("0", "dtype torch.float64 (gconv computes bfloat16, float16, float32)"),
+                              ("2", "ConvTranspose2d: transposed convolutions are not swapped")]
+    assert type(model[2]) is torch.nn.ConvTranspose2d
