@@ -21,7 +21,9 @@
  *     owned by that handle and valid until it is destroyed. gconv_version()
  *     and gconv_status_name() return static strings.
  *  6. Getters (gconv_problem_flops, gconv_solution_kernel_name, ...) cannot
- *     fail: given NULL they return 0, -1 or "" as documented.
+ *     fail: given NULL they return 0, -1 or "" as documented, and given a
+ *     problem that does not validate (any sizes, even ones whose products
+ *     overflow 64 bits) they return a value without undefined behaviour.
  *  7. Threads: a registry may be used from many threads at once (kernels are
  *     compiled once per process, on first use). Problems and solutions are
  *     immutable after creation and may be shared read-only between threads.
@@ -118,10 +120,11 @@ GCONV_C_EXPORT double gconv_problem_flops(const gconv_problem_t* p);
 GCONV_C_EXPORT int gconv_problem_ndim(const gconv_problem_t* p);       /* 0 for NULL */
 GCONV_C_EXPORT int gconv_problem_direction(const gconv_problem_t* p);  /* -1 for NULL */
 GCONV_C_EXPORT int gconv_problem_dtype(const gconv_problem_t* p);      /* -1 for NULL */
-/* Output size of spatial slot 0..2 (< 1 for an invalid problem); 0 for NULL
- * or a slot out of range. */
+/* Output size of spatial slot 0..2 (< 1 for an invalid problem); 0 for NULL,
+ * a slot out of range, or a size that does not fit int64. */
 GCONV_C_EXPORT int64_t gconv_problem_output_size(const gconv_problem_t* p, int slot);
-/* Element counts of x, w and y (any pointer may be NULL). */
+/* Element counts of x, w and y (any pointer may be NULL).
+ * GCONV_ERR_INVALID_PROBLEM when a count does not fit int64. */
 GCONV_C_EXPORT int gconv_problem_tensor_elements(const gconv_problem_t* p, int64_t* x, int64_t* w,
                                                  int64_t* y);
 
@@ -133,6 +136,11 @@ typedef struct {
   const char* kernel_filter;      /* pool filter expression, NULL / "" = whole pool */
   const char* tuning_cache_path;  /* NULL / "" = default location; "off" disables */
   size_t workspace_limit;         /* most the registry allocates itself; 0 = 1 GiB */
+  /* The heuristic policy's model folder: NULL / "" = $GCONV_MODELS_DIR or the
+   * shipped models; "off" = none (the analytic estimate ranks). Added in
+   * 0.1.0 after the first four: a caller built against the four-field struct
+   * must be rebuilt (the library reads this field). */
+  const char* model_dir;
 } gconv_registry_options_t;
 
 /* options may be NULL (all defaults). */
@@ -157,12 +165,38 @@ GCONV_C_EXPORT double gconv_solution_predicted_ms(const gconv_solution_t* s);   
 GCONV_C_EXPORT double gconv_solution_measured_ms(const gconv_solution_t* s);
 GCONV_C_EXPORT const char* gconv_solution_reason(const gconv_solution_t* s);       /* "" for NULL */
 
+/* Candidates ranked by the policy's estimate, best first, never measured
+ * (exhaustive and topk rank by the analytic estimate). Writes at most limit
+ * solution handles to out[0..] and their number to *count; the caller
+ * destroys each. A problem no pool kernel implements ranks one entry, the
+ * fallback. */
+GCONV_C_EXPORT int gconv_rank(gconv_registry_t* r, const gconv_problem_t* p, const char* policy,
+                              size_t limit, gconv_solution_t** out, size_t* count);
+
+/* *out = 1 when a pool kernel implements p, 0 when only the general
+ * fallback kernel does (it still runs, slowly). GCONV_ERR_INVALID_PROBLEM
+ * for a problem that fails validation (no kernel runs it). */
+GCONV_C_EXPORT int gconv_is_supported(gconv_registry_t* r, const gconv_problem_t* p, int* out);
+
+/* Workspace bytes that gconv_run_problem needs for p under policy (the
+ * selected solution's), so a caller can allocate it from its own pool. */
+GCONV_C_EXPORT int gconv_workspace_bytes(gconv_registry_t* r, const gconv_problem_t* p, const char* policy,
+                                         size_t* out);
+
 /* Runs s for p (operands per convention 10). workspace may be NULL when the
  * solution needs none or the registry may allocate it. stream is a
  * cudaStream_t. */
 GCONV_C_EXPORT int gconv_run(gconv_registry_t* r, const gconv_solution_t* s, const gconv_problem_t* p,
                              const void* a, const void* b, void* out, void* workspace,
                              size_t workspace_bytes, void* stream);
+
+/* Selects (policy as gconv_select; "heuristic" and "analytic" answers are
+ * memoized per problem by the registry, so a repeated problem costs a hash
+ * lookup) and runs, in one call. Measuring policies answer from the tuning
+ * cache or measure on first use (synchronizing). */
+GCONV_C_EXPORT int gconv_run_problem(gconv_registry_t* r, const gconv_problem_t* p, const char* policy,
+                                     const void* a, const void* b, void* out, void* workspace,
+                                     size_t workspace_bytes, void* stream);
 
 /* ---- host helpers (for tests and examples) ---------------------------- */
 

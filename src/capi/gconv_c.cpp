@@ -10,6 +10,9 @@
 #include <new>
 #include <string>
 #include <utility>
+#include <vector>
+#include <climits>
+#include <cstdint>
 
 #include "gconv/numeric.hpp"
 #include "gconv/problem.hpp"
@@ -89,12 +92,50 @@ void copy3(const int64_t* from, std::array<int64_t, 3>& to) {
   if (from != nullptr) to = {from[0], from[1], from[2]};
 }
 
+// Getters and size queries run on problems that never passed validate(), so
+// any int64 may be there: the arithmetic below is done in __int128 or double,
+// never as int64 products (signed overflow is undefined behaviour, and the
+// header promises a value for any input).
+int64_t checked_out(const gconv::Problem& q, int i) {
+  using i128 = __int128;
+  const i128 eff = i128(q.dilation[i]) * (i128(q.filter[i]) - 1) + 1;
+  const i128 span = i128(q.in[i]) + q.pad_lo[i] + q.pad_hi[i] - eff;
+  if (span < 0 || q.stride[i] < 1) return 0;
+  const i128 o = span / q.stride[i] + 1;
+  return o > INT64_MAX ? 0 : int64_t(o);
+}
+
+// a * b * c as int64; false when it does not fit.
+bool product3(int64_t a, int64_t b, int64_t c, int64_t* out) {
+  int64_t ab = 0;
+  return !__builtin_mul_overflow(a, b, &ab) && !__builtin_mul_overflow(ab, c, out);
+}
+
+// Element count of one tensor, dims[0] * volume[0..2] * dims[1]; false on overflow.
+bool element_count(int64_t outer, const std::array<int64_t, 3>& vol, int64_t inner, int64_t* out) {
+  int64_t v = 0, t = 0;
+  return product3(vol[0], vol[1], vol[2], &v) && !__builtin_mul_overflow(outer, v, &t) &&
+         !__builtin_mul_overflow(t, inner, out);
+}
+
 Status make_problem(const gconv::Problem& p, gconv_problem_t** out) {
   auto h = std::make_unique<gconv_problem_t>();
   h->problem = p;
   h->spec = p.to_spec();
   *out = h.release();
   return Status::Ok();
+}
+
+// NULL means the default policy, heuristic (gconv.h).
+gconv::Result<gconv::Policy> parse_policy(const char* policy) {
+  if (policy == nullptr) return gconv::Policy::heuristic();
+  return gconv::Policy::parse(policy);
+}
+
+gconv::Result<gconv::Solution> select_solution(gconv_registry_t& r, const gconv_problem_t& p, const char* policy) {
+  auto pol = parse_policy(policy);
+  if (!pol.ok()) return pol.status();
+  return r.registry->select(p.problem, *pol);
 }
 
 }  // namespace
@@ -166,7 +207,14 @@ int gconv_problem_validate(const gconv_problem_t* p) {
 
 const char* gconv_problem_spec(const gconv_problem_t* p) { return p != nullptr ? p->spec.c_str() : ""; }
 
-double gconv_problem_flops(const gconv_problem_t* p) { return p != nullptr ? p->problem.flops() : 0.0; }
+double gconv_problem_flops(const gconv_problem_t* p) {
+  if (p == nullptr) return 0.0;
+  // Problem::flops() forms int64 volumes first; in double nothing overflows.
+  const gconv::Problem& q = p->problem;
+  double f = 2.0 * double(q.n) * double(q.k) * double(q.c_per_group());
+  for (int i = 0; i < 3; ++i) f *= double(checked_out(q, i)) * double(q.filter[i]);
+  return f;
+}
 
 int gconv_problem_ndim(const gconv_problem_t* p) { return p != nullptr ? p->problem.ndim : 0; }
 
@@ -178,17 +226,24 @@ int gconv_problem_dtype(const gconv_problem_t* p) { return p != nullptr ? static
 
 int64_t gconv_problem_output_size(const gconv_problem_t* p, int slot) {
   if (p == nullptr || slot < 0 || slot > 2) return 0;
-  return p->problem.out(slot);
+  return checked_out(p->problem, slot);
 }
 
 int gconv_problem_tensor_elements(const gconv_problem_t* p, int64_t* x, int64_t* w, int64_t* y) {
   return guarded([&]() -> Status {
     if (p == nullptr) return null_argument("problem");
-    // Element counts straight from the sizes: the descriptors would allocate.
+    // Element counts straight from the sizes (the descriptors would
+    // allocate), all checked before any is written (convention 3).
     const gconv::Problem& q = p->problem;
-    if (x != nullptr) *x = q.n * q.in_volume() * q.c;
-    if (w != nullptr) *w = q.k * q.filter_volume() * q.c_per_group();
-    if (y != nullptr) *y = q.n * q.out_volume() * q.k;
+    const std::array<int64_t, 3> out_sizes{checked_out(q, 0), checked_out(q, 1), checked_out(q, 2)};
+    int64_t nx = 0, nw = 0, ny = 0;
+    if (!element_count(q.n, q.in, q.c, &nx)) return gconv::invalid_problem("x's element count overflows 64 bits");
+    if (!element_count(q.k, q.filter, q.c_per_group(), &nw))
+      return gconv::invalid_problem("w's element count overflows 64 bits");
+    if (!element_count(q.n, out_sizes, q.k, &ny)) return gconv::invalid_problem("y's element count overflows 64 bits");
+    if (x != nullptr) *x = nx;
+    if (w != nullptr) *w = nw;
+    if (y != nullptr) *y = ny;
     return Status::Ok();
   });
 }
@@ -204,6 +259,7 @@ int gconv_registry_create(const gconv_registry_options_t* options, gconv_registr
       if (options->kernel_filter != nullptr) o.kernel_filter = options->kernel_filter;
       if (options->tuning_cache_path != nullptr) o.tuning_cache_path = options->tuning_cache_path;
       if (options->workspace_limit != 0) o.workspace_limit = options->workspace_limit;
+      if (options->model_dir != nullptr) o.model_dir = options->model_dir;
     }
     auto created = gconv::Registry::create(o);
     if (!created.ok()) return created.status();
@@ -230,17 +286,62 @@ int gconv_select(gconv_registry_t* r, const gconv_problem_t* p, const char* poli
     if (r == nullptr) return null_argument("registry");
     if (p == nullptr) return null_argument("problem");
     if (out == nullptr) return null_argument("out");
-    gconv::Policy pol = gconv::Policy::heuristic();
-    if (policy != nullptr) {
-      auto parsed = gconv::Policy::parse(policy);
-      if (!parsed.ok()) return parsed.status();
-      pol = *parsed;
-    }
-    auto chosen = r->registry->select(p->problem, pol);
+    auto chosen = select_solution(*r, *p, policy);
     if (!chosen.ok()) return chosen.status();
     auto h = std::make_unique<gconv_solution_t>();
     h->solution = std::move(chosen).value();
     *out = h.release();
+    return Status::Ok();
+  });
+}
+
+int gconv_rank(gconv_registry_t* r, const gconv_problem_t* p, const char* policy, size_t limit,
+               gconv_solution_t** out, size_t* count) {
+  return guarded([&]() -> Status {
+    if (r == nullptr) return null_argument("registry");
+    if (p == nullptr) return null_argument("problem");
+    if (count == nullptr) return null_argument("count");
+    if (out == nullptr && limit > 0) return null_argument("out");
+    auto pol = parse_policy(policy);
+    if (!pol.ok()) return pol.status();
+    auto ranked = r->registry->rank(p->problem, *pol, limit);
+    if (!ranked.ok()) return ranked.status();
+    // Every handle is made before any is written, so a failure (bad_alloc)
+    // leaves out[] untouched and leaks nothing (convention 3).
+    std::vector<std::unique_ptr<gconv_solution_t>> handles;
+    handles.reserve(ranked->size());
+    for (auto& s : *ranked) {
+      handles.push_back(std::make_unique<gconv_solution_t>());
+      handles.back()->solution = std::move(s);
+    }
+    for (size_t i = 0; i < handles.size(); ++i) out[i] = handles[i].release();
+    *count = handles.size();
+    return Status::Ok();
+  });
+}
+
+int gconv_is_supported(gconv_registry_t* r, const gconv_problem_t* p, int* out) {
+  return guarded([&]() -> Status {
+    if (r == nullptr) return null_argument("registry");
+    if (p == nullptr) return null_argument("problem");
+    if (out == nullptr) return null_argument("out");
+    // The analytic ranking is the registry's candidate filter (the same
+    // can_implement the run path uses) without a model; memoized like select.
+    auto chosen = r->registry->select(p->problem, gconv::Policy::analytic());
+    if (!chosen.ok()) return chosen.status();
+    *out = chosen->kernel.rfind("naive_", 0) == 0 ? 0 : 1;
+    return Status::Ok();
+  });
+}
+
+int gconv_workspace_bytes(gconv_registry_t* r, const gconv_problem_t* p, const char* policy, size_t* out) {
+  return guarded([&]() -> Status {
+    if (r == nullptr) return null_argument("registry");
+    if (p == nullptr) return null_argument("problem");
+    if (out == nullptr) return null_argument("out");
+    auto chosen = select_solution(*r, *p, policy);
+    if (!chosen.ok()) return chosen.status();
+    *out = chosen->workspace_bytes;
     return Status::Ok();
   });
 }
@@ -271,6 +372,21 @@ int gconv_run(gconv_registry_t* r, const gconv_solution_t* s, const gconv_proble
     if (b == nullptr) return null_argument("b");
     if (out == nullptr) return null_argument("out");
     return r->registry->run(s->solution, p->problem, a, b, out, workspace, workspace_bytes,
+                            static_cast<CUstream_st*>(stream));
+  });
+}
+
+int gconv_run_problem(gconv_registry_t* r, const gconv_problem_t* p, const char* policy, const void* a,
+                      const void* b, void* out, void* workspace, size_t workspace_bytes, void* stream) {
+  return guarded([&]() -> Status {
+    if (r == nullptr) return null_argument("registry");
+    if (p == nullptr) return null_argument("problem");
+    if (a == nullptr) return null_argument("a");
+    if (b == nullptr) return null_argument("b");
+    if (out == nullptr) return null_argument("out");
+    auto chosen = select_solution(*r, *p, policy);
+    if (!chosen.ok()) return chosen.status();
+    return r->registry->run(*chosen, p->problem, a, b, out, workspace, workspace_bytes,
                             static_cast<CUstream_st*>(stream));
   });
 }

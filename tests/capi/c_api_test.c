@@ -11,35 +11,7 @@
 
 #include "gconv/gconv.h"
 
-static int g_failures = 0;
-
-#define CHECK(cond)                                                      \
-  do {                                                                   \
-    if (!(cond)) {                                                       \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++g_failures;                                                      \
-    }                                                                    \
-  } while (0)
-
-/* Status equality, printing the last error when it differs. */
-#define CHECK_STATUS(call, want)                                                               \
-  do {                                                                                         \
-    int got_ = (call);                                                                         \
-    if (got_ != (want)) {                                                                      \
-      fprintf(stderr, "%s:%d: %s returned %s (%d), want %s: %s\n", __FILE__, __LINE__, #call,  \
-              gconv_status_name(got_), got_, gconv_status_name(want), gconv_last_error());     \
-      ++g_failures;                                                                            \
-    }                                                                                          \
-  } while (0)
-
-#define CHECK_ERROR_MENTIONS(text)                                                         \
-  do {                                                                                     \
-    if (strstr(gconv_last_error(), (text)) == NULL) {                                      \
-      fprintf(stderr, "%s:%d: last error \"%s\" does not mention \"%s\"\n", __FILE__,      \
-              __LINE__, gconv_last_error(), (text));                                       \
-      ++g_failures;                                                                        \
-    }                                                                                      \
-  } while (0)
+#include "capi_check.h"
 
 static const char* kSpec = "fwd_bf16_n2c64k128g4_h14w14_y3x3_s2_p1";
 
@@ -292,10 +264,5 @@ int main(void) {
   test_registry();
   test_reference();
   test_thread_local_error();
-  if (g_failures != 0) {
-    fprintf(stderr, "c_api_test: %d check(s) failed\n", g_failures);
-    return g_failures > 100 ? 100 : g_failures;
-  }
-  printf("c_api_test: all checks passed\n");
-  return 0;
+  return capi_exit_code("c_api_test");
 }

@@ -1,0 +1,138 @@
+"""gconv's convolutions as PyTorch custom ops (torch.library, torch >= 2.4).
+
+  gconv::conv_fwd(x, w, bias?, stride, pad_lo, pad_hi, dilation, groups) -> y
+  gconv::conv_bwd_data(dy, w, x_size, stride, pad_lo, pad_hi, dilation, groups) -> dx
+  gconv::conv_bwd_weight(x, dy, w_size, stride, pad_lo, pad_hi, dilation, groups) -> dw
+
+Each has a fake implementation (shapes and strides only), so torch.compile
+traces them without graph breaks and FakeTensorMode / meta tensors work;
+conv_fwd has autograd registered (backward = the two other ops, the bias
+gradient a sum over dy). In eager mode gconv.conv skips the dispatcher (the
+EagerConv path at the end of this file): same implementations, less overhead.
+
+Layout: gconv computes on channels-last tensors (x N,[D,]H,W,C; w
+K,[Z,]Y,X,C/G), which is what memory_format=torch.channels_last(_3d) holds.
+Operands in any other layout are copied to channels-last once per call;
+outputs are always channels-last (the fake implementations make the same
+strides). Pointers that are not 16-byte aligned (a view at an odd offset)
+are copied too.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+
+# Re-exported: the layout helpers and the runtime are part of gconv.ops.
+from ._runtime import (_DTYPES, POLICY, _check_operands, _launch, _params, empty_channels_last,  # noqa: F401
+                       is_channels_last, plan, run_conv, to_channels_last)
+
+# ---- the ops ----------------------------------------------------------------
+
+def fwd_impl(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor], stride: list[int],
+             pad_lo: list[int], pad_hi: list[int], dilation: list[int], groups: int) -> torch.Tensor:
+    y = run_conv("fwd", x, w, None, stride, pad_lo, pad_hi, dilation, groups)
+    if bias is not None:  # not fused: a broadcast add in place, y stays channels-last
+        _check_operands("conv_fwd", x, bias)
+        y.add_(bias.view(1, -1, *([1] * len(stride))))
+    return y
+
+
+conv_fwd = torch.library.custom_op("gconv::conv_fwd", fwd_impl, mutates_args=())
+
+
+@conv_fwd.register_fake
+def _(x, w, bias, stride, pad_lo, pad_hi, dilation, groups):
+    _check_operands("conv_fwd", x, w, bias, fake=True)
+    p = _params(stride, pad_lo, pad_hi, dilation, groups)
+    return empty_channels_last(x, [x.shape[0], w.shape[0], *p.out_size(x.shape[2:], w.shape[2:])])
+
+
+def bwd_data_impl(dy: torch.Tensor, w: torch.Tensor, x_size: list[int], stride: list[int], pad_lo: list[int],
+                  pad_hi: list[int], dilation: list[int], groups: int) -> torch.Tensor:
+    return run_conv("bwd_data", dy, w, x_size, stride, pad_lo, pad_hi, dilation, groups)
+
+
+conv_bwd_data = torch.library.custom_op("gconv::conv_bwd_data", bwd_data_impl, mutates_args=())
+
+
+@conv_bwd_data.register_fake
+def _(dy, w, x_size, stride, pad_lo, pad_hi, dilation, groups):
+    _check_operands("conv_bwd_data", dy, w, fake=True)
+    return empty_channels_last(dy, x_size)
+
+
+def bwd_weight_impl(x: torch.Tensor, dy: torch.Tensor, w_size: list[int], stride: list[int], pad_lo: list[int],
+                    pad_hi: list[int], dilation: list[int], groups: int) -> torch.Tensor:
+    return run_conv("bwd_weight", x, dy, w_size, stride, pad_lo, pad_hi, dilation, groups)
+
+
+conv_bwd_weight = torch.library.custom_op("gconv::conv_bwd_weight", bwd_weight_impl, mutates_args=())
+
+
+@conv_bwd_weight.register_fake
+def _(x, dy, w_size, stride, pad_lo, pad_hi, dilation, groups):
+    _check_operands("conv_bwd_weight", x, dy, fake=True)
+    return empty_channels_last(x, w_size)
+
+
+# ---- autograd ---------------------------------------------------------------
+
+def _setup_context(ctx, inputs, output):
+    x, w, bias, stride, pad_lo, pad_hi, dilation, groups = inputs
+    ctx.save_for_backward(x, w)
+    ctx.conv = (stride, pad_lo, pad_hi, dilation, groups)
+    ctx.has_bias = bias is not None
+
+
+def _backward_with(ctx, dy, bwd_data, bwd_weight):
+    x, w = ctx.saved_tensors
+    dx = dw = db = None
+    if ctx.needs_input_grad[0]:
+        dx = bwd_data(dy, w, list(x.shape), *ctx.conv)
+    if ctx.needs_input_grad[1]:
+        dw = bwd_weight(x, dy, list(w.shape), *ctx.conv)
+    if ctx.has_bias and ctx.needs_input_grad[2]:
+        db = dy.sum(dim=[0, *range(2, dy.dim())])
+    return dx, dw, db, None, None, None, None, None
+
+
+def _backward(ctx, dy):
+    return _backward_with(ctx, dy, conv_bwd_data, conv_bwd_weight)
+
+
+conv_fwd.register_autograd(_backward, setup_context=_setup_context)
+
+
+# ---- the eager fast path --------------------------------------------------
+# A custom op costs tens of microseconds of Python dispatch per call; in eager
+# mode on plain CUDA tensors gconv.conv calls the implementations directly
+# (through this autograd.Function when a gradient is needed). Under
+# torch.compile, FakeTensorMode or any other dispatch mode, and for tensor
+# subclasses, the ops above are used, so tracing sees them.
+
+class EagerConv(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w, bias, stride, pad_lo, pad_hi, dilation, groups):
+        y = fwd_impl(x, w, bias, stride, pad_lo, pad_hi, dilation, groups)
+        _setup_context(ctx, (x, w, bias, stride, pad_lo, pad_hi, dilation, groups), y)
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        return _backward_with(ctx, dy, bwd_data_impl, bwd_weight_impl)
+
+
+_dispatch_depth = getattr(torch._C, "_len_torch_dispatch_stack", None)
+# Tensor types the implementations may see directly (a module's weight is a
+# Parameter); any other subclass (FakeTensor, DTensor, ...) goes through the op.
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
+
+
+def eager_path_ok(*tensors) -> bool:
+    """True when calling the implementations directly is equivalent to the ops."""
+    if torch.compiler.is_compiling():  # first: dynamo folds it to True and traces nothing after it
+        return False
+    if _dispatch_depth is None or _dispatch_depth() != 0:
+        return False
+    return all(t is None or (type(t) in _PLAIN and t.is_cuda) for t in tensors)
