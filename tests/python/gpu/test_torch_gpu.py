@@ -96,6 +96,16 @@ def test_other_layouts_are_converted_and_output_is_channels_last():
         < TOL[torch.float32]
 
 
+def node_name(fn):
+    # The autograd node's name: name() where the node has one; a custom
+    # Function's node (its ctx) refuses name() on recent PyTorch, so then the
+    # node's class name (EagerConvBackward).
+    try:
+        return fn.name()
+    except RuntimeError:
+        return type(fn).__name__
+
+
 def test_op_path_equals_eager_path():
     # gconv.conv in eager mode calls the implementations directly (EagerConv);
     # the registered op with its registered autograd must give the same values.
@@ -108,10 +118,10 @@ def test_op_path_equals_eager_path():
     dy = torch.randn_like(y1)
     g1 = torch.autograd.grad(y1, (x, w, b), dy)
     g2 = torch.autograd.grad(y2, (x, w, b), dy)
-    assert "EagerConv" in y1.grad_fn.name() and "conv_fwd" in y2.grad_fn.name()
+    assert "EagerConv" in node_name(y1.grad_fn) and "conv_fwd" in node_name(y2.grad_fn)
     # A module's weight is a Parameter: it takes the direct path too.
     m = gconv.nn.Conv2d(16, 24, 3, padding=1, groups=4).cuda()
-    assert "EagerConv" in m(x).grad_fn.name()
+    assert "EagerConv" in node_name(m(x).grad_fn), node_name(m(x).grad_fn)
     assert rel_err(y1, y2.double()) < 1e-6
     for a, c in zip(g1, g2):
         assert rel_err(a, c.double()) < 1e-5
