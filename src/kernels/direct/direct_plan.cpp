@@ -66,6 +66,26 @@ DirectProblem direct_problem(const Problem& p) {
 
 namespace {
 
+// The problem's sizes as every direct kernel reads them (DirectParams'
+// first block); the planners add their own fields.
+void fill_problem(const Problem& p, const DirectProblem& dp, direct::DirectParams* q) {
+  q->n = static_cast<int>(p.n);
+  q->c = static_cast<int>(p.c);
+  q->k = static_cast<int>(p.k);
+  q->g = static_cast<int>(p.g);
+  q->cg = static_cast<int>(p.c_per_group());
+  q->kg = static_cast<int>(p.k_per_group());
+  q->depthwise = q->cg == 1 && q->kg == 1;
+  for (int i = 0; i < 3; ++i) {
+    q->in[i] = static_cast<int>(p.in[i]);
+    q->out_size[i] = static_cast<int>(dp.out[i]);
+    q->filt[i] = static_cast<int>(p.filter[i]);
+    q->stride[i] = static_cast<int>(p.stride[i]);
+    q->pad[i] = static_cast<int>(p.pad_lo[i]);
+    q->dil[i] = static_cast<int>(p.dilation[i]);
+  }
+}
+
 // Channel vectors per block for `cvecs` vectors in all: at most `cap`, and
 // spread evenly over the slabs so that the last slab is not mostly idle.
 int even_lanes(int64_t cvecs, int64_t cap) {
@@ -114,20 +134,7 @@ bool plan_window(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out
   DirectPlan& plan = *out_plan;
   plan = DirectPlan{};
   direct::DirectParams& q = plan.params;
-  q.n = static_cast<int>(p.n);
-  q.c = static_cast<int>(p.c);
-  q.k = static_cast<int>(p.k);
-  q.g = static_cast<int>(p.g);
-  q.cg = q.kg = 1;
-  q.depthwise = 1;
-  for (int i = 0; i < 3; ++i) {
-    q.in[i] = static_cast<int>(p.in[i]);
-    q.out_size[i] = static_cast<int>(dp.out[i]);
-    q.filt[i] = static_cast<int>(p.filter[i]);
-    q.stride[i] = static_cast<int>(p.stride[i]);
-    q.pad[i] = static_cast<int>(p.pad_lo[i]);
-    q.dil[i] = static_cast<int>(p.dilation[i]);
-  }
+  fill_problem(p, dp, &q);  // depthwise: cg = kg = 1
   q.strips = static_cast<int>(strips);
   q.dw_elements = static_cast<int>(p.k * taps);
   const int64_t fbytes = 4;  // weights and sums are fp32 in shared memory
@@ -255,24 +262,12 @@ bool plan_rules(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_
   plan = DirectPlan{};
   plan.threads = threads;
   direct::DirectParams& q = plan.params;
-  q.n = static_cast<int>(p.n);
-  q.c = static_cast<int>(p.c);
-  q.k = static_cast<int>(p.k);
-  q.g = static_cast<int>(p.g);
-  q.cg = static_cast<int>(cg);
-  q.kg = static_cast<int>(kg);
+  fill_problem(p, dp, &q);
   for (int i = 0; i < 3; ++i) {
-    q.in[i] = static_cast<int>(p.in[i]);
-    q.out_size[i] = static_cast<int>(dp.out[i]);
-    q.filt[i] = static_cast<int>(p.filter[i]);
-    q.stride[i] = static_cast<int>(p.stride[i]);
-    q.pad[i] = static_cast<int>(p.pad_lo[i]);
-    q.dil[i] = static_cast<int>(p.dilation[i]);
     const int64_t step = p.stride[i] / std::gcd(p.stride[i], p.dilation[i]);
     q.tap_step[i] = static_cast<int>(step);
     q.tap_delta[i] = static_cast<int>(p.dilation[i] * step / p.stride[i]);
   }
-  q.depthwise = cg == 1 && kg == 1;
   const int64_t f_yx = p.filter[1] * p.filter[2];
 
   if (p.direction != Direction::bwd_weight) {

@@ -99,6 +99,15 @@ __device__ __forceinline__ void unpack(const Words<DT, VEC>& in, float (&out)[VE
   }
 }
 
+// Zeroed fp32 sums (accumulators, or a window of zero padding).
+template <int A, int B>
+__device__ __forceinline__ void zero(float (&a)[A][B]) {
+#pragma unroll
+  for (int i = 0; i < A; ++i)
+#pragma unroll
+    for (int j = 0; j < B; ++j) a[i][j] = 0.f;
+}
+
 // Weights of channels [c_lo, c_lo + slab) as fp32 ws[tap * slab + ch], taps
 // in (z, y, x) order, reversed for bwd_data (the flipped filter). Channels
 // past C read 0. w is (C, Z, Y, X) for depthwise (K = C, Cg = 1).
@@ -151,10 +160,7 @@ __device__ __forceinline__ void window_bwd_strided(const DirectParams& p, const 
 #pragma unroll 1
   for (int ih = ih0; ih < ih0 + RY && ih < dsz[1]; ++ih) {
     float acc[R][VEC];
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-#pragma unroll
-      for (int j = 0; j < VEC; ++j) acc[r][j] = 0.f;
+    zero(acc);
     for (int fz = 0; fz < FZ; ++fz) {
       const int tz = id + p.pad[0] - fz * p.dil[0];
       if (tz < 0 || tz % p.stride[0] != 0 || tz / p.stride[0] >= ssz[0]) continue;
@@ -257,54 +263,51 @@ __device__ __forceinline__ void window_gather(const DirectParams& p, unsigned ch
   // of row oh, still in L1.
 #pragma unroll 1
   for (int oh = oh0; oh < oh0 + RY && oh < dsz[1]; ++oh) {
-  float acc[R][VEC];
-#pragma unroll
-  for (int r = 0; r < R; ++r)
-#pragma unroll
-    for (int j = 0; j < VEC; ++j) acc[r][j] = 0.f;
+    float acc[R][VEC];
+    zero(acc);
 
-  for (int fz = 0; fz < FZ; ++fz) {
-    const int id = od * st[0] - pad[0] + fz * p.dil[0];
-    if (id < 0 || id >= ssz[0]) continue;
-    for (int fy = 0; fy < FY; ++fy) {
-      const int ih = oh * st[1] - pad[1] + fy * p.dil[1];
-      if (ih < 0 || ih >= ssz[1]) continue;
-      const T* row = src + (static_cast<long long>((n * ssz[0] + id) * ssz[1] + ih) * ssz[2]) * C + c0;
-      float wv[FX][VEC];
-      const float* wrow = ws + (fz * FY + fy) * FX * slab + lane * VEC;
+    for (int fz = 0; fz < FZ; ++fz) {
+      const int id = od * st[0] - pad[0] + fz * p.dil[0];
+      if (id < 0 || id >= ssz[0]) continue;
+      for (int fy = 0; fy < FY; ++fy) {
+        const int ih = oh * st[1] - pad[1] + fy * p.dil[1];
+        if (ih < 0 || ih >= ssz[1]) continue;
+        const T* row = src + (static_cast<long long>((n * ssz[0] + id) * ssz[1] + ih) * ssz[2]) * C + c0;
+        float wv[FX][VEC];
+        const float* wrow = ws + (fz * FY + fy) * FX * slab + lane * VEC;
 #pragma unroll
-      for (int fx = 0; fx < FX; ++fx) load_f32<VEC>(wrow + fx * slab, wv[fx]);
+        for (int fx = 0; fx < FX; ++fx) load_f32<VEC>(wrow + fx * slab, wv[fx]);
 #pragma unroll
-      for (int i = 0; i < WIN; ++i) {
-        const int iw = iw0 + i;
-        float xv[VEC];
-        if (iw >= 0 && iw < ssz[2]) {
-          ldg_vec<DT, VEC>(row + static_cast<long long>(iw) * C, xv);
-        } else {
+        for (int i = 0; i < WIN; ++i) {
+          const int iw = iw0 + i;
+          float xv[VEC];
+          if (iw >= 0 && iw < ssz[2]) {
+            ldg_vec<DT, VEC>(row + static_cast<long long>(iw) * C, xv);
+          } else {
 #pragma unroll
-          for (int j = 0; j < VEC; ++j) xv[j] = 0.f;
-        }
-        // Output r reads window pixel r*SX + fx: every (r, fx) pair with
-        // r*SX + fx == i, resolved at compile time.
+            for (int j = 0; j < VEC; ++j) xv[j] = 0.f;
+          }
+          // Output r reads window pixel r*SX + fx: every (r, fx) pair with
+          // r*SX + fx == i, resolved at compile time.
 #pragma unroll
-        for (int fx = 0; fx < FX; ++fx) {
-          if ((i - fx) % SX != 0) continue;
-          const int r = (i - fx) / SX;
-          if (r < 0 || r >= R) continue;
+          for (int fx = 0; fx < FX; ++fx) {
+            if ((i - fx) % SX != 0) continue;
+            const int r = (i - fx) / SX;
+            if (r < 0 || r >= R) continue;
 #pragma unroll
-          for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(xv[j], wv[fx][j], acc[r][j]);
+            for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(xv[j], wv[fx][j], acc[r][j]);
+          }
         }
       }
     }
-  }
 
-  const long long base = static_cast<long long>((n * dsz[0] + od) * dsz[1] + oh) * dsz[2];
+    const long long base = static_cast<long long>((n * dsz[0] + od) * dsz[1] + oh) * dsz[2];
 #pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const int ow = ow0 + r;
-    if (ow < dsz[2]) store_vec<DT, VEC>(dst + (base + ow) * C + c0, acc[r]);
+    for (int r = 0; r < R; ++r) {
+      const int ow = ow0 + r;
+      if (ow < dsz[2]) store_vec<DT, VEC>(dst + (base + ow) * C + c0, acc[r]);
+    }
   }
-  }  // rows of the item
 }
 
 // ---- distributed shared memory (sm_90 clusters) ----
@@ -346,10 +349,7 @@ __device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned cha
   const bool active = slot < P && c0 < C;
 
   float acc[FX][VEC];
-#pragma unroll
-  for (int f = 0; f < FX; ++f)
-#pragma unroll
-    for (int j = 0; j < VEC; ++j) acc[f][j] = 0.f;
+  zero(acc);
 
   const T* __restrict__ x = static_cast<const T*>(p.a);
   const T* __restrict__ dy = static_cast<const T*>(p.b);
