@@ -61,23 +61,27 @@ namespace {
 // XGBoost is loaded on first use (dlopen), not linked: only training and
 // evaluation against XGBoost need it, and a linked library is mapped (and
 // partly made resident, ~3 MB) in every process that merely selects kernels.
+// The XGBoost C functions gconv calls: one list for the struct and the loader.
+#define GCONV_XGB_FUNCTIONS(X) \
+  X(XGBGetLastError) \
+  X(XGBoostVersion) \
+  X(XGBoosterBoostedRounds) \
+  X(XGBoosterCreate) \
+  X(XGBoosterFree) \
+  X(XGBoosterGetNumFeature) \
+  X(XGBoosterLoadModelFromBuffer) \
+  X(XGBoosterPredictFromDMatrix) \
+  X(XGBoosterSaveModelToBuffer) \
+  X(XGBoosterSetParam) \
+  X(XGBoosterUpdateOneIter) \
+  X(XGDMatrixCreateFromMat) \
+  X(XGDMatrixFree) \
+  X(XGDMatrixSetFloatInfo) \
+  X(XGDMatrixSetUIntInfo)
+
 struct XgbApi {
 #define GCONV_XGB_FN(name) decltype(&::name) name = nullptr;
-  GCONV_XGB_FN(XGBGetLastError)
-  GCONV_XGB_FN(XGBoostVersion)
-  GCONV_XGB_FN(XGBoosterBoostedRounds)
-  GCONV_XGB_FN(XGBoosterCreate)
-  GCONV_XGB_FN(XGBoosterFree)
-  GCONV_XGB_FN(XGBoosterGetNumFeature)
-  GCONV_XGB_FN(XGBoosterLoadModelFromBuffer)
-  GCONV_XGB_FN(XGBoosterPredictFromDMatrix)
-  GCONV_XGB_FN(XGBoosterSaveModelToBuffer)
-  GCONV_XGB_FN(XGBoosterSetParam)
-  GCONV_XGB_FN(XGBoosterUpdateOneIter)
-  GCONV_XGB_FN(XGDMatrixCreateFromMat)
-  GCONV_XGB_FN(XGDMatrixFree)
-  GCONV_XGB_FN(XGDMatrixSetFloatInfo)
-  GCONV_XGB_FN(XGDMatrixSetUIntInfo)
+  GCONV_XGB_FUNCTIONS(GCONV_XGB_FN)
 #undef GCONV_XGB_FN
   std::string error;  // "" when every function was found
 };
@@ -100,21 +104,7 @@ XgbApi load_xgb() {
 #define GCONV_XGB_FN(name)                                                     \
   a.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name));             \
   if (!a.name && a.error.empty()) a.error = "the XGBoost library has no " #name;
-  GCONV_XGB_FN(XGBGetLastError)
-  GCONV_XGB_FN(XGBoostVersion)
-  GCONV_XGB_FN(XGBoosterBoostedRounds)
-  GCONV_XGB_FN(XGBoosterCreate)
-  GCONV_XGB_FN(XGBoosterFree)
-  GCONV_XGB_FN(XGBoosterGetNumFeature)
-  GCONV_XGB_FN(XGBoosterLoadModelFromBuffer)
-  GCONV_XGB_FN(XGBoosterPredictFromDMatrix)
-  GCONV_XGB_FN(XGBoosterSaveModelToBuffer)
-  GCONV_XGB_FN(XGBoosterSetParam)
-  GCONV_XGB_FN(XGBoosterUpdateOneIter)
-  GCONV_XGB_FN(XGDMatrixCreateFromMat)
-  GCONV_XGB_FN(XGDMatrixFree)
-  GCONV_XGB_FN(XGDMatrixSetFloatInfo)
-  GCONV_XGB_FN(XGDMatrixSetUIntInfo)
+  GCONV_XGB_FUNCTIONS(GCONV_XGB_FN)
 #undef GCONV_XGB_FN
   return a;  // the library stays loaded for the process
 }
