@@ -1,7 +1,9 @@
 #include "heuristic/model.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +16,23 @@
 #include "problem/read_text.hpp"
 
 namespace gconv::heuristic {
+
+namespace {
+// An integer field in [lo, hi]: a float, or an integer beyond int, is an
+// error naming the key (nlohmann's get<int> converts 1e48 with undefined
+// behaviour; found by tests/fuzz fuzz_manifest).
+Status int_field(const nlohmann::json& v, const std::string& key, int lo, int hi, int* out) {
+  if (!v.is_number_integer())
+    return parse_error("manifest.json: '" + key + "' must be an integer, got " + v.dump());
+  const bool fits = v.is_number_unsigned() ? v.get<uint64_t>() <= static_cast<uint64_t>(hi)
+                                           : v.get<int64_t>() >= lo && v.get<int64_t>() <= hi;
+  if (!fits)
+    return parse_error("manifest.json: '" + key + "' = " + v.dump() + " is outside [" + std::to_string(lo) + ", " +
+                       std::to_string(hi) + "]");
+  *out = static_cast<int>(v.get<int64_t>());
+  return Status::Ok();
+}
+}  // namespace
 
 Result<Manifest> parse_manifest(const std::string& text) {
   nlohmann::json j;
@@ -31,13 +50,14 @@ Result<Manifest> parse_manifest(const std::string& text) {
     if (m.format != kModelFormat)
       return parse_error("manifest.json: format '" + m.format + "', this build reads '" + kModelFormat + "'");
     m.feature_schema = j.at("feature_schema").get<std::string>();
-    m.num_features = j.at("num_features").get<int>();
+    GCONV_RETURN_IF_ERROR(int_field(j.at("num_features"), "num_features", INT_MIN, INT_MAX, &m.num_features));
     m.objective = j.at("objective").get<std::string>();
     if (m.objective != "reg" && m.objective != "reg_rel" && m.objective.rfind("rank:", 0) != 0)
       return parse_error("manifest.json: unknown objective '" + m.objective + "'");
     if (j.contains("prefilter")) {
       m.prefilter = j.at("prefilter").at("dir").get<std::string>();
-      m.prefilter_keep = j.at("prefilter").at("keep").get<int>();
+      GCONV_RETURN_IF_ERROR(int_field(j.at("prefilter").at("keep"), "prefilter.keep", INT_MIN, INT_MAX,
+                                      &m.prefilter_keep));
       if (m.prefilter.empty() || m.prefilter_keep < 1)
         return parse_error("manifest.json: prefilter needs a dir and keep >= 1");
       // A subfolder of the model's own folder, by name: "." or ".." (or a
