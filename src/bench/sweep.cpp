@@ -20,15 +20,6 @@
 namespace gconv::bench {
 namespace {
 
-const char* split_name(SplitKMode m) {
-  switch (m) {
-    case SplitKMode::none: return "none";
-    case SplitKMode::parallel: return "parallel";
-    case SplitKMode::serial: return "serial";
-  }
-  return "none";
-}
-
 const std::vector<std::string> kTraitColumns = {"tile_m", "tile_n",           "tile_k",  "warps_m", "warps_n",
                                                 "stages", "split_mode",       "split_k", "vec",     "groups_per_block",
                                                 "block_h", "block_w",         "per_thread", "deterministic"};
@@ -101,7 +92,7 @@ std::string sweep_csv_row(const SweepRow& r, const std::string& gpu) {
     const bool ig = is_implicit_gemm(t.family);
     auto num = [&](bool used, int v) { s += "," + (used ? std::to_string(v) : std::string()); };
     for (int v : {t.tile_m, t.tile_n, t.tile_k, t.warps_m, t.warps_n, t.stages}) num(ig, v);
-    s += "," + (ig ? std::string(split_name(t.split_mode)) : std::string());
+    s += "," + (ig ? std::string(to_string(t.split_mode)) : std::string());
     num(ig, t.split_k);
     num(true, t.vec);
     num(ig, t.groups_per_block);

@@ -37,15 +37,6 @@ struct KernelsFlags {
   throw CLI::RuntimeError(1);
 }
 
-const char* split_mode_text(SplitKMode m) {
-  switch (m) {
-    case SplitKMode::none: return "none";
-    case SplitKMode::parallel: return "parallel";
-    case SplitKMode::serial: return "serial";
-  }
-  return "?";
-}
-
 json to_json(const ArchRules& rules, const KernelTraits& t) {
   json j;
   j["name"] = kernel_name(t);
@@ -60,7 +51,7 @@ json to_json(const ArchRules& rules, const KernelTraits& t) {
     j["warps_m"] = t.warps_m;
     j["warps_n"] = t.warps_n;
     j["stages"] = t.stages;
-    j["split_mode"] = split_mode_text(t.split_mode);
+    j["split_mode"] = to_string(t.split_mode);
     j["split_k"] = t.split_k;
     j["vec"] = t.vec;
     j["groups_per_block"] = t.groups_per_block;

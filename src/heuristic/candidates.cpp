@@ -22,7 +22,10 @@ constexpr int kGemmClasses = 3 * 2 * 5;
 // direct, then igemm, then wgmma (appended, so that the ids of the igemm and
 // direct classes are those the shipped model's candidates were chosen with).
 constexpr int kIgemmFirst = 1, kWgmmaFirst = kIgemmFirst + kGemmClasses;
-constexpr int kClasses = kWgmmaFirst + kGemmClasses;
+// Cluster split-K (wgmma only), appended after them for the same reason:
+// tile area x vector width.
+constexpr int kClusterFirst = kWgmmaFirst + kGemmClasses;
+constexpr int kClasses = kClusterFirst + 2 * 5;
 
 }  // namespace
 
@@ -30,8 +33,9 @@ static_assert(kClasses <= 256, "kernel_class fits a uint8_t");
 
 int kernel_class(const KernelTraits& t) {
   if (t.family == Family::direct) return 0;
-  const int split = t.split_mode == SplitKMode::none ? 0 : t.split_mode == SplitKMode::parallel ? 1 : 2;
   const int large = t.tile_m * t.tile_n >= 128 * 128 ? 1 : 0;
+  if (t.split_mode == SplitKMode::cluster) return kClusterFirst + large * 5 + vec_index(t.vec);
+  const int split = t.split_mode == SplitKMode::none ? 0 : t.split_mode == SplitKMode::parallel ? 1 : 2;
   const int first = t.family == Family::wgmma ? kWgmmaFirst : kIgemmFirst;
   return first + (split * 2 + large) * 5 + vec_index(t.vec);
 }

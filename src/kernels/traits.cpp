@@ -31,6 +31,7 @@ const char* split_suffix(SplitKMode m) {
     case SplitKMode::none: return "";
     case SplitKMode::parallel: return "p";
     case SplitKMode::serial: return "s";
+    case SplitKMode::cluster: return "c";
   }
   return "?";
 }
@@ -105,7 +106,7 @@ class NameParser {
   size_t pos_ = 0;
 };
 
-// "_sk<S>" with S = 1 alone, or S >= 2 followed by its mode ('p' or 's'),
+// "_sk<S>" with S = 1 alone, or S >= 2 followed by its mode ('p', 's' or 'c'),
 // then the '_' before the vector width (shared by igemm and wgmma names).
 Status parse_split(NameParser& p, KernelTraits* t) {
   GCONV_RETURN_IF_ERROR(p.expect("_sk"));
@@ -120,8 +121,10 @@ Status parse_split(NameParser& p, KernelTraits* t) {
     t->split_mode = SplitKMode::parallel;
   } else if (p.accept("s")) {
     t->split_mode = SplitKMode::serial;
+  } else if (p.accept("c")) {
+    t->split_mode = SplitKMode::cluster;
   } else {
-    return p.error("'p' or 's' (the split-K mode)");
+    return p.error("'p', 's' or 'c' (the split-K mode)");
   }
   return p.expect("_");
 }
@@ -189,6 +192,16 @@ Status parse_direct(NameParser& p, KernelTraits* t) {
 }
 
 }  // namespace
+
+const char* to_string(SplitKMode m) {
+  switch (m) {
+    case SplitKMode::none: return "none";
+    case SplitKMode::parallel: return "parallel";
+    case SplitKMode::serial: return "serial";
+    case SplitKMode::cluster: return "cluster";
+  }
+  return "unknown";
+}
 
 const char* to_string(Family f) {
   switch (f) {

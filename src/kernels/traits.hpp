@@ -10,7 +10,7 @@
 //     e.g. igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1
 //     sk1 = no split-K; sk8p = 8-way parallel split-K (fp32 workspace + reduce);
 //     sk8s = 8-way serial split-K (fp32 atomics into a workspace, then convert).
-//   wgmma_<dir>_<dtype>_<nd>d_m<TM>n<TN>k<TK>_c<CWG>_s<stages>_sk<S>[p|s]_v<vec>[_tma]
+//   wgmma_<dir>_<dtype>_<nd>d_m<TM>n<TN>k<TK>_c<CWG>_s<stages>_sk<S>[p|s|c]_v<vec>[_tma]
 //     e.g. wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk1_v8: CWG consumer
 //     warpgroups (KernelTraits::warps_m) share the CTA tile; warps_n and
 //     groups_per_block are always 1 and not written; sk as for igemm.
@@ -34,9 +34,14 @@
 namespace gconv {
 
 enum class Family { igemm, direct, wgmma };
-enum class SplitKMode { none, parallel, serial };
+// Split-K: parallel = fp32 slices + a reduce kernel; serial = atomic adds into
+// one zeroed fp32 slice + a convert kernel; cluster (wgmma only) = the splits
+// of a tile are one thread-block cluster that adds its partial tiles through
+// distributed shared memory: one launch, no workspace, deterministic.
+enum class SplitKMode { none, parallel, serial, cluster };
 
 const char* to_string(Family f);
+const char* to_string(SplitKMode m);  // "none", "parallel", "serial", "cluster"
 
 // The implicit-GEMM families (igemm, wgmma): the tile_*, warps_*, stages,
 // split and groups_per_block fields apply to them, block_h.. to direct only.

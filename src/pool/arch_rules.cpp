@@ -102,7 +102,7 @@ Status read_wgmma(const JsonReader& r, const json& v, ArchRules* a) {
   const std::string p = "wgmma";
   const std::initializer_list<const char*> keys = {"tile_m",      "tile_n",           "tile_k", "consumer_warpgroups",
                                                    "rows_per_consumer", "directions", "stages", "split_k_max",
-                                                   "groups_per_block",  "smem",       "registers"};
+                                                   "cluster_split_max", "groups_per_block", "smem", "registers"};
   GCONV_RETURN_IF_ERROR(r.check_object(v, p, keys, keys));
   ArchRules::Wgmma& g = a->wgmma;
   GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_m"], p + ".tile_m", &g.tile_m));
@@ -128,6 +128,7 @@ Status read_wgmma(const JsonReader& r, const json& v, ArchRules* a) {
   GCONV_RETURN_IF_ERROR(r.read_int(v["stages"]["min"], p + ".stages.min", &g.stages_min));
   GCONV_RETURN_IF_ERROR(r.read_int(v["stages"]["max"], p + ".stages.max", &g.stages_max));
   GCONV_RETURN_IF_ERROR(r.read_int(v["split_k_max"], p + ".split_k_max", &g.split_k_max));
+  GCONV_RETURN_IF_ERROR(r.read_int(v["cluster_split_max"], p + ".cluster_split_max", &g.cluster_split_max));
   GCONV_RETURN_IF_ERROR(r.read_int_list(v["groups_per_block"], p + ".groups_per_block", &g.groups_per_block));
   GCONV_RETURN_IF_ERROR(r.check_object(v["smem"], p + ".smem", {}, {}));  // documentation only
   const json& regs = v["registers"];
@@ -233,9 +234,8 @@ bool legal_gemm_common(const ArchRules& rules, const KernelTraits& t, int stages
   }
   bool split_ok = t.split_mode == SplitKMode::none ? t.split_k == 1 : (t.split_k >= 2 && t.split_k <= split_k_max);
   if (!split_ok) {
-    *why = fmt::format("split: split_k {} with mode {} (none needs 1, parallel/serial need 2..{})", t.split_k,
-                       t.split_mode == SplitKMode::none ? "none" : t.split_mode == SplitKMode::parallel ? "parallel" : "serial",
-                       split_k_max);
+    *why = fmt::format("split: split_k {} with mode {} (none needs 1, a split mode needs 2..{})", t.split_k,
+                       to_string(t.split_mode), split_k_max);
     return false;
   }
   if (!legal_vec(rules, t, why)) return false;
@@ -253,6 +253,10 @@ bool legal_gemm_common(const ArchRules& rules, const KernelTraits& t, int stages
 bool legal_igemm(const ArchRules& rules, const KernelTraits& t, std::string* why) {
   const ArchRules::Igemm& g = rules.igemm;
   const MmaShape& mma = rules.mma_for(t.dtype);
+  if (t.split_mode == SplitKMode::cluster) {
+    *why = "split: cluster split-K is the wgmma family's (igemm: parallel or serial)";
+    return false;
+  }
   if (!contains(g.tile_m, t.tile_m)) {
     *why = fmt::format("tile: tile_m {} not in {}", t.tile_m, list_text(g.tile_m));
     return false;
@@ -340,6 +344,11 @@ bool legal_wgmma(const ArchRules& rules, const KernelTraits& t, std::string* why
     return false;
   }
   if (!legal_gemm_common(rules, t, g.stages_min, g.stages_max, g.split_k_max, g.groups_per_block, why)) return false;
+  if (t.split_mode == SplitKMode::cluster && t.split_k > g.cluster_split_max) {
+    *why = fmt::format("split: cluster split-K {} > cluster_split_max {} (the splits of a tile are one cluster)",
+                       t.split_k, g.cluster_split_max);
+    return false;
+  }
   const int acc = wgmma_accumulators(t);
   if (acc > g.accumulators_max) {
     *why = fmt::format("accumulators: {} rows x {} columns per consumer warpgroup = {} fp32 per thread > {}",

@@ -56,6 +56,9 @@ struct ArchRules {
     std::array<std::vector<Direction>, 3> directions;  // indexed by DType
     int stages_min = 0, stages_max = 0;
     int split_k_max = 0;
+    // Cluster split-K: the splits of a tile form one thread-block cluster,
+    // so split_k is at most the cluster size the arch schedules (8 portable).
+    int cluster_split_max = 0;
     std::vector<int> groups_per_block;
     int accumulators_max = 0;  // fp32 accumulators per consumer thread
     int consumer_overhead = 0;

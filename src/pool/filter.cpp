@@ -42,7 +42,7 @@ const std::vector<FieldDef>& fields() {
     d.push_back({"warps_n", {}, ig(&KernelTraits::warps_n)});
     d.push_back({"stages", {}, ig(&KernelTraits::stages)});
     d.push_back({"split_k", {}, ig(&KernelTraits::split_k)});
-    d.push_back({"split_mode", {"none", "parallel", "serial"},
+    d.push_back({"split_mode", {"none", "parallel", "serial", "cluster"},
                  [](R, T t) -> int64_t { return is_gemm(t) ? static_cast<int64_t>(t.split_mode) : 0; }});
     d.push_back({"vec", {}, [](R, T t) -> int64_t { return t.vec; }});
     d.push_back({"groups_per_block", {}, ig(&KernelTraits::groups_per_block)});

@@ -42,7 +42,7 @@ Status read_ndims(const JsonReader& r, const json& v, const std::string& path, s
   return Status::Ok();
 }
 
-// "1" (no split), "<n>p" (parallel), "<n>s" (serial), n >= 2.
+// "1" (no split), "<n>p" (parallel), "<n>s" (serial), "<n>c" (cluster), n >= 2.
 Status read_splits(const JsonReader& r, const json& v, const std::string& path,
                    std::vector<std::pair<SplitKMode, int>>* out) {
   std::vector<std::string> items;
@@ -56,13 +56,14 @@ Status read_splits(const JsonReader& r, const json& v, const std::string& path,
     SplitKMode mode = s.empty() ? SplitKMode::none
                       : s.back() == 'p' ? SplitKMode::parallel
                       : s.back() == 's' ? SplitKMode::serial
+                      : s.back() == 'c' ? SplitKMode::cluster
                                         : SplitKMode::none;
     std::string digits = s.empty() ? "" : s.substr(0, s.size() - 1);
     bool ok = mode != SplitKMode::none && !digits.empty() && digits.size() <= 4 && digits[0] != '0' &&
               std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
     int n = ok ? std::stoi(digits) : 0;
     if (!ok || n < 2) {
-      return r.error(index(path, i), fmt::format("expected \"1\" or \"<n>p\" / \"<n>s\" with n >= 2, got \"{}\"", s));
+      return r.error(index(path, i), fmt::format("expected \"1\" or \"<n>p\" / \"<n>s\" / \"<n>c\" with n >= 2, got \"{}\"", s));
     }
     out->push_back({mode, n});
   }

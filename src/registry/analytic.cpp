@@ -208,6 +208,8 @@ double gemm_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticPr
     out_l2 += (t.split_k + 2) * ws_bytes;  // zeroing, split_k atomic adds, reduce read
     launches += 2;
   }
+  // SplitKMode::cluster: the partial tiles meet in distributed shared memory,
+  // neither L2 nor a second launch.
   const double dram = double(ap.ops.x + ap.ops.w + ap.ops.y) * eb + 2 * ws_bytes;
   const double l2 = double(b->blocks) * k_iters * (gpb * t.tile_m + t.tile_n) * t.tile_k * eb + out_l2;
   const double memory = std::max(dram / (d.hbm_gbps * 1e6), l2 / (d.l2_gbps * 1e6));

@@ -3,8 +3,10 @@
 // run. Capture also proves run() neither synchronizes nor allocates when
 // given a workspace (either would end the capture with an error). One case
 // per launch shape of the families:
-//   1 node : implicit GEMM without split-K, direct tile fwd / bwd_data,
-//            direct register-window kernels (all three directions), naive;
+//   1 node : implicit GEMM without split-K, wgmma cluster split-K (the
+//            splits add in distributed shared memory), direct tile fwd /
+//            bwd_data, direct register-window kernels (all three
+//            directions), naive;
 //   2 nodes: parallel split-K (main + reduce), deterministic direct bwd_weight
 //            (main + finish);
 //   3 nodes: serial split-K (memset + main + reduce), atomic direct bwd_weight
@@ -120,7 +122,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{spec("fwd", kDense), R"(^igemm_.*_sk1_)", 1},
                       Case{spec("fwd", kDense), R"(^wgmma_.*_sk1_)", 1},
                       Case{spec("bwd_weight", kDense), R"(^igemm_.*_sk[0-9]+p_)", 2},
-                      Case{spec("bwd_weight", kDense), R"(^wgmma_.*_sk[0-9]+s_)", 3}),
+                      Case{spec("bwd_weight", kDense), R"(^wgmma_.*_sk[0-9]+s_)", 3},
+                      Case{spec("bwd_weight", kDense), R"(^wgmma_.*_sk[0-9]+c_)", 1},
+                      Case{spec("fwd", kDense), R"(^wgmma_.*_sk[0-9]+c_)", 1},
+                      Case{spec("bwd_data", kDense), R"(^wgmma_.*_sk[0-9]+c_)", 1}),
     [](const ::testing::TestParamInfo<Case>& i) { return "case" + std::to_string(i.index); });
 
 }  // namespace

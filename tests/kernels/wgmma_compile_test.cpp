@@ -74,12 +74,23 @@ std::vector<KernelTraits> instances() {
     bw.tma = true;
     out.push_back(bw);
   }
+  // Cluster split-K (one launch, partial tiles added through distributed
+  // shared memory): every direction, both producers, tf32, clusters of 2..8.
+  out.push_back(make(Direction::fwd, DType::fp32, 2, shapes[0], SplitKMode::cluster, 2, 4));
+  out.push_back(make(Direction::bwd_data, DType::fp16, 3, shapes[1], SplitKMode::cluster, 4, 8));
+  out.push_back(make(Direction::bwd_weight, DType::bf16, 2, shapes[2], SplitKMode::cluster, 8, 8));
+  KernelTraits cw = make(Direction::bwd_weight, DType::bf16, 2, {256, 128, 2, 4}, SplitKMode::cluster, 4, 8);
+  cw.tma = true;
+  out.push_back(cw);
+  KernelTraits cf = make(Direction::fwd, DType::bf16, 1, {128, 128, 1, 4}, SplitKMode::cluster, 2, 8);
+  cf.tma = true;
+  out.push_back(cf);
   return out;
 }
 
 TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills) {
   const std::vector<KernelTraits> all = instances();
-  ASSERT_EQ(all.size(), 31u);
+  ASSERT_EQ(all.size(), 36u);
   for (const auto& t : all) {
     std::string why;
     ASSERT_TRUE(wgmma::traits_ok(t, &why)) << kernel_name(t) << ": " << why;
@@ -96,6 +107,12 @@ TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills)
 
   for (size_t i = 0; i < all.size(); ++i) {
     testing::expect_built_without_spills(results[i], names[i], wgmma_family().entry_points(all[i]));
+    // A cluster split-K kernel is one entry point with its cluster shape.
+    if (all[i].split_mode == SplitKMode::cluster) {
+      EXPECT_EQ(wgmma_family().entry_points(all[i]), std::vector<std::string>{"gconv_main"}) << names[i];
+      EXPECT_NE(sources[i].find("__cluster_dims__(" + std::to_string(all[i].split_k) + ", 1, 1)"), std::string::npos)
+          << names[i];
+    }
     if (results[i].ok())
       EXPECT_EQ(results[i]->log.find("serialized"), std::string::npos)
           << names[i] << ": ptxas serialized wgmma:\n" << results[i]->log;

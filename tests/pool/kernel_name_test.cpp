@@ -105,9 +105,9 @@ TEST(KernelName, ParseErrorsNameThePosition) {
   testing::expect_name_error_at("igemm_fwd_bf16_2d_m0128n128k32_w2x2_s4_sk1_v8_g1", 20, "tile_m");
   testing::expect_name_error_at("igemm_fwd_bf16_2d_mn128k32_w2x2_s4_sk1_v8_g1", 20, "tile_m");
   testing::expect_name_error_at("igemm_fwd_bf16_2d_m128n128k32_w2y2_s4_sk1_v8_g1", 33, "'x'");
-  testing::expect_name_error_at("igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk8_v8_g1", 42, "'p' or 's'");
+  testing::expect_name_error_at("igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk8_v8_g1", 42, "'p', 's' or 'c'");
   testing::expect_name_error_at("igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1p_v8_g1", 42, "no p/s suffix");
-  testing::expect_name_error_at("igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk8q_v8_g1", 42, "'p' or 's'");
+  testing::expect_name_error_at("igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk8q_v8_g1", 42, "'p', 's' or 'c'");
   testing::expect_name_error_at("igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8", 45, "'_g'");
   testing::expect_name_error_at("igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1_", 48, "the end of the name");
   testing::expect_name_error_at("direct_fwd_bf16_2d_t8x16_r4_v8_de", 31, "the end of the name");

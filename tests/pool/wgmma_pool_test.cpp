@@ -91,7 +91,7 @@ TEST(WgmmaName, RoundTripsEveryWgmmaPoolKernel) {
     EXPECT_TRUE(*back == t) << name;
     ++n;
   }
-  EXPECT_EQ(n, 2u * 3 * (103 + 95 + 291) + 3 * 24);  // the counts of WgmmaPools.ExactCounts
+  EXPECT_EQ(n, 2u * 3 * (107 + 99 + 351) + 3 * 24);  // the counts of WgmmaPools.ExactCounts
 }
 
 TEST(WgmmaName, MalformedNamesNameThePosition) {
@@ -101,7 +101,7 @@ TEST(WgmmaName, MalformedNamesNameThePosition) {
   testing::expect_name_error_at("wgmma_fwd_bf16_2d_m128n128k64_w1x1_s4_sk1_v8", 30, "'_c'");
   testing::expect_name_error_at("wgmma_fwd_bf16_2d_m128n128k64_c0_s4_sk1_v8", 32, "consumer warpgroups");
   testing::expect_name_error_at("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_v8", 36, "'_sk'");
-  testing::expect_name_error_at("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk2_v8", 40, "'p' or 's'");
+  testing::expect_name_error_at("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk2_v8", 40, "'p', 's' or 'c'");
   testing::expect_name_error_at("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk1p_v8", 40, "no p/s suffix");
   testing::expect_name_error_at("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk1_v", 42, "vec");
   // No groups_per_block suffix either.
@@ -205,10 +205,10 @@ TEST(WgmmaPools, ExactCounts) {
     size_t per_ndim;
   };
   const Expect expects[] = {
-      {"wgmma_fwd.json", DType::bf16, 103},       {"wgmma_fwd.json", DType::fp16, 103},
-      {"wgmma_fwd.json", DType::fp32, 24},        {"wgmma_bwd_data.json", DType::bf16, 95},
-      {"wgmma_bwd_data.json", DType::fp16, 95},   {"wgmma_bwd_data.json", DType::fp32, 0},
-      {"wgmma_bwd_weight.json", DType::bf16, 291}, {"wgmma_bwd_weight.json", DType::fp16, 291},
+      {"wgmma_fwd.json", DType::bf16, 107},       {"wgmma_fwd.json", DType::fp16, 107},
+      {"wgmma_fwd.json", DType::fp32, 24},        {"wgmma_bwd_data.json", DType::bf16, 99},
+      {"wgmma_bwd_data.json", DType::fp16, 99},   {"wgmma_bwd_data.json", DType::fp32, 0},
+      {"wgmma_bwd_weight.json", DType::bf16, 351}, {"wgmma_bwd_weight.json", DType::fp16, 351},
       {"wgmma_bwd_weight.json", DType::fp32, 0},
   };
   for (const Expect& e : expects) {

@@ -27,9 +27,14 @@
 //   so no atomics, no zeroed workspace and no second kernel.
 #pragma once
 
+#include "common/cluster.cuh"
 #include "direct/common.cuh"
 
 namespace gconv::direct {
+
+using dev::cluster_rank;
+using dev::cluster_sync;
+using dev::ld_cluster_f32;
 
 template <int DT, int VEC, int R, int THREADS, int FX, int SX>
 struct WinConfig {
@@ -308,26 +313,6 @@ __device__ __forceinline__ void window_gather(const DirectParams& p, unsigned ch
       if (ow < dsz[2]) store_vec<DT, VEC>(dst + (base + ow) * C + c0, acc[r]);
     }
   }
-}
-
-// ---- distributed shared memory (sm_90 clusters) ----
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-// Every thread of every block of the cluster arrives; release/acquire order
-// the shared-memory writes before it against the remote reads after it.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-__device__ __forceinline__ float ld_cluster_f32(const float* local, unsigned rank) {
-  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(local));
-  unsigned remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(a), "r"(rank));
-  float v;
-  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
-  return v;
 }
 
 // Launch: grid (kWgradCluster, slabs, FZ * FY), cluster (kWgradCluster, 1, 1),

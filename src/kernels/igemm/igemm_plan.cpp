@@ -86,6 +86,7 @@ size_t split_workspace(const KernelTraits& t, int64_t out_elems) {
     case SplitKMode::none: return 0;
     case SplitKMode::parallel: return size_t(t.split_k) * slice;
     case SplitKMode::serial: return slice;
+    case SplitKMode::cluster: return 0;  // partial tiles meet in shared memory
   }
   return 0;
 }
@@ -140,6 +141,7 @@ int split_id(SplitKMode m) {
     case SplitKMode::none: return kSplitNone;
     case SplitKMode::parallel: return kSplitParallel;
     case SplitKMode::serial: return kSplitSerial;
+    case SplitKMode::cluster: return kSplitCluster;
   }
   return kSplitNone;
 }
@@ -194,6 +196,7 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   if (t.split_k < 1 || t.split_k > 1024) return fail(why, "split_k must be 1..1024");
   if ((t.split_mode == SplitKMode::none) != (t.split_k == 1))
     return fail(why, "split_k > 1 needs a split mode (parallel or serial), and a split mode needs split_k > 1");
+  if (t.split_mode == SplitKMode::cluster) return fail(why, "cluster split-K is a wgmma kernel's (igemm: parallel or serial)");
   const int gpb = t.groups_per_block;
   if (gpb != 1 && gpb != 2 && gpb != 4 && gpb != 8) return fail(why, "groups_per_block must be 1, 2, 4 or 8");
   if (t.tile_n % gpb != 0 || (t.tile_n / gpb) % 8 != 0)
@@ -308,7 +311,7 @@ std::string instance_source(const KernelTraits& t) {
   // ptxas caps registers for occupancy on its own and spills bigger tiles.
   s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) +
        ", Cfg::kMinBlocks) gconv_main(const __grid_constant__ gconv::igemm::IgemmParams p) { gconv::igemm::igemm_main<Cfg>(p); }\n";
-  if (t.split_mode != SplitKMode::none) {
+  if (t.split_mode == SplitKMode::parallel || t.split_mode == SplitKMode::serial) {
     s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kReduceThreads) +
          ") gconv_reduce(const __grid_constant__ gconv::igemm::IgemmParams p) { gconv::igemm::igemm_reduce<Cfg>(p); "
          "}\n";
@@ -317,7 +320,7 @@ std::string instance_source(const KernelTraits& t) {
 }
 
 std::vector<std::string> entry_points(const KernelTraits& t) {
-  if (t.split_mode == SplitKMode::none) return {"gconv_main"};
+  if (t.split_mode != SplitKMode::parallel && t.split_mode != SplitKMode::serial) return {"gconv_main"};
   return {"gconv_main", "gconv_reduce"};
 }
 
@@ -401,7 +404,7 @@ LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
   q.out_elems = int(output_elements(p));
 
   plan.grid = unsigned(grid_blocks(t, check_problem(p)));
-  plan.reduce = t.split_mode != SplitKMode::none;
+  plan.reduce = t.split_mode == SplitKMode::parallel || t.split_mode == SplitKMode::serial;
   const int64_t items = q.out_elems % 4 == 0 ? q.out_elems / 4 : q.out_elems;
   plan.reduce_grid = unsigned(std::clamp<int64_t>(ceil_div(items, kReduceThreads), 1, kMaxReduceBlocks));
   plan.workspace = workspace_bytes(t, p);

@@ -13,7 +13,9 @@ namespace gconv {
 namespace igemm {
 
 enum DirId { kFwd = 0, kBwdData = 1, kBwdWeight = 2 };
-enum SplitId { kSplitNone = 0, kSplitParallel = 1, kSplitSerial = 2 };
+// kSplitCluster: wgmma only (the splits of a tile are one cluster and add
+// through distributed shared memory; wgmma/wgmma.cuh store_cluster).
+enum SplitId { kSplitNone = 0, kSplitParallel = 1, kSplitSerial = 2, kSplitCluster = 3 };
 
 struct IgemmParams {
   // GEMM operands and result, see igemm.cuh: fwd: a = x, b = w, dst = y;

@@ -122,6 +122,10 @@ struct WgmmaConfig {
   // (fragment writes of 8 rows hit distinct banks), followed by one int per
   // row (its output offset); then 16-byte coalesced stores, or for serial
   // split-K 16-byte atomic adds (red.global.add.v4.f32) into the workspace.
+  // Cluster split-K (kCluster) stages its fp32 partial tile the same way; the
+  // cluster's blocks then add each other's through distributed shared memory
+  // (wgmma.cuh reduce_cluster), so it needs the staging room.
+  static constexpr bool kCluster = SPLIT == igemm::kSplitCluster;
   static constexpr bool kF32Out = SPLIT != 0 || DT == dev::kFP32;
   static constexpr int kOutBytes = kF32Out ? 4 : 2;
   static constexpr int kOutPitch = TN * kOutBytes + 16;
@@ -149,6 +153,7 @@ struct WgmmaConfig {
   static_assert(DT != dev::kFP32 || (kAKMajor && kBKMajor), "tf32 wgmma reads K-major operands only");
   static_assert(kMI * kNI * kAccPerInstr <= 128, "at most 128 accumulators per consumer thread");
   static_assert(STAGES >= 2 && STAGES <= 8, "2..8 stages");
+  static_assert(!kCluster || kStaged, "cluster split-K: the fp32 partial tile must fit the ring");
   static_assert(!TMA || TK * kElemBytes == 128, "TMA producer: 128-byte K rows");
   static_assert(!TMA || DIR == kFwd || (kElemBytes == 2 && TN % 64 == 0 && TM % 64 == 0),
                 "TMA producer of bwd_data / bwd_weight: 16-bit types, MN-major tiles of whole 64-element blocks");

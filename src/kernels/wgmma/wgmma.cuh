@@ -33,6 +33,7 @@
 //   (+ gconv_reduce -> igemm_reduce<Cfg> for split-K)
 #pragma once
 
+#include "common/cluster.cuh"
 #include "igemm/epilogue.cuh"
 #include "igemm/operands.cuh"
 #include "wgmma/config.cuh"
@@ -316,12 +317,12 @@ __device__ __forceinline__ void store(const WgAcc<Cfg>& acc, const IgemmParams& 
 // MMAs (so the ring is idle: the producer's last copies were consumed), each
 // warpgroup writes its accumulators as output-typed rows into the ring, then
 // stores its rows with 16-byte vectors along the output's contiguous
-// channels.
+// channels. stage_tile writes a warpgroup's rows (and their output offsets)
+// into the ring; store_staged then stores them.
 template <class Cfg, class Ops>
-__device__ __forceinline__ void store_staged(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
-                                             const BlockPos& b, int m0, int n0, int wg, unsigned char* ring,
-                                             int ctid) {
-  constexpr int P = Cfg::kOutPitch, OB = Cfg::kOutBytes, V = 16 / OB;
+__device__ __forceinline__ void stage_tile(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops, int m0,
+                                           int wg, unsigned char* ring, int ctid) {
+  constexpr int P = Cfg::kOutPitch, OB = Cfg::kOutBytes;
   const int warp = ctid >> 5, lane = ctid & 31;
   const int row0 = wg * Cfg::kWgM;
   int* rows = reinterpret_cast<int*>(ring + Cfg::kTileM * P);
@@ -349,6 +350,16 @@ __device__ __forceinline__ void store_staged(const WgAcc<Cfg>& acc, const IgemmP
           }
         }
     }
+}
+
+template <class Cfg, class Ops>
+__device__ __forceinline__ void store_staged(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
+                                             const BlockPos& b, int m0, int n0, int wg, unsigned char* ring,
+                                             int ctid) {
+  constexpr int P = Cfg::kOutPitch, OB = Cfg::kOutBytes, V = 16 / OB;
+  const int row0 = wg * Cfg::kWgM;
+  const int* rows = reinterpret_cast<const int*>(ring + Cfg::kTileM * P);
+  stage_tile<Cfg>(acc, p, ops, m0, wg, ring, ctid);
   // This warpgroup's rows are staged (one barrier per warpgroup).
   if (wg == 0) {
     bar_sync<2>(kWarpgroup);
@@ -399,16 +410,67 @@ __device__ __forceinline__ void store_staged(const WgAcc<Cfg>& acc, const IgemmP
   }
 }
 
+// Cluster split-K (Cfg::kCluster): the p.splits blocks of one output tile
+// are one cluster (rank = split) and each has staged its fp32 partial tile
+// (stage_tile). Block `rank` owns rows [rank, rank + 1) * kTileM / splits of
+// the tile: every thread of the block sums those rows' 4-column vectors over
+// the cluster's ranks in rank order (distributed shared memory, so the sum
+// is the same whatever the timing), converts and stores them. One launch, no
+// workspace, no atomics.
+template <class Cfg, class Ops>
+__device__ __forceinline__ void reduce_cluster(const IgemmParams& p, const Ops& ops, const BlockPos& b, int n0,
+                                               u32 ring, const unsigned char* ring_ptr, int tid) {
+  constexpr int P = Cfg::kOutPitch, VPR = Cfg::kTileN / 4;  // fp32 staging, 4-column vectors per row
+  const int S = p.splits, rows_per = Cfg::kTileM / S, r0 = b.split * rows_per;
+  const int* rows = reinterpret_cast<const int*>(ring_ptr + Cfg::kTileM * P);
+  const int gemm_n = ops.gemm_n(p);
+  const long long goff = (long long)b.g0 * ops.col_stride(p);
+  typename Cfg::T* out = static_cast<typename Cfg::T*>(p.dst);
+  for (int v = tid; v < rows_per * VPR; v += Cfg::kThreads) {
+    const int row = r0 + v / VPR, col = (v % VPR) * 4;
+    const int roff = rows[row], n = n0 + col;
+    if (roff < 0 || n >= gemm_n) continue;
+    const u32 local = ring + row * P + col * 4;
+    float4 s = dev::ld_cluster_v4(local, 0);
+#pragma unroll 1
+    for (int q = 1; q < S; ++q) {
+      const float4 t = dev::ld_cluster_v4(local, static_cast<unsigned>(q));
+      s.x += t.x;
+      s.y += t.y;
+      s.z += t.z;
+      s.w += t.w;
+    }
+    const long long idx = roff + goff + n;
+    if (n + 4 <= gemm_n && idx % 4 == 0) {
+      dev::Elem<Cfg::kDType>::store2(out + idx, s.x, s.y);
+      dev::Elem<Cfg::kDType>::store2(out + idx + 2, s.z, s.w);
+    } else {
+      const float e[4] = {s.x, s.y, s.z, s.w};
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (n + k < gemm_n) out[idx + k] = dev::Elem<Cfg::kDType>::from_f32(e[k]);
+    }
+  }
+}
+
 // ta / tb: the tensor maps of a TMA producer (Cfg::kTma), else null.
 template <class Cfg>
 __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap* ta = nullptr,
                                            const TensorMap* tb = nullptr) {
   const int tid = threadIdx.x;
-  const BlockPos b = igemm::block_pos(p, 1, blockIdx.x);
+  // Cluster split-K: the splits of a tile are consecutive blocks (one
+  // cluster along x), so the split is the fastest index.
+  BlockPos b;
+  if constexpr (Cfg::kCluster) {
+    b = igemm::block_pos(p, 1, blockIdx.x / p.splits);
+    b.split = blockIdx.x % p.splits;
+  } else {
+    b = igemm::block_pos(p, 1, blockIdx.x);
+  }
   typename igemm::OperandsOf<typename Cfg::Load, Cfg::kDir>::type ops;
   ops.setup(p, b);
   const int m0 = b.mt * Cfg::kTileM, n0 = b.nt * Cfg::kTileN;
-  if (m0 >= ops.gemm_m) return;  // bwd_data: the grid is sized for the largest phase
+  if (m0 >= ops.gemm_m) return;  // bwd_data: the grid is sized for the largest phase (a whole cluster returns)
   int kt0, ktiles;
   igemm::split_range(ops.gemm_k, Cfg::kTileK, p.splits, b.split, kt0, ktiles);
   // Serial split-K: the zeroed workspace already holds this split's zeros.
@@ -445,12 +507,20 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
     const int local = ctid % kWarpgroup;
     WgAcc<Cfg> acc;
     consume<Cfg>(acc, ktiles, ring, full, empty, wg_row0, local & 31);
-    if constexpr (Cfg::kStaged) {
-      unsigned char* ring_ptr = wg_smem + (ring - dev::smem_u32(wg_smem));
+    unsigned char* ring_ptr = wg_smem + (ring - dev::smem_u32(wg_smem));
+    if constexpr (Cfg::kCluster) {
+      stage_tile<Cfg>(acc, p, ops, m0, ctid / kWarpgroup, ring_ptr, local);
+    } else if constexpr (Cfg::kStaged) {
       store_staged<Cfg>(acc, p, ops, b, m0, n0, ctid / kWarpgroup, ring_ptr, local);
     } else {
       store<Cfg>(acc, p, ops, b, m0, n0, wg_row0, local);
     }
+  }
+  if constexpr (Cfg::kCluster) {
+    __syncwarp();
+    dev::cluster_sync();  // every block of the cluster has staged its partial tile
+    reduce_cluster<Cfg>(p, ops, b, n0, ring, wg_smem + (ring - dev::smem_u32(wg_smem)), tid);
+    dev::cluster_sync();  // no block leaves while another still reads its shared memory
   }
 }
 

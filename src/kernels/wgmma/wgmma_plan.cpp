@@ -29,7 +29,31 @@ bool slots_fit(int ks) { return ks <= kWarpgroup ? kWarpgroup % ks == 0 : ks % k
 
 int dir_id(Direction d) { return d == Direction::fwd ? 0 : d == Direction::bwd_data ? 1 : 2; }
 int dtype_id(DType t) { return t == DType::bf16 ? 0 : t == DType::fp16 ? 1 : 2; }
-int split_id(SplitKMode m) { return m == SplitKMode::none ? 0 : m == SplitKMode::parallel ? 1 : 2; }
+// igemm::SplitId (igemm/params.cuh).
+int split_id(SplitKMode m) {
+  switch (m) {
+    case SplitKMode::none: return 0;
+    case SplitKMode::parallel: return 1;
+    case SplitKMode::serial: return 2;
+    case SplitKMode::cluster: return 3;
+  }
+  return 0;
+}
+
+// Split-K with a second kernel (parallel slices or serial atomics) that
+// reduces or converts the fp32 workspace.
+bool has_reduce(const KernelTraits& t) {
+  return t.split_mode == SplitKMode::parallel || t.split_mode == SplitKMode::serial;
+}
+
+// Mirrors WgmmaConfig: the ring (the stages, without barriers) and the
+// staged epilogue tile (rows padded by 16 bytes, then one int per row).
+size_t ring_bytes(const KernelTraits& t) {
+  const size_t eb = size_t(elem_bytes(t.dtype));
+  return size_t(t.stages) * (round_up(size_t(t.tile_m) * t.tile_k * eb, 1024) +
+                             round_up(size_t(t.tile_n) * t.tile_k * eb, 1024));
+}
+size_t staged_fp32_bytes(const KernelTraits& t) { return size_t(t.tile_m) * (size_t(t.tile_n) * 4 + 16 + 4); }
 
 }  // namespace
 
@@ -67,7 +91,15 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   if (!pow2(t.vec) || t.vec * eb > 16) return fail(why, "vec must be a power of two of at most 16 bytes");
   if (t.split_k < 1 || t.split_k > 1024) return fail(why, "split_k must be 1..1024");
   if ((t.split_mode == SplitKMode::none) != (t.split_k == 1))
-    return fail(why, "split_k > 1 needs a split mode (parallel or serial), and a split mode needs split_k > 1");
+    return fail(why, "split_k > 1 needs a split mode (parallel, serial or cluster), and a split mode needs split_k > 1");
+  if (t.split_mode == SplitKMode::cluster) {
+    // The splits of a tile are one cluster (at most 8 blocks, the portable
+    // size) that each own tile_m / split_k rows of the sum.
+    if (!pow2(t.split_k) || t.split_k > 8) return fail(why, "cluster split-K: split_k must be 2, 4 or 8");
+    if (staged_fp32_bytes(t) > ring_bytes(t))
+      return fail(why, "cluster split-K: the fp32 partial tile (" + std::to_string(staged_fp32_bytes(t)) +
+                           " B) must fit the ring (" + std::to_string(ring_bytes(t)) + " B)");
+  }
   // K slots of the producer's loaders: K-major tiles tile_k / vec, MN-major tile_k.
   const int kmajor = t.tile_k / t.vec;
   const int ka = t.direction == Direction::bwd_weight ? t.tile_k : kmajor;
@@ -104,13 +136,18 @@ std::string instance_source(const KernelTraits& t) {
        std::to_string(t.tile_n) + ", " + std::to_string(t.tile_k) + ", " + std::to_string(t.warps_m) + ", " +
        std::to_string(t.stages) + ", " + std::to_string(split_id(t.split_mode)) + ", " + std::to_string(t.vec) +
        (t.tma ? ", true" : "") + "> Cfg;\n";
-  s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) +
+  // Cluster split-K: the attribute forms the clusters on a plain launch of
+  // split_k consecutive blocks per tile (grid = tiles * split_k).
+  const std::string cluster = t.split_mode == SplitKMode::cluster
+                                  ? "__cluster_dims__(" + std::to_string(t.split_k) + ", 1, 1) "
+                                  : std::string();
+  s += "extern \"C\" __global__ void " + cluster + "__launch_bounds__(" + std::to_string(threads) +
        ", Cfg::kMinBlocks) gconv_main(const __grid_constant__ gconv::igemm::IgemmParams p";
   // A TMA producer takes the tensor maps of A and B by value (wgmma/tma.hpp).
   s += t.tma ? ", const __grid_constant__ gconv::wg::TensorMap ta, const __grid_constant__ gconv::wg::TensorMap tb) { "
                "gconv::wg::wgmma_main<Cfg>(p, &ta, &tb); }\n"
              : ") { gconv::wg::wgmma_main<Cfg>(p); }\n";
-  if (t.split_mode != SplitKMode::none) {
+  if (has_reduce(t)) {
     s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(igemm::kReduceThreads) +
          ") gconv_reduce(const __grid_constant__ gconv::igemm::IgemmParams p) { gconv::igemm::igemm_reduce<Cfg>(p); "
          "}\n";
@@ -119,7 +156,7 @@ std::string instance_source(const KernelTraits& t) {
 }
 
 std::vector<std::string> entry_points(const KernelTraits& t) {
-  if (t.split_mode == SplitKMode::none) return {"gconv_main"};
+  if (!has_reduce(t)) return {"gconv_main"};
   return {"gconv_main", "gconv_reduce"};
 }
 

@@ -11,7 +11,11 @@
 //   warps_m                  consumer warpgroups (1 or 2), each owning
 //                            tile_m / warps_m rows (64 or 128); warps_n == 1
 //   stages                   shared-memory ring depth (2..8)
-//   split_mode, split_k      as igemm (fp32 workspace slices + reduce kernel)
+//   split_mode, split_k      as igemm (parallel: fp32 slices + reduce kernel;
+//                            serial: fp32 atomics + convert kernel), or
+//                            cluster (2, 4, 8): the splits of a tile are one
+//                            thread-block cluster adding their partial tiles
+//                            through distributed shared memory in one launch
 //   vec                      elements per cp.async of the producer warpgroup
 //   tma                      the producer is one thread issuing TMA loads
 //                            (fwd: im2col A, tiled B; wgmma/tma.hpp) instead
