@@ -21,7 +21,9 @@
 // Trust: a file is checked before any evaluation can read it. The checksum
 // catches corruption; the structural checks below make a file that passes
 // it by construction (or by intent) still safe to evaluate: every index an
-// evaluation kernel follows is inside its array and every walk ends.
+// evaluation kernel follows is inside its array and every walk ends. The
+// lazy check also ties the complete layout to the nodes, so that every
+// kernel gives the same margins (else only the complete layout is used).
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -174,6 +176,7 @@ class CompactIO {
 
  private:
   static Status check_nodes(const Forest& f, size_t t, std::vector<int32_t>& level);
+  static Status check_full_layout(const Forest& f, size_t t);
   static Status validate_eager(const Forest& f);
   static Status validate_lazy(const Forest& f, Forest::LazyCheck* lazy);
   friend class Forest;
@@ -465,11 +468,57 @@ Status CompactIO::validate_eager(const Forest& f) {
   return Status::Ok();
 }
 
-// Every tree's nodes, then (from them, by the parser's own function) the
-// `sets` layout into `lazy`.
+// The complete layout of tree `t` (when it has one) must be the tree its
+// nodes hold, as the parser derives it (ForestBuilder::add_full_tree): a
+// file whose checksum was made to match could otherwise carry two different
+// trees, and selection (complete layout) and the `sets` kernel or the
+// contributions (nodes) would give different margins for one model (found
+// by tests/fuzz fuzz_model). Padding splits below a leaf are not compared:
+// every leaf slot under them holds that leaf's value, which is.
+Status CompactIO::check_full_layout(const Forest& f, size_t t) {
+  const uint32_t split0 = f.full_split_[t];
+  if (split0 == detail::ForestView::kNone) return Status::Ok();
+  const Forest::Tree& tr = f.trees_[t];
+  const int D = tr.depth;  // check_nodes: the nodes' own depth; validate_eager: the layout's size
+  const uint32_t leaf0 = f.full_leaf_[t];
+  const uint32_t F = uint32_t(f.num_features_);
+  struct Item {
+    uint32_t node, slot;
+    int level;
+  };
+  std::vector<Item> stack = {{tr.root, 0, 0}};
+  while (!stack.empty()) {
+    const Item it = stack.back();
+    stack.pop_back();
+    const Forest::Node& n = f.nodes_[it.node];
+    if (n.leaf()) {
+      const size_t first = size_t(it.slot - ((1u << it.level) - 1)) << (D - it.level);
+      for (size_t k = 0; k < (size_t{1} << (D - it.level)); ++k)
+        if (std::memcmp(&f.full_value_[leaf0 + first + k], &n.value, sizeof n.value) != 0)
+          return parse_error(fmt::format("tree {}: complete layout leaf {} is {}, its node {} says {}", t, first + k,
+                                         f.full_value_[leaf0 + first + k], it.node, n.value));
+      continue;
+    }
+    const detail::FullSplit& s = f.full_nodes_[split0 + it.slot];
+    const uint32_t off2 = (n.feature() + (n.default_left() ? 0 : F)) * detail::kFullSplitColumnScale;
+    const uint32_t off1 = n.feature() * detail::kFullSplitColumnScale;
+    if (s.off2 != off2 || s.off1 != off1 || s.key != detail::threshold_key(n.value, n.default_left()))
+      return parse_error(fmt::format("tree {}: complete layout split {} does not match its node {}", t, it.slot,
+                                     it.node));
+    stack.push_back({uint32_t(n.left), 2 * it.slot + 1, it.level + 1});
+    stack.push_back({uint32_t(n.right()), 2 * it.slot + 2, it.level + 1});
+  }
+  return Status::Ok();
+}
+
+// Every tree's nodes and their agreement with the complete layout, then
+// (from them, by the parser's own function) the `sets` layout into `lazy`.
 Status CompactIO::validate_lazy(const Forest& f, Forest::LazyCheck* lazy) {
   std::vector<int32_t> level;
-  for (size_t t = 0; t < f.trees_.size(); ++t) GCONV_RETURN_IF_ERROR(check_nodes(f, t, level));
+  for (size_t t = 0; t < f.trees_.size(); ++t) {
+    GCONV_RETURN_IF_ERROR(check_nodes(f, t, level));
+    GCONV_RETURN_IF_ERROR(check_full_layout(f, t));
+  }
   lazy->set_first.clear();
   lazy->set_nodes.clear();
   for (size_t t = 0; t < f.trees_.size(); ++t) {

@@ -13,6 +13,7 @@
 #include "core/json_depth.hpp"
 #include "heuristic/forest_compact.hpp"
 #include "pool/arch_rules.hpp"
+#include "problem/csv_text.hpp"
 #include "problem/read_text.hpp"
 
 namespace gconv::heuristic {
@@ -37,6 +38,8 @@ Status int_field(const nlohmann::json& v, const std::string& key, int lo, int hi
 Result<Manifest> parse_manifest(const std::string& text) {
   nlohmann::json j;
   GCONV_RETURN_IF_ERROR(check_json_depth(text, "manifest.json"));
+  // Manifests are written indented (dump(2)): no line of theirs is long.
+  GCONV_RETURN_IF_ERROR(problem_io::check_line_lengths(text, "manifest.json"));
   try {
     j = nlohmann::json::parse(text);
   } catch (const std::exception& e) {

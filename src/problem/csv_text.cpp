@@ -6,6 +6,34 @@
 
 namespace gconv::problem_io {
 
+namespace {
+
+std::string size_text(size_t n) {
+  if (n >= (size_t(1) << 20) && n % (size_t(1) << 20) == 0) return std::to_string(n >> 20) + " MiB";
+  if (n >= (size_t(1) << 10) && n % (size_t(1) << 10) == 0) return std::to_string(n >> 10) + " KiB";
+  return std::to_string(n) + " bytes";
+}
+
+}  // namespace
+
+Status check_line_lengths(std::string_view text, const std::string& name, size_t max_line) {
+  size_t start = 0, line = 1;
+  while (start < text.size()) {
+    const void* nl = std::memchr(text.data() + start, '\n', text.size() - start);
+    const size_t end = nl ? size_t(static_cast<const char*>(nl) - text.data()) : text.size();
+    size_t len = end - start;
+    if (len > 0 && text[end - 1] == '\r' && nl) --len;  // a CRLF line end is not part of the line
+    if (len > max_line)
+      return parse_error(name + ":" + std::to_string(line) + ": line of more than " + size_text(max_line) +
+                         " (the limit of a line gconv reads; " + (nl ? "" : "no line end: ") +
+                         "binary data, or a file without line ends?)");
+    if (!nl) break;
+    start = end + 1;
+    ++line;
+  }
+  return Status::Ok();
+}
+
 Result<std::string_view> check_text_encoding(std::string_view text, const std::string& name) {
   if (text.size() >= 2 && ((text[0] == '\xFF' && text[1] == '\xFE') || (text[0] == '\xFE' && text[1] == '\xFF')))
     return parse_error(name + ": the text is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8");
@@ -24,6 +52,7 @@ Result<std::string_view> check_text_encoding(std::string_view text, const std::s
                        "CRLF line ends");
   }
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  GCONV_RETURN_IF_ERROR(check_line_lengths(text, name));
   return text;
 }
 

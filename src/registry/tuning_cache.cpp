@@ -19,6 +19,7 @@
 #include "jit/cache.hpp"
 #include "jit/hash.hpp"
 #include "pool/arch_rules.hpp"
+#include "problem/csv_text.hpp"
 #include "problem/read_text.hpp"
 
 namespace gconv {
@@ -132,6 +133,8 @@ TuningCache::TuningCache(fs::path path, TuningKey key) : path_(std::move(path)),
 Status parse_tuning_cache(const std::string& text, const std::string& source, const TuningKey& key,
                           std::map<std::string, TuningEntry>* out) {
   if (Status d = check_json_depth(text, source); !d.ok()) return d;
+  // gconv writes the cache one entry field a line (dump(1)).
+  GCONV_RETURN_IF_ERROR(problem_io::check_line_lengths(text, source));
   const json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded() || !root.is_object()) return parse_error(source + ": is not valid JSON (corrupt or truncated)");
   std::string format;
