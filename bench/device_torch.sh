@@ -7,7 +7,8 @@
 #   tests     tests/python/gpu/test_torch_gpu.py (outputs and gradients vs
 #             torch, opcheck, torch.compile, CUDA graphs, two streams); ~1-3 min,
 #             most of it NVRTC compiles on a cold JIT cache
-#   overhead  bench/torch_overhead.py -> $OUT/torch_overhead.csv; ~1 min
+#   overhead  bench/torch_overhead.py -> $OUT/torch_overhead.csv, then
+#             bench/torch_overhead_host.py -> $OUT/torch_overhead_host.csv; ~1 min
 #   train     bench/torch_train_step.py -> $OUT/train_step.csv, train_step_losses.csv;
 #             NETS (comma list, default all six) x MODES (default all four):
 #             pairs not started in time are written as skipped_budget rows:
@@ -52,7 +53,10 @@ for stage in "${stages[@]}"; do
     overhead)
       timeout -k 5 "$(left)" "$py" bench/torch_overhead.py --out "$OUT/torch_overhead.csv" \
         > "$OUT/overhead.log" 2>&1 || status=1
-      column -s, -t < "$OUT/torch_overhead.csv" 2>/dev/null || tail -n 20 "$OUT/overhead.log" ;;
+      column -s, -t < "$OUT/torch_overhead.csv" 2>/dev/null || tail -n 20 "$OUT/overhead.log"
+      # The Python layers alone on this machine's CPU (library call stubbed; needs cc).
+      timeout -k 5 "$(left)" "$py" bench/torch_overhead_host.py > "$OUT/torch_overhead_host.csv" \
+        2>> "$OUT/overhead.log" && tr '\n' ' ' < "$OUT/torch_overhead_host.csv" && echo ;;
     train)
       budget=$(( $(left) - ${TRAIN_TAIL_S:-150} ))
       (( budget > 0 )) || budget=1

@@ -5,11 +5,17 @@ kernel's own GPU time (issue 18's target: <= 10 us above the kernel).
 Layers timed, each as host microseconds per call over a loop of async calls
 (the GPU is never the bottleneck for these tiny problems, so the loop's wall
 time per call is the host cost):
-  ctypes      gconv_run through ctypes on preallocated tensors (the floor)
-  op          torch.ops.gconv.conv_fwd (dispatcher + the op's Python body)
-  conv        gconv.conv, no grad (the functional entry: checks, autocast, op)
+  gconv_run   the registry's C entry through ctypes on preallocated tensors
+              (validates the problem and queries every pointer per call)
+  plan_run    gconv_plan_run through ctypes on preallocated tensors: the
+              floor under every Python layer (checks values, launches)
+  run         gconv._runtime.run_conv (what the registered ops call)
+  op          torch.ops.gconv.conv_fwd (dispatcher + custom-op wrapper + run;
+              what torch.compile's graphs call)
+  conv        gconv.conv, no grad (the eager entry: checks, autocast, run)
+  conv_bias   gconv.conv with a bias (one in-place broadcast add more)
   conv_grad   gconv.conv with requires_grad inputs (builds the autograd node)
-  torch       torch.nn.functional.conv2d (cuDNN) for comparison
+  torch       torch.nn.functional.conv2d (cuDNN) for comparison (torch_bias: with the bias)
   kernel      GPU time of the gconv kernel (profiler, mean of the calls)
 
   python bench/torch_overhead.py [--out CSV] [--calls 2000]
@@ -74,20 +80,33 @@ def measure(name, n, c, k, g, h, ks, dtype, calls):
     y = ops.empty_channels_last(x, [n, k, *p.out_size(x.shape[2:], w.shape[2:])])
     st, lo, hi, dil = list(p.stride), list(p.pad_lo), list(p.pad_hi), list(p.dilation)
     xg, wg = x.clone().requires_grad_(), w.clone().requires_grad_()
-
+    b = torch.randn(k, device="cuda", dtype=dtype)
+    pl = ops.plan(x.device, key)
+    ws = torch.empty(max(pl.ws, 16), dtype=torch.uint8, device="cuda")
+    wsp = ws.data_ptr() if pl.ws else None
+    xp, wp, yp = x.data_ptr(), w.data_ptr(), y.data_ptr()
+    stream = torch.cuda.current_stream().cuda_stream
+    L = gconv._lib.lib()
     fns = {
-        "ctypes": lambda: ops._launch(key, x, w, y),
+        "gconv_run": lambda: L.gconv_run(pl.reg.handle, pl.solution.handle, pl.problem.handle, xp, wp, yp, wsp,
+                                         pl.ws, stream),
+        "plan_run": lambda: L.gconv_plan_run(pl.address, xp, wp, yp, wsp, pl.ws, stream),
+        "run": lambda: ops.run_conv("fwd", x, w, None, st, lo, hi, dil, g),
         "op": lambda: torch.ops.gconv.conv_fwd(x, w, None, st, lo, hi, dil, g),
         "conv": lambda: gconv.conv(x, w, None, 1, pad, 1, g),
+        "conv_bias": lambda: gconv.conv(x, w, b, 1, pad, 1, g),
         "conv_grad": lambda: gconv.conv(xg, wg, None, 1, pad, 1, g),
         "torch": lambda: F.conv2d(x, w, None, 1, pad, 1, g),
+        "torch_bias": lambda: F.conv2d(x, w, b, 1, pad, 1, g),
     }
-    row = {"shape": name, "dtype": str(dtype).replace("torch.", ""), "kernel": ops.plan(x.device, key).solution.kernel}
+    assert fns["gconv_run"]() == 0 and fns["plan_run"]() == 0, gconv._lib.lib().gconv_last_error()
+    row = {"shape": name, "dtype": str(dtype).replace("torch.", ""), "kernel": pl.solution.kernel,
+           "workspace": pl.ws}
     with torch.no_grad():
-        for label in ("ctypes", "op", "conv", "torch"):
+        for label in ("gconv_run", "plan_run", "run", "op", "conv", "conv_bias", "torch", "torch_bias"):
             row[f"{label}_us"] = round(per_call_us(fns[label], calls), 2)
     row["conv_grad_us"] = round(per_call_us(fns["conv_grad"], calls), 2)
-    row["kernel_us"] = round(kernel_us(fns["ctypes"]), 2)
+    row["kernel_us"] = round(kernel_us(fns["plan_run"]), 2)
     row["conv_above_kernel_us"] = round(row["conv_us"] - row["kernel_us"], 2)
     return row
 

@@ -12,11 +12,12 @@
  *     pointer stays valid until that thread's next gconv call.
  *  3. Outputs: results are written through the last argument(s) (`out`)
  *     only on success; on failure *out is left untouched.
- *  4. Handles: gconv_registry_t, gconv_problem_t and gconv_solution_t are
- *     opaque. Each is created by a gconv_*_create / gconv_select call, owned
- *     by the caller, and released with the matching gconv_*_destroy, which
- *     accepts NULL. A solution does not refer to the registry that made it,
- *     but it must be run with a registry for the same arch and pool.
+ *  4. Handles: gconv_registry_t, gconv_problem_t, gconv_solution_t and
+ *     gconv_plan_t are opaque. Each is created by a gconv_*_create /
+ *     gconv_select call, owned by the caller, and released with the matching
+ *     gconv_*_destroy, which accepts NULL. A solution does not refer to the
+ *     registry that made it, but it must be run with a registry for the
+ *     same arch and pool.
  *  5. Strings returned by a handle's getter (kernel name, spec, reason) are
  *     owned by that handle and valid until it is destroyed. gconv_version()
  *     and gconv_status_name() return static strings.
@@ -42,8 +43,13 @@
  *     current device) and a cudaStream_t passed as void* (NULL = the legacy
  *     default stream); it is asynchronous with respect to the host.
  * 11. Without a GPU, registries still create and select with the "analytic"
- *     or "heuristic" policy; gconv_run and the measuring policies return
- *     GCONV_ERR_NO_DEVICE.
+ *     or "heuristic" policy; gconv_run, gconv_plan_create and the measuring
+ *     policies return GCONV_ERR_NO_DEVICE.
+ * 12. Plans (gconv_plan_t) are the per-call fast path for a problem run many
+ *     times (a framework's op): gconv_plan_create does once what gconv_run
+ *     does on every call (validation, kernel lookup and load, the kernel's
+ *     can_implement, the workspace size); gconv_plan_run only checks its
+ *     arguments' values and launches.
  */
 #ifndef GCONV_GCONV_H_
 #define GCONV_GCONV_H_
@@ -83,6 +89,7 @@ typedef enum { GCONV_BF16 = 0, GCONV_FP16 = 1, GCONV_FP32 = 2 } gconv_dtype_t;
 typedef struct gconv_registry_t gconv_registry_t;
 typedef struct gconv_problem_t gconv_problem_t;
 typedef struct gconv_solution_t gconv_solution_t;
+typedef struct gconv_plan_t gconv_plan_t;
 
 /* ---- library ---------------------------------------------------------- */
 
@@ -197,6 +204,38 @@ GCONV_C_EXPORT int gconv_run(gconv_registry_t* r, const gconv_solution_t* s, con
 GCONV_C_EXPORT int gconv_run_problem(gconv_registry_t* r, const gconv_problem_t* p, const char* policy,
                                      const void* a, const void* b, void* out, void* workspace,
                                      size_t workspace_bytes, void* stream);
+
+/* ---- plans (convention 12) ---------------------------------------------- */
+
+/* Binds p to the kernel of s (a solution for p from gconv_select or
+ * gconv_rank; NULL = gconv_select(r, p, "heuristic")) and loads that kernel
+ * (compiling it on first use, through the JIT cache) for the device current
+ * now, which becomes the plan's device. Errors: GCONV_ERR_INVALID_PROBLEM;
+ * GCONV_ERR_INVALID_ARGUMENT when s's kernel cannot run p (named, with the
+ * rule); GCONV_ERR_NO_DEVICE without a GPU; GCONV_ERR_COMPILE. The plan
+ * keeps its own copy of p and its kernel: r, p and s may be destroyed after.
+ * A plan is immutable; many threads may run it at once, on any streams. */
+GCONV_C_EXPORT int gconv_plan_create(gconv_registry_t* r, const gconv_problem_t* p, const gconv_solution_t* s,
+                                     gconv_plan_t** out);
+GCONV_C_EXPORT void gconv_plan_destroy(gconv_plan_t* plan);
+/* Workspace bytes every gconv_plan_run of this plan needs; 0 for NULL. */
+GCONV_C_EXPORT size_t gconv_plan_workspace_bytes(const gconv_plan_t* plan);
+GCONV_C_EXPORT const char* gconv_plan_kernel_name(const gconv_plan_t* plan);  /* "" for NULL */
+GCONV_C_EXPORT const char* gconv_plan_spec(const gconv_plan_t* plan);         /* "" for NULL */
+GCONV_C_EXPORT int gconv_plan_device(const gconv_plan_t* plan);               /* -1 for NULL */
+
+/* Runs the plan's problem on its device (operands per convention 10),
+ * asynchronously on stream. No selection, no allocation, no lock, no
+ * pointer-attribute query. It checks: plan, a, b and out non-NULL and
+ * 16-byte aligned; when the plan needs a workspace, workspace non-NULL,
+ * 16-byte aligned and workspace_bytes >= gconv_plan_workspace_bytes
+ * (GCONV_ERR_INVALID_ARGUMENT, naming the argument). It does NOT check that
+ * the pointers are device memory of the plan's device holding the plan's
+ * dense tensors (gconv_run does): the caller guarantees it. When another
+ * device is current, the plan's device is made current for the launch and
+ * the caller's restored. */
+GCONV_C_EXPORT int gconv_plan_run(const gconv_plan_t* plan, const void* a, const void* b, void* out,
+                                  void* workspace, size_t workspace_bytes, void* stream);
 
 /* ---- host helpers (for tests and examples) ---------------------------- */
 

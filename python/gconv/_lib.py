@@ -56,6 +56,12 @@ def _candidates() -> list[str]:
     return found
 
 
+# gconv_plan_run(plan, a, b, out, workspace, workspace_bytes, stream): the
+# per-call entry. The plan is passed as a plain int (its address), like the
+# data pointers, so a call converts no ctypes objects.
+PLAN_RUN_ARGTYPES = [c_void_p, c_void_p, c_void_p, c_void_p, c_void_p, c_size_t, c_void_p]
+
+
 def _declare(lib: ctypes.CDLL) -> None:
     P = c_void_p  # opaque handles
     sigs = {
@@ -81,6 +87,13 @@ def _declare(lib: ctypes.CDLL) -> None:
         "gconv_solution_measured_ms": (c_double, [P]),
         "gconv_solution_reason": (c_char_p, [P]),
         "gconv_run": (c_int, [P, P, P, c_void_p, c_void_p, c_void_p, c_void_p, c_size_t, c_void_p]),
+        "gconv_plan_create": (c_int, [P, P, P, POINTER(P)]),
+        "gconv_plan_destroy": (None, [P]),
+        "gconv_plan_workspace_bytes": (c_size_t, [P]),
+        "gconv_plan_kernel_name": (c_char_p, [P]),
+        "gconv_plan_spec": (c_char_p, [P]),
+        "gconv_plan_device": (c_int, [P]),
+        "gconv_plan_run": (c_int, PLAN_RUN_ARGTYPES),
     }
     for name, (res, args) in sigs.items():
         try:
@@ -194,6 +207,35 @@ class Solution:
     def __del__(self):
         if _lib is not None and self.handle:
             _lib.gconv_solution_destroy(self.handle)
+
+
+class Plan:
+    """An owned gconv_plan_t: a problem bound to its loaded kernel on one
+    device (gconv.h convention 12). `address` is the handle as an int, what
+    gconv_plan_run takes; the fields are copied out at creation."""
+
+    __slots__ = ("handle", "address", "kernel", "spec", "workspace_bytes", "device")
+
+    def __init__(self, registry: "Registry", problem: Problem, solution: "Solution | None" = None):
+        L = lib()
+        h = c_void_p()
+        check(L.gconv_plan_create(registry.handle, problem.handle, solution.handle if solution else None, byref(h)),
+              f"making a plan for {problem.spec}")
+        self.handle = h
+        self.address = h.value
+        self.kernel = L.gconv_plan_kernel_name(h).decode()
+        self.spec = L.gconv_plan_spec(h).decode()
+        self.workspace_bytes = L.gconv_plan_workspace_bytes(h)
+        self.device = L.gconv_plan_device(h)
+
+    def run(self, a: int, b: int, out: int, workspace: int | None, workspace_bytes: int, stream: int) -> None:
+        status = lib().gconv_plan_run(self.address, a, b, out, workspace, workspace_bytes, stream)
+        if status != OK:
+            check(status, f"running {self.kernel} on {self.spec}")
+
+    def __del__(self):
+        if _lib is not None and getattr(self, "address", None):
+            _lib.gconv_plan_destroy(self.handle)
 
 
 class Registry:

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import torch
 
-from . import ops
+from . import _runtime, ops
 from ._shapes import conv_params
+
+_grad_enabled = torch.is_grad_enabled
 
 
 def _autocast_dtype():
@@ -24,12 +26,9 @@ def _cast(t, dtype):
     return t.to(dtype) if t is not None and t.dtype in _CASTABLE else t
 
 
-_args_cache: dict = {}
-
-
 def _conv_args(x, weight, stride, padding, dilation, groups) -> tuple:
     """The ops' (stride, pad_lo, pad_hi, dilation, groups) after the checks
-    that need only shapes; remembered per (shapes, arguments) when those hash."""
+    that need only shapes."""
     if x.dim() not in (3, 4, 5) or weight.dim() != x.dim():
         raise ValueError(f"gconv.conv: x of {x.dim()} dims and weight of {weight.dim()} dims "
                          "(want both 3, 4 or 5: N, C, *spatial and K, C/groups, *kernel)")
@@ -40,6 +39,32 @@ def _conv_args(x, weight, stride, padding, dilation, groups) -> tuple:
         raise ValueError(f"gconv.conv: out_channels ({weight.shape[0]}) is not divisible by groups ({groups})")
     p = conv_params(x.dim() - 2, tuple(weight.shape[2:]), stride, padding, dilation, groups)
     return list(p.stride), list(p.pad_lo), list(p.pad_hi), list(p.dilation), groups
+
+
+# The eager path's cache: the call's signature (operand shapes, strides,
+# dtypes, devices and the conv arguments as given) -> its runtime Entry, so a
+# repeated call builds one tuple and does one lookup before it allocates and
+# launches. Arguments given as lists do not hash: those calls build the
+# Entry's key in the runtime instead (a few microseconds more).
+_entries: dict = {}
+_MAX_ENTRIES = 4096
+
+
+def _entry(x, weight, bias, stride, padding, dilation, groups):
+    try:
+        key = (x.shape, x.stride(), x.dtype, x.get_device(), weight.shape, weight.stride(), weight.dtype,
+               weight.get_device(), None if bias is None else (bias.shape, bias.dtype, bias.get_device()), stride,
+               padding, dilation, groups)
+        e = _entries.get(key)
+    except TypeError:  # a list argument
+        key = e = None
+    if e is None:
+        e = _runtime.lookup("fwd", x, weight, bias, None, *_conv_args(x, weight, stride, padding, dilation, groups))
+        if key is not None:
+            if len(_entries) >= _MAX_ENTRIES:
+                _entries.clear()
+            _entries[key] = e
+    return e
 
 
 def conv(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, stride=1, padding=0, dilation=1,
@@ -55,23 +80,16 @@ def conv(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None
     complex and other unsupported operands raise an error, never compute
     something else."""
     if ops.eager_path_ok(x, weight, bias):
-        # Eager, plain CUDA tensors: the checks that depend only on shapes and
-        # arguments are cached; dtypes are checked by the op's own cache.
+        # Eager, plain CUDA tensors: everything derived from the operands'
+        # signature is cached in their Entry (dtypes and devices checked once).
         cast = _autocast_dtype()
         if cast is not None:
             x, weight, bias = _cast(x, cast), _cast(weight, cast), _cast(bias, cast)
-        try:
-            args = _args_cache[(x.shape, weight.shape, stride, padding, dilation, groups)]
-        except (KeyError, TypeError):  # TypeError: a list argument, not hashable
-            args = _conv_args(x, weight, stride, padding, dilation, groups)
-            try:
-                _args_cache[(x.shape, weight.shape, stride, padding, dilation, groups)] = args
-            except TypeError:
-                pass
-        if torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad or
-                                        (bias is not None and bias.requires_grad)):
-            return ops.EagerConv.apply(x, weight, bias, *args)
-        return ops.fwd_impl(x, weight, bias, *args)
+        e = _entry(x, weight, bias, stride, padding, dilation, groups)
+        if _grad_enabled() and (x.requires_grad or weight.requires_grad or
+                                (bias is not None and bias.requires_grad)):
+            return ops.eager_conv(x, weight, bias, e)
+        return _runtime.fwd(e, x, weight, bias)
 
     if x.is_complex() or weight.is_complex():
         raise TypeError("gconv.conv: complex tensors are not supported (use torch.nn.functional.conv*)")
@@ -84,4 +102,16 @@ def conv(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None
     cast = _autocast_dtype() if x.device.type == "cuda" else None
     if cast is not None:
         x, weight, bias = _cast(x, cast), _cast(weight, cast), _cast(bias, cast)
-    return ops.conv_fwd(x, weight, bias, *_conv_args(x, weight, stride, padding, dilation, groups))
+    args = _conv_args(x, weight, stride, padding, dilation, groups)
+    if bias is not None and torch.compiler.is_compiling():
+        # Traced: the bias add goes into the graph as a broadcast add beside
+        # the op, so the compiler fuses it with what follows (a ReLU, a
+        # residual add) instead of running it as a kernel of its own inside
+        # the op; its gradient (a sum over dy) is the compiler's too. The op
+        # is given the bias's checks.
+        ops._check_operands("conv_fwd", x, weight, bias, fake=True)
+        if bias.dim() != 1 or bias.shape[0] != weight.shape[0]:
+            raise ValueError(f"gconv.conv: bias of shape {tuple(bias.shape)} for {weight.shape[0]} output channels")
+        y = ops.conv_fwd(x, weight, None, *args)
+        return y + bias.view(1, -1, *([1] * (x.dim() - 2)))
+    return ops.conv_fwd(x, weight, bias, *args)

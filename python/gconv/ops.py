@@ -23,6 +23,7 @@ from typing import Optional
 
 import torch
 
+from . import _runtime as _rt
 # Re-exported: the layout helpers and the runtime are part of gconv.ops.
 from ._runtime import (_DTYPES, POLICY, _check_operands, _launch, _params, empty_channels_last,  # noqa: F401
                        is_channels_last, plan, run_conv, to_channels_last)
@@ -31,11 +32,7 @@ from ._runtime import (_DTYPES, POLICY, _check_operands, _launch, _params, empty
 
 def fwd_impl(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor], stride: list[int],
              pad_lo: list[int], pad_hi: list[int], dilation: list[int], groups: int) -> torch.Tensor:
-    y = run_conv("fwd", x, w, None, stride, pad_lo, pad_hi, dilation, groups)
-    if bias is not None:  # not fused: a broadcast add in place, y stays channels-last
-        _check_operands("conv_fwd", x, bias)
-        y.add_(bias.view(1, -1, *([1] * len(stride))))
-    return y
+    return run_conv("fwd", x, w, None, stride, pad_lo, pad_hi, dilation, groups, bias)
 
 
 conv_fwd = torch.library.custom_op("gconv::conv_fwd", fwd_impl, mutates_args=())
@@ -82,23 +79,18 @@ def _setup_context(ctx, inputs, output):
     x, w, bias, stride, pad_lo, pad_hi, dilation, groups = inputs
     ctx.save_for_backward(x, w)
     ctx.conv = (stride, pad_lo, pad_hi, dilation, groups)
-    ctx.has_bias = bias is not None
-
-
-def _backward_with(ctx, dy, bwd_data, bwd_weight):
-    x, w = ctx.saved_tensors
-    dx = dw = db = None
-    if ctx.needs_input_grad[0]:
-        dx = bwd_data(dy, w, list(x.shape), *ctx.conv)
-    if ctx.needs_input_grad[1]:
-        dw = bwd_weight(x, dy, list(w.shape), *ctx.conv)
-    if ctx.has_bias and ctx.needs_input_grad[2]:
-        db = dy.sum(dim=[0, *range(2, dy.dim())])
-    return dx, dw, db, None, None, None, None, None
 
 
 def _backward(ctx, dy):
-    return _backward_with(ctx, dy, conv_bwd_data, conv_bwd_weight)
+    x, w = ctx.saved_tensors
+    dx = dw = db = None
+    if ctx.needs_input_grad[0]:
+        dx = conv_bwd_data(dy, w, list(x.shape), *ctx.conv)
+    if ctx.needs_input_grad[1]:
+        dw = conv_bwd_weight(x, dy, list(w.shape), *ctx.conv)
+    if ctx.needs_input_grad[2]:  # False when there is no bias
+        db = dy.sum(dim=[0, *range(2, dy.dim())])
+    return dx, dw, db, None, None, None, None, None
 
 
 conv_fwd.register_autograd(_backward, setup_context=_setup_context)
@@ -106,33 +98,59 @@ conv_fwd.register_autograd(_backward, setup_context=_setup_context)
 
 # ---- the eager fast path --------------------------------------------------
 # A custom op costs tens of microseconds of Python dispatch per call; in eager
-# mode on plain CUDA tensors gconv.conv calls the implementations directly
-# (through this autograd.Function when a gradient is needed). Under
-# torch.compile, FakeTensorMode or any other dispatch mode, and for tensor
-# subclasses, the ops above are used, so tracing sees them.
+# mode on plain CUDA tensors gconv.conv calls the runtime directly with the
+# call's cached Entry (through this autograd.Function when a gradient is
+# needed). Under torch.compile, FakeTensorMode or any other dispatch mode,
+# functorch transforms, and for tensor subclasses, the ops above are used, so
+# tracing sees them.
 
 class EagerConv(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, w, bias, stride, pad_lo, pad_hi, dilation, groups):
-        y = fwd_impl(x, w, bias, stride, pad_lo, pad_hi, dilation, groups)
-        _setup_context(ctx, (x, w, bias, stride, pad_lo, pad_hi, dilation, groups), y)
-        return y
+    def forward(ctx, x, w, bias, e):
+        ctx.save_for_backward(x, w)
+        ctx.entry = e
+        return _rt.fwd(e, x, w, bias)
 
     @staticmethod
     def backward(ctx, dy):
-        return _backward_with(ctx, dy, bwd_data_impl, bwd_weight_impl)
+        x, w = ctx.saved_tensors
+        e = ctx.entry
+        need = ctx.needs_input_grad
+        dx = _rt.execute(_rt.backward_entry(e, 0, dy, x, w), dy, w) if need[0] else None
+        dw = _rt.execute(_rt.backward_entry(e, 1, dy, x, w), x, dy) if need[1] else None
+        db = dy.sum(e.sum_dims) if need[2] else None
+        return dx, dw, db, None
 
+
+def _c_apply():
+    """Function.apply without its Python wrapper: the wrapper binds default
+    arguments (EagerConv has no setup_context: nothing to bind) and unwraps
+    dead functorch wrappers through a pytree walk (eager_path_ok sends every
+    call made under a functorch transform to the ops instead), several
+    microseconds per call. The C apply it ends in is this one."""
+    try:
+        apply = super(torch.autograd.Function, EagerConv).apply
+        return apply if getattr(apply, "__self__", None) is EagerConv else EagerConv.apply
+    except AttributeError:
+        return EagerConv.apply
+
+
+eager_conv = _c_apply()
 
 _dispatch_depth = getattr(torch._C, "_len_torch_dispatch_stack", None)
+_functorch_active = getattr(torch._C, "_are_functorch_transforms_active", None)
+_is_compiling = torch.compiler.is_compiling
 # Tensor types the implementations may see directly (a module's weight is a
 # Parameter); any other subclass (FakeTensor, DTensor, ...) goes through the op.
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
 
 
-def eager_path_ok(*tensors) -> bool:
+def eager_path_ok(x, w, bias=None) -> bool:
     """True when calling the implementations directly is equivalent to the ops."""
-    if torch.compiler.is_compiling():  # first: dynamo folds it to True and traces nothing after it
+    if _is_compiling():  # first: dynamo folds it to True and traces nothing after it
         return False
-    if _dispatch_depth is None or _dispatch_depth() != 0:
+    if _dispatch_depth is None or _dispatch_depth() != 0 or _functorch_active is None or _functorch_active():
         return False
-    return all(t is None or (type(t) in _PLAIN and t.is_cuda) for t in tensors)
+    if type(x) not in _PLAIN or not x.is_cuda or type(w) not in _PLAIN or not w.is_cuda:
+        return False
+    return bias is None or (type(bias) in _PLAIN and bias.is_cuda)

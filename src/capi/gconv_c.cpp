@@ -14,11 +14,16 @@
 #include <climits>
 #include <cstdint>
 
+#include <cuda_runtime_api.h>
+
+#include "core/cuda_check.hpp"
 #include "gconv/numeric.hpp"
 #include "gconv/problem.hpp"
 #include "gconv/reference.hpp"
 #include "gconv/registry.hpp"
 #include "gconv/status.hpp"
+#include "kernels/naive/naive.hpp"
+#include "runtime/instance.hpp"
 
 // Handles: the C structs named in gconv.h. Problems and solutions are
 // immutable after creation (convention 7), so everything a getter returns is
@@ -32,6 +37,16 @@ struct gconv_solution_t {
 };
 struct gconv_registry_t {
   std::unique_ptr<gconv::Registry> registry;
+};
+// Everything gconv_plan_run needs, resolved at creation: the loaded kernel
+// (its module is shared with the registry's through the JIT engine's
+// in-process table), the problem it was checked against and the workspace.
+struct gconv_plan_t {
+  gconv::Problem problem;
+  std::string spec;
+  std::shared_ptr<const gconv::Instance> instance;
+  size_t workspace_bytes = 0;
+  int device = 0;
 };
 
 namespace {
@@ -136,6 +151,66 @@ gconv::Result<gconv::Solution> select_solution(gconv_registry_t& r, const gconv_
   auto pol = parse_policy(policy);
   if (!pol.ok()) return pol.status();
   return r.registry->select(p.problem, *pol);
+}
+
+// The kernel a solution names, resolved as the registry's run resolves it
+// (the fallback's traits come from the problem), and checked against p with
+// the family's own can_implement.
+struct ResolvedKernel {
+  gconv::KernelTraits traits;
+  const gconv::KernelFamily* family = nullptr;
+};
+
+gconv::Result<ResolvedKernel> resolve_kernel(const std::string& kernel, const gconv::Problem& p) {
+  ResolvedKernel k;
+  if (kernel.rfind("naive_", 0) == 0) {
+    k.traits = gconv::naive_traits(p);
+    k.family = &gconv::naive_family();
+    const std::string name = gconv::naive_kernel_name(k.traits);
+    if (name != kernel)
+      return gconv::invalid_argument("solution kernel " + kernel + " is not for " + p.to_spec() +
+                                     " (its fallback is " + name + ")");
+  } else {
+    auto t = gconv::parse_kernel_name(kernel);
+    if (!t.ok()) return gconv::invalid_argument("solution kernel: " + t.status().message());
+    k.traits = *t;
+    k.family = &gconv::family_of(k.traits);
+  }
+  std::string why;
+  if (!k.family->can_implement(k.traits, p, &why))
+    return gconv::invalid_argument("solution kernel " + kernel + " cannot run " + p.to_spec() + ": " + why);
+  return k;
+}
+
+bool misaligned(const void* ptr) { return (reinterpret_cast<uintptr_t>(ptr) & 15u) != 0; }
+
+// gconv_plan_run's argument checks: comparisons only; a message is built
+// only for a failure.
+Status check_plan_arguments(const gconv_plan_t& plan, const void* a, const void* b, const void* out,
+                            const void* workspace, size_t workspace_bytes) {
+  const std::pair<const char*, const void*> operands[] = {{"a", a}, {"b", b}, {"out", out}};
+  for (const auto& [name, ptr] : operands) {
+    if (ptr == nullptr) return null_argument(name);
+    if (misaligned(ptr)) return gconv::invalid_argument(std::string(name) + " is not 16-byte aligned");
+  }
+  if (plan.workspace_bytes == 0) return Status::Ok();
+  if (workspace == nullptr)
+    return gconv::invalid_argument("workspace is NULL; " + plan.instance->name + " needs " +
+                                   std::to_string(plan.workspace_bytes) + " bytes for " + plan.spec);
+  if (misaligned(workspace)) return gconv::invalid_argument("workspace is not 16-byte aligned");
+  if (workspace_bytes < plan.workspace_bytes)
+    return gconv::invalid_argument("workspace of " + std::to_string(workspace_bytes) + " bytes is too small: " +
+                                   plan.instance->name + " needs " + std::to_string(plan.workspace_bytes) +
+                                   " bytes for " + plan.spec);
+  return Status::Ok();
+}
+
+Status launch_plan(const gconv_plan_t& plan, const void* a, const void* b, void* out, void* workspace,
+                   size_t workspace_bytes, void* stream) {
+  const gconv::Instance& inst = *plan.instance;
+  return inst.family->launch(inst.traits, inst.module->kernels(), plan.problem,
+                             gconv::ConvArgs{a, b, out, workspace, workspace != nullptr ? workspace_bytes : 0},
+                             static_cast<CUstream_st*>(stream));
 }
 
 }  // namespace
@@ -388,6 +463,73 @@ int gconv_run_problem(gconv_registry_t* r, const gconv_problem_t* p, const char*
     if (!chosen.ok()) return chosen.status();
     return r->registry->run(*chosen, p->problem, a, b, out, workspace, workspace_bytes,
                             static_cast<CUstream_st*>(stream));
+  });
+}
+
+// ---- plans ------------------------------------------------------------------
+
+int gconv_plan_create(gconv_registry_t* r, const gconv_problem_t* p, const gconv_solution_t* s,
+                      gconv_plan_t** out) {
+  return guarded([&]() -> Status {
+    if (r == nullptr) return null_argument("registry");
+    if (p == nullptr) return null_argument("problem");
+    if (out == nullptr) return null_argument("out");
+    GCONV_RETURN_IF_ERROR(p->problem.validate());
+    std::string kernel;
+    if (s != nullptr) {
+      kernel = s->solution.kernel;
+    } else {
+      auto chosen = r->registry->select(p->problem, gconv::Policy::heuristic());
+      if (!chosen.ok()) return chosen.status();
+      kernel = chosen->kernel;
+    }
+    // Host-only checks first, so a wrong solution is reported without a GPU.
+    auto resolved = resolve_kernel(kernel, p->problem);
+    if (!resolved.ok()) return resolved.status();
+    int devices = 0;
+    const cudaError_t counted = cudaGetDeviceCount(&devices);
+    if (counted != cudaSuccess) {
+      cudaGetLastError();  // not sticky; leave no error for the caller's next CUDA check
+      return gconv::cuda_status(counted, "cudaGetDeviceCount");
+    }
+    if (devices == 0) return Status(StatusCode::no_device, "gconv_plan_create needs a GPU; none was found");
+    auto plan = std::make_unique<gconv_plan_t>();
+    GCONV_CUDA_RETURN_IF_ERROR(cudaGetDevice(&plan->device));
+    auto inst = gconv::load_instance(resolved->traits, *resolved->family, kernel);
+    if (!inst.ok()) return inst.status();
+    plan->problem = p->problem;
+    plan->spec = p->spec;
+    plan->instance = std::move(inst).value();
+    plan->workspace_bytes = resolved->family->workspace_bytes(resolved->traits, p->problem);
+    *out = plan.release();
+    return Status::Ok();
+  });
+}
+
+void gconv_plan_destroy(gconv_plan_t* plan) { delete plan; }
+
+size_t gconv_plan_workspace_bytes(const gconv_plan_t* plan) { return plan != nullptr ? plan->workspace_bytes : 0; }
+
+const char* gconv_plan_kernel_name(const gconv_plan_t* plan) {
+  return plan != nullptr ? plan->instance->name.c_str() : "";
+}
+
+const char* gconv_plan_spec(const gconv_plan_t* plan) { return plan != nullptr ? plan->spec.c_str() : ""; }
+
+int gconv_plan_device(const gconv_plan_t* plan) { return plan != nullptr ? plan->device : -1; }
+
+int gconv_plan_run(const gconv_plan_t* plan, const void* a, const void* b, void* out, void* workspace,
+                   size_t workspace_bytes, void* stream) {
+  return guarded([&]() -> Status {
+    if (plan == nullptr) return null_argument("plan");
+    GCONV_RETURN_IF_ERROR(check_plan_arguments(*plan, a, b, out, workspace, workspace_bytes));
+    int current = 0;
+    GCONV_CUDA_RETURN_IF_ERROR(cudaGetDevice(&current));  // a thread-local read in the runtime
+    if (current == plan->device) return launch_plan(*plan, a, b, out, workspace, workspace_bytes, stream);
+    GCONV_CUDA_RETURN_IF_ERROR(cudaSetDevice(plan->device));
+    Status launched = launch_plan(*plan, a, b, out, workspace, workspace_bytes, stream);
+    Status restored = gconv::cuda_status(cudaSetDevice(current), "cudaSetDevice (restoring the caller's device)");
+    return launched.ok() ? restored : launched;
   });
 }
 

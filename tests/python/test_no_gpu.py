@@ -46,3 +46,19 @@ def test_running_without_a_device_is_no_device():
     with pytest.raises(gconv.GconvError) as e:
         reg.run(s, p, ptr, ptr, ptr, None, 0, None)
     assert e.value.status == "no_device"
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU path")
+def test_plan_needs_a_device_but_checks_the_solution_first():
+    # gconv_plan_create validates and checks the kernel against the problem
+    # on the host, then needs a GPU to load the kernel.
+    reg = registry()
+    p = _lib.Problem.from_spec("fwd_bf16_n1c8k8_h8w8_y3x3_p1")
+    s = reg.select(p, "heuristic")
+    with pytest.raises(gconv.GconvError) as e:
+        _lib.Plan(reg, p, s)
+    assert e.value.status == "no_device"
+    other = _lib.Problem.from_spec("bwd_weight_bf16_n1c8k8_h8w8_y3x3_p1")
+    with pytest.raises(gconv.GconvError, match="cannot run") as e:
+        _lib.Plan(reg, other, s)
+    assert e.value.status == "invalid_argument" and s.kernel in str(e.value)

@@ -113,10 +113,11 @@ def test_eager_path_only_for_plain_cuda_tensors():
     # and anything under a dispatch mode, go through the registered op.
     from gconv.ops import eager_path_ok
     meta = torch.empty(2, device="meta")
-    assert not eager_path_ok(meta)
+    assert not eager_path_ok(meta, meta)
     with FakeTensorMode():
         fake = torch.empty(2, device="cuda")
-        assert not eager_path_ok(fake)
-    assert eager_path_ok(None)
+        assert not eager_path_ok(fake, fake)
     if torch.cuda.is_available():
-        assert eager_path_ok(torch.nn.Parameter(torch.empty(2, device="cuda")))
+        cuda = torch.empty(2, device="cuda")
+        assert eager_path_ok(cuda, torch.nn.Parameter(torch.empty(2, device="cuda")), None)
+        assert not eager_path_ok(cuda, cuda, meta)  # the bias is checked too

@@ -241,6 +241,36 @@ def test_warmup_compiles_every_direction():
     assert all(d["kernel"] for d in done)
 
 
+def test_functorch_transforms_take_the_op_path():
+    # Under vmap the tensors are functorch wrappers (of type torch.Tensor):
+    # the direct path would read their data pointers; the op path is taken.
+    x = torch.randn(2, 3, device="cuda")
+    seen = []
+
+    def f(t):
+        seen.append(gconv.ops.eager_path_ok(t, t))
+        return t
+
+    torch.func.vmap(f)(x)
+    assert seen == [False] and gconv.ops.eager_path_ok(x, x)
+
+
+def test_plan_is_loaded_once_and_reused():
+    # The per-call path runs a gconv_plan_t made once per (GPU, problem):
+    # repeated calls reuse the same plan and the same Entry.
+    from gconv import functional
+    x = cl(torch.randn(3, 24, 13, 11, device="cuda"))
+    w = cl(torch.randn(24, 3, 3, 3, device="cuda"))
+    b = torch.randn(24, device="cuda")
+    ys = [gconv.conv(x, w, b, 1, 1, 1, 8) for _ in range(3)]
+    entries = [e for k, e in functional._entries.items() if k[0] == x.shape and k[4] == w.shape]
+    assert len(entries) == 1 and entries[0].owner.handle.kernel == entries[0].owner.solution.kernel
+    assert entries[0].owner.handle.device == x.device.index
+    want = F.conv2d(x.double(), w.double(), b.double(), 1, 1, 1, 8)
+    for y in ys:
+        assert rel_err(y, want) < TOL[torch.float32]
+
+
 def main() -> int:
     if not torch.cuda.is_available():
         print("test_torch_gpu: no CUDA GPU")
