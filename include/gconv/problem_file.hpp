@@ -32,6 +32,15 @@
 //   source               free text (e.g. the model name), returned as is
 // Columns of an unused dimension (d, z, stride_d, ... in 2D) must be empty or
 // hold the neutral value (size 1, stride 1, dilation 1, pad 0).
+// The column names of tile_engine's CSVs (the system gconv re-creates:
+// "kernel, problem_idx, N, C, K, G, [Di,] Hi, Wi, [Z,] Y, X, [stride_d,]
+// stride_h, stride_w, [pad_d,] pad_h, pad_w, ...") are read too:
+//   di, hi, wi                  -> d, h, w
+//   pad_d, pad_h, pad_w         -> both pad_*_lo and pad_*_hi (symmetric)
+//   dilation_d, _h, _w          -> dil_d, dil_h, dil_w
+// A header that gives one column twice (pad_h and pad_h_lo, h and hi) is a
+// parse_error naming both. A sweep file holds a problem once per kernel:
+// each row is returned.
 //
 // JSON lines: one object per line with the CSV column names as keys (numbers
 // as JSON integers), or with the keys of the cuDNN benchmark files:
@@ -83,7 +92,9 @@ Status write_problem_csv(const std::string& path, const std::vector<ProblemEntry
 const std::vector<std::string>& problem_csv_columns();
 
 // Directory of the bundled problem sets: $GCONV_PROBLEMS_DIR when set and
-// non-empty, else the source tree's problems/ directory when it exists, else "".
+// non-empty, else an installed library's <prefix>/share/gconv/problems (found
+// beside the library, as its configs are) when it exists, else the source
+// tree's problems/ directory when it exists, else "".
 std::string default_problem_dir();
 
 }  // namespace gconv

@@ -40,6 +40,17 @@ Result<Plan> build_plan(const PlanOptions& o) {
       }
     plan.problems = std::move(expanded);
   }
+  {
+    // A problem listed twice is planned once (rows are keyed by kernel, spec
+    // and provider): tile_engine's sweep files, for one, hold each problem
+    // once per kernel measured.
+    std::set<std::string> seen;
+    std::vector<ProblemEntry> unique;
+    for (auto& e : plan.problems)
+      if (seen.insert(e.problem.to_spec()).second) unique.push_back(std::move(e));
+    plan.duplicates = plan.problems.size() - unique.size();
+    plan.problems = std::move(unique);
+  }
   auto rules = load_default_arch_rules();
   if (!rules.ok()) return rules.status();
   if (!o.filter.empty()) {  // a bad filter is an error even when no problem needs a pool

@@ -51,6 +51,7 @@ struct Plan {
   std::vector<std::string> specs;         // problems[i].problem.to_spec()
   int sample = 0;                         // PlanOptions::sample
   std::set<std::string> pairs;            // "kernel|spec" of PlanOptions::pairs; empty = all
+  size_t duplicates = 0;                  // repeated problems of the file, planned once (the first)
 };
 
 Result<Plan> build_plan(const PlanOptions& o);

@@ -24,6 +24,7 @@
 #include "bench/sweep_csv.hpp"
 #include "cli/commands.hpp"
 #include "gconv/registry.hpp"
+#include "heuristic/train.hpp"
 #include "runtime/instance.hpp"
 
 namespace gconv::cli {
@@ -171,6 +172,9 @@ struct BenchOpts {
 // pools (the fallback kernel) leaves the problem without gconv items.
 Result<std::vector<std::vector<int>>> policy_picks(const bench::Plan& plan, const Policy& policy,
                                                    const std::string& filter, const std::string& model) {
+  if (!model.empty() && model != "off")
+    if (auto kind = heuristic::model_folder_kind(model); !kind.ok())
+      return Status(kind.status().code(), "--model: " + kind.status().message());
   RegistryOptions ro;
   ro.kernel_filter = filter;
   ro.tuning_cache_path = "off";  // the policy's own choice, not an earlier measurement
@@ -224,9 +228,15 @@ void run_bench(const BenchOpts& o) {
     if (!s.ok()) fail(cmd, s.status().to_string());
     shard = *s;
   }
+  if (!o.model.empty() && o.policy.empty()) fail(cmd, "--model is for --policy heuristic");
+  if (!o.model.empty() && o.model != "off")  // before any file is touched
+    if (auto kind = heuristic::model_folder_kind(o.model); !kind.ok()) fail(cmd, "--model: " + kind.status().message());
   auto plan_r = bench::build_plan({o.c.problems, o.c.directions, o.c.filter, o.sample, o.pairs});
   if (!plan_r.ok()) fail(cmd, plan_r.status().to_string());
   const bench::Plan& plan = *plan_r;
+  if (plan.duplicates > 0)
+    std::fprintf(stderr, "gconv bench: %zu repeated problems of %s are measured once\n", plan.duplicates,
+                 o.c.problems.c_str());
 
   // Without a GPU every worker would fail to start: say why before any
   // file is touched (the test hook's workers need none).
@@ -420,7 +430,8 @@ void register_bench_command(CLI::App& app) {
   cmd->add_option("--policy", o->policy,
                   "time only what a selection policy picks per problem (heuristic, analytic, topk:K: its K\n"
                   "candidates) beside the providers, and end with gconv pick / provider best per direction and network");
-  cmd->add_option("--model", o->model, "models folder for --policy heuristic (default models/; 'off': none)");
+  cmd->add_option("--model", o->model, "a model folder, or a folder of models (the one for this GPU), for --policy heuristic (default "
+                  "models/; 'off': none)");
   cmd->add_option("--progress-s", o->progress_s, "seconds between progress lines when stderr is not a terminal");
   cmd->add_option("--worker-cmd", o->worker_cmd, "test hook: worker command line (space-separated)")->group("");
   cmd->callback([o] { run_bench(*o); });

@@ -27,7 +27,7 @@ namespace gconv::cli {
 namespace {
 
 struct EvalFlags {
-  std::string model, data, per_problem, rows, plots, json;
+  std::string model, compare, data, per_problem, rows, plots, json;
   int candidates = 0;
   bool strict = false;
 };
@@ -42,7 +42,13 @@ struct EvalFlags {
 void register_eval_command(CLI::App& app) {
   auto f = std::make_shared<EvalFlags>();
   auto* cmd = app.add_subcommand("eval", "Evaluate a selector model against the measured oracle of sweep CSVs");
-  cmd->add_option("--model", f->model, "model folder (gconv train --out)")->required();
+  cmd->add_option("--model", f->model,
+                  "model folder (gconv train --out), or a folder of models (as select takes: the one trained on "
+                  "the data's GPU)")
+      ->required();
+  cmd->add_option("--compare", f->compare,
+                  "a second model (folder or folder of models): both on the same data side by side, with their "
+                  "agreement and the per-slice deltas (second - first)");
   cmd->add_option("--data", f->data, "sweep CSV files (comma list), e.g. a validation_holdout sweep")->required();
   cmd->add_option("--per-problem", f->per_problem, "write one CSV row per problem (pick, oracle, efficiency)");
   cmd->add_option("--rows", f->rows, "write one CSV row per measured kernel (predicted and measured ms)");
@@ -53,12 +59,13 @@ void register_eval_command(CLI::App& app) {
                   "each kernel class, as the registry does (RegistryOptions::model_candidates, default 32; 0 = all)");
   cmd->add_flag("--strict", f->strict, "a sweep row of an invalid problem is an error (default: skipped and counted)");
   cmd->callback([f] {
-    auto sel = heuristic::Selector::load(f->model);
-    if (!sel.ok()) fail(sel.status().to_string());
-    const heuristic::Selector& s = **sel;
     heuristic::LoadStats stats;
     auto d = heuristic::load_sweeps(bench::split_list(f->data), &stats, 2, f->strict);
     if (!d.ok()) fail(d.status().to_string());
+    std::string model_dir;
+    auto sel = heuristic::load_model_for_data(f->model, d->gpu, &model_dir);
+    if (!sel.ok()) fail("--model: " + sel.status().to_string());
+    const heuristic::Selector& s = **sel;
     const heuristic::GpuProps& g = s.manifest().gpu;
     if (d->gpu != g.name)
       std::fprintf(stderr, "gconv eval: warning: data measured on %s, model trained on %s\n", d->gpu.c_str(),
@@ -72,9 +79,28 @@ void register_eval_command(CLI::App& app) {
     const auto picks = heuristic::evaluate_scores(*d, scores);
     const auto model_slices = heuristic::summarize_slices(*d, picks);
     const auto an_slices = heuristic::summarize_slices(*d, heuristic::evaluate_scores(*d, analytic));
-    std::printf("data: %s\nmodel %s (objective %s, trained on %s)\n%s", stats.summary().c_str(), f->model.c_str(),
+    std::printf("data: %s\nmodel %s (objective %s, trained on %s)\n%s", stats.summary().c_str(), model_dir.c_str(),
                 s.manifest().objective.c_str(), g.name.c_str(), heuristic::format_slices(model_slices).c_str());
     std::printf("\nanalytic policy on the same problems\n%s", heuristic::format_slices(an_slices).c_str());
+
+    // --compare: the second model on the same rows and candidates.
+    std::vector<std::pair<std::string, heuristic::Summary>> cmp_slices;
+    heuristic::Agreement agreement;
+    std::string cmp_dir;
+    if (!f->compare.empty()) {
+      auto other = heuristic::load_model_for_data(f->compare, d->gpu, &cmp_dir);
+      if (!other.ok()) fail("--compare: " + other.status().to_string());
+      const heuristic::Selector& s2 = **other;
+      if (!(s2.manifest().gpu == g))
+        std::fprintf(stderr, "gconv eval: warning: %s was trained on %s, %s on %s\n", cmp_dir.c_str(),
+                     s2.manifest().gpu.name.c_str(), model_dir.c_str(), g.name.c_str());
+      const auto picks2 = heuristic::evaluate_scores(*d, heuristic::score_rows(s2, *d, scored, g, dev));
+      cmp_slices = heuristic::summarize_slices(*d, picks2);
+      agreement = heuristic::compare_picks(picks, picks2);
+      std::printf("\nmodel comparison on the same problems and candidates\n%s%s",
+                  heuristic::format_comparison(model_slices, cmp_slices, model_dir, cmp_dir).c_str(),
+                  heuristic::format_agreement(agreement, "a", "b").c_str());
+    }
 
     if (!f->json.empty()) {
       nlohmann::ordered_json j;
@@ -85,10 +111,20 @@ void register_eval_command(CLI::App& app) {
                      {"min", x.min},           {"top1", x.top1}, {"top5", x.top5}};
         return o;
       };
-      j["model"] = f->model;
+      j["model"] = model_dir;
       j["data"] = f->data;
       j["model_slices"] = put(model_slices);
       j["analytic_slices"] = put(an_slices);
+      if (!f->compare.empty()) {
+        j["compare"] = {{"model", cmp_dir},
+                        {"slices", put(cmp_slices)},
+                        {"agreement",
+                         {{"problems", agreement.problems},
+                          {"same_kernel", agreement.same_kernel},
+                          {"tied", agreement.tied},
+                          {"model_faster", agreement.a_faster},
+                          {"compare_faster", agreement.b_faster}}}};
+      }
       std::ofstream jf(f->json);
       jf << j.dump(2) << "\n";
       if (!jf) fail(f->json + ": cannot write");

@@ -16,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "gconv/problem_sets.hpp"
 #include "heuristic/model.hpp"
+#include "heuristic/train.hpp"
 #include "registry/device_info.hpp"
 #include "cli/problem_flags.hpp"
 #include "gconv/problem_file.hpp"
@@ -71,6 +72,10 @@ std::vector<ProblemEntry> load_problems(const SelectOptions& o, bool default_to_
 }
 
 std::unique_ptr<Registry> make_registry(const SelectOptions& o, bool memoize) {
+  // An explicit --model that is not a model is an error here; the registry
+  // would only warn and rank by the analytic estimate.
+  if (!o.model.empty() && o.model != "off")
+    if (auto kind = heuristic::model_folder_kind(o.model); !kind.ok()) fail("--model: " + kind.status().message());
   RegistryOptions ro;
   ro.kernel_filter = o.filter;
   ro.tuning_cache_path = o.tuning_cache;
@@ -257,7 +262,8 @@ void register_select_command(CLI::App& app) {
                 "Show the 5 best candidates with predicted times and the features that weighed most in the pick");
   cmd->add_option("--candidates", o->candidates,
                   "The model scores the K best candidates by the analytic estimate (0 = all; default: the registry's)");
-  cmd->add_option("--model", o->model, "Models folder for the heuristic policy ('off': none; default models/)");
+  cmd->add_option("--model", o->model, "A model folder, or a folder of models (the one for this GPU is used), for the heuristic policy "
+                  "('off': none; default models/)");
   cmd->add_option("--bench", o->bench,
                   "Report p50/p99 latency of select(--policy: heuristic or analytic) over N rounds of the problems "
                   "(default problems/example.csv)");

@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "gconv/problem_file.hpp"
+#include "gconv/problem_sets.hpp"
 
 namespace gconv::cli {
 namespace {
@@ -105,7 +106,7 @@ void register_summary_command(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   auto as_json = std::make_shared<bool>(false);
   cmd->add_option("--problems", *path,
-                  "Problem file (.csv, .jsonl, .txt; .gz/.zst ok); default: the bundled problems/example.csv");
+                  "Problem set name (problems/README.md) or file (.csv, .jsonl, .txt; .gz/.zst ok); default: the bundled example");
   cmd->add_flag("--json", *as_json, "Print one JSON object instead of a table");
   cmd->callback([path, as_json] {
     std::string file = *path;
@@ -118,6 +119,12 @@ void register_summary_command(CLI::App& app) {
       }
       file = dir + "/example.csv";
     }
+    auto resolved = resolve_problem_set(file);  // a set name, as bench and select take, or a file
+    if (!resolved.ok()) {
+      std::fprintf(stderr, "gconv summary: %s\n", resolved.status().to_string().c_str());
+      throw CLI::RuntimeError(1);
+    }
+    file = *resolved;
     auto entries = read_problem_file(file);
     if (!entries.ok()) {
       std::fprintf(stderr, "gconv summary: %s\n", entries.status().to_string().c_str());

@@ -49,7 +49,8 @@ void register_train_command(CLI::App& app) {
   cmd->add_option("--min-child-weight", f->min_child_weight, "XGBoost min_child_weight");
   cmd->add_option("--threads", f->threads, "threads (0 = all cores)");
   cmd->add_option("--seed", f->seed, "random seed");
-  cmd->add_option("--warm-start", f->warm_start, "continue boosting from this model folder (same feature schema)");
+  cmd->add_option("--warm-start", f->warm_start, "continue boosting from this model folder (same feature schema): its objective, its parameters "
+                  "(unless given here) and a cascade's prefilter are kept");
   cmd->add_option("--model-format", f->model_format, "json (model.json) or ubj (model.ubj: smaller, loads faster)");
   cmd->add_option("--candidates", f->candidates,
                   "learn only from the rows the registry lets the model score: analytic top K + the best of each "
@@ -60,7 +61,7 @@ void register_train_command(CLI::App& app) {
   cmd->add_option("--prefilter-keep", f->prefilter_keep, "candidates the prefilter passes on per problem");
   cmd->add_option("--revision", f->revision, "source revision recorded in the manifest (e.g. git describe)");
   cmd->add_flag("--strict", f->strict, "a sweep row of an invalid problem is an error (default: skipped and counted)");
-  cmd->callback([f] {
+  cmd->callback([f, cmd] {
     auto gt = problem_io::read_text_file(f->gpu);
     if (!gt.ok()) fail(gt.status().to_string());
     auto g = heuristic::gpu_props_from_json(*gt);
@@ -93,6 +94,11 @@ void register_train_command(CLI::App& app) {
     o.params.threads = f->threads;
     o.params.seed = f->seed;
     o.warm_start = f->warm_start;
+    // Parameters given on the command line override a warm start's.
+    for (auto [flag, field] : {std::pair{"--max-depth", "max_depth"}, {"--eta", "eta"}, {"--subsample", "subsample"},
+                               {"--colsample", "colsample"}, {"--min-child-weight", "min_child_weight"},
+                               {"--seed", "seed"}})
+      if (cmd->count(flag) > 0) o.params_given.insert(field);
     o.source_revision = f->revision;
     o.model_format = f->model_format;
     o.candidates = f->candidates;

@@ -116,4 +116,52 @@ std::string format_slices(const std::vector<std::pair<std::string, Summary>>& s)
   return out;
 }
 
+Agreement compare_picks(const std::vector<GroupResult>& a, const std::vector<GroupResult>& b) {
+  Agreement g;
+  if (a.size() != b.size()) return g;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].group != b[i].group) return g;
+  g.problems = a.size();
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].picked_row == b[i].picked_row) {
+      ++g.same_kernel;
+    } else if (a[i].efficiency > b[i].efficiency * 1.005) {
+      ++g.a_faster;
+    } else if (b[i].efficiency > a[i].efficiency * 1.005) {
+      ++g.b_faster;
+    } else {
+      ++g.tied;
+    }
+  }
+  return g;
+}
+
+std::string format_comparison(const std::vector<std::pair<std::string, Summary>>& a,
+                              const std::vector<std::pair<std::string, Summary>>& b, const std::string& name_a,
+                              const std::string& name_b) {
+  std::string out = fmt::format("a = {}\nb = {}\n", name_a, name_b);
+  out += fmt::format("{:<11} {:>8}  {:>7} {:>7} {:>7}  {:>7} {:>7} {:>7}  {:>7} {:>7} {:>7}  {:>6} {:>6}\n", "slice",
+                     "problems", "mean a", "mean b", "delta", "p10 a", "p10 b", "delta", "min a", "min b", "delta",
+                     "top1 a", "top1 b");
+  std::map<std::string, Summary> bs(b.begin(), b.end());
+  for (const auto& [name, x] : a) {
+    const Summary y = bs.count(name) ? bs[name] : Summary{};
+    if (x.problems == 0 && y.problems == 0) continue;
+    out += fmt::format("{:<11} {:>8}  {:>7.4f} {:>7.4f} {:>+7.4f}  {:>7.4f} {:>7.4f} {:>+7.4f}  {:>7.4f} {:>7.4f} {:>+7.4f}  "
+                       "{:>6.3f} {:>6.3f}\n",
+                       name, x.problems, x.mean, y.mean, y.mean - x.mean, x.p10, y.p10, y.p10 - x.p10, x.min, y.min,
+                       y.min - x.min, x.top1, y.top1);
+  }
+  return out;
+}
+
+std::string format_agreement(const Agreement& g, const std::string& name_a, const std::string& name_b) {
+  if (g.problems == 0) return "agreement: no common problems\n";
+  auto pct = [&](size_t n) { return 100.0 * double(n) / double(g.problems); };
+  return fmt::format(
+      "agreement over {} problems: same kernel {:.1f}%, other kernel within 0.5% {:.1f}%, {} faster {:.1f}%, "
+      "{} faster {:.1f}%\n",
+      g.problems, pct(g.same_kernel), pct(g.tied), name_a, pct(g.a_faster), name_b, pct(g.b_faster));
+}
+
 }  // namespace gconv::heuristic

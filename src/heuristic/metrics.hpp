@@ -52,4 +52,25 @@ std::vector<float> analytic_scores(const Dataset& d, const DeviceInfo& dev);
 // A table of the slices ("slice problems mean median p10 min top1 top5").
 std::string format_slices(const std::vector<std::pair<std::string, Summary>>& s);
 
+// Two selections of the same problems (gconv eval --compare): how often they
+// pick the same kernel, and, where they differ, which pick is faster by more
+// than the 0.5% two timings of one kernel differ by (else "tied").
+// `a` and `b` are evaluate_scores() results of one Dataset (same groups, same
+// order); a mismatch counts nothing and sets `problems` to 0.
+struct Agreement {
+  size_t problems = 0;
+  size_t same_kernel = 0;      // both picked the same row
+  size_t tied = 0;             // different kernels within 0.5% of each other
+  size_t a_faster = 0, b_faster = 0;
+};
+Agreement compare_picks(const std::vector<GroupResult>& a, const std::vector<GroupResult>& b);
+
+// The slices of two selections side by side, with b - a per metric:
+// "slice problems mean(a b delta) p10(a b delta) min(a b delta) top1(a b)";
+// a slice empty in both is left out.
+std::string format_comparison(const std::vector<std::pair<std::string, Summary>>& a,
+                              const std::vector<std::pair<std::string, Summary>>& b, const std::string& name_a,
+                              const std::string& name_b);
+std::string format_agreement(const Agreement& g, const std::string& name_a, const std::string& name_b);
+
 }  // namespace gconv::heuristic

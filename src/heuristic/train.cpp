@@ -1,5 +1,6 @@
 #include "heuristic/train.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -7,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -46,6 +48,50 @@ Status write_file(const std::string& path, const std::string& text) {
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) return io_error(path + ": " + ec.message());
+  return Status::Ok();
+}
+
+// Continues a model as it was trained: its objective, its parameters (those
+// not given explicitly) and its prefilter; what was kept goes to `notes`.
+Status apply_warm_start(const Selector& warm, TrainOptions* o, std::vector<std::string>* notes) {
+  const Manifest& m = warm.manifest();
+  if (o->objective.empty()) {
+    o->objective = m.objective;
+    notes->push_back("warm start: objective " + m.objective + " (the model's)");
+  } else if (o->objective != m.objective) {
+    return invalid_argument("--warm-start " + o->warm_start + " was trained with objective " + m.objective +
+                            "; boosting it on with " + o->objective + " would mix two targets in one model");
+  }
+  const json j = json::parse(m.json_text, nullptr, /*allow_exceptions=*/false);
+  const json* params = j.is_object() && j.contains("params") && j["params"].is_object() ? &j["params"] : nullptr;
+  if (params == nullptr) {
+    notes->push_back("warm start: the model records no parameters; the given ones are used");
+  } else {
+    std::string kept;
+    auto take = [&](const char* key, const char* field, auto* dst) {
+      if (o->params_given.count(field) || !params->contains(key) || !(*params)[key].is_number()) return;
+      *dst = (*params)[key].get<std::remove_pointer_t<decltype(dst)>>();
+      kept += fmt::format("{}{}={}", kept.empty() ? "" : " ", field, *dst);
+    };
+    take("max_depth", "max_depth", &o->params.max_depth);
+    take("eta", "eta", &o->params.eta);
+    take("subsample", "subsample", &o->params.subsample);
+    take("colsample_bytree", "colsample", &o->params.colsample);
+    take("min_child_weight", "min_child_weight", &o->params.min_child_weight);
+    take("lambda", "lambda", &o->params.lambda);
+    take("seed", "seed", &o->params.seed);
+    if (!kept.empty()) notes->push_back("warm start: the model's parameters kept: " + kept);
+  }
+  if (!m.prefilter.empty()) {
+    if (o->prefilter.empty()) {
+      o->prefilter = (std::filesystem::path(warm.dir()) / m.prefilter).string();
+      if (o->prefilter_keep < 1) o->prefilter_keep = m.prefilter_keep;
+      notes->push_back(fmt::format("warm start: the cascade's prefilter kept ({}, keep {})", o->prefilter,
+                                   o->prefilter_keep));
+    } else {
+      notes->push_back("warm start: the cascade's prefilter replaced by --prefilter " + o->prefilter);
+    }
+  }
   return Status::Ok();
 }
 
@@ -101,18 +147,111 @@ std::string TrainReport::text() const {
   if (rows_read != rows)
     s += fmt::format("(rows restricted to the model's candidates: {} of {} read; efficiency against the full oracle)\n",
                      rows, rows_read);
+  for (const auto& n : notes) s += n + "\n";
   for (const auto& c : cv) {
     s += fmt::format("\n== {}{} ({:.1f} s)\n", c.name, c.name == chosen ? "  [chosen]" : "", c.seconds);
     s += format_slices(c.slices);
   }
+  if (!importance.empty()) {
+    s += "\nfeature importance of the model (total gain; all features in importance.csv)\n";
+    for (size_t i = 0; i < importance.size() && i < 10; ++i)
+      s += fmt::format("  {:>2}. {:<32} {:>6.2f}%  {} splits\n", i + 1, importance[i].name,
+                       100.0 * importance[i].gain_share, importance[i].splits);
+  }
   return s;
 }
 
-Result<TrainReport> train_selector(const TrainOptions& o) {
+std::vector<FeatureImportance> feature_importance(const Forest& f) {
+  const auto& table = feature_table();
+  const auto& gain = f.feature_gain();
+  const auto& splits = f.feature_splits();
+  std::vector<FeatureImportance> v;
+  double total = 0;
+  for (size_t i = 0; i < gain.size(); ++i) total += gain[i];
+  for (size_t i = 0; i < gain.size() && i < splits.size(); ++i)
+    v.push_back({i < table.size() ? table[i].name : "f" + std::to_string(i), gain[i],
+                 total > 0 ? gain[i] / total : 0.0, splits[i]});
+  std::stable_sort(v.begin(), v.end(), [](const FeatureImportance& a, const FeatureImportance& b) {
+    return a.gain > b.gain || (a.gain == b.gain && a.splits > b.splits);
+  });
+  return v;
+}
+
+std::string importance_csv(const std::vector<FeatureImportance>& v) {
+  std::string out = "rank,feature,gain,gain_share,splits\n";
+  for (size_t i = 0; i < v.size(); ++i)
+    out += fmt::format("{},{},{:.6g},{:.6f},{}\n", i + 1, v[i].name, v[i].gain, v[i].gain_share, v[i].splits);
+  return out;
+}
+
+Result<ModelFolderKind> model_folder_kind(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return not_found("no such folder: " + dir);
+  if (fs::exists(fs::path(dir) / "manifest.json", ec)) return ModelFolderKind::model;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_directory(ec) && fs::exists(it->path() / "manifest.json", ec)) return ModelFolderKind::folder_of_models;
+  return invalid_argument(dir +
+                          " is not a model folder (no manifest.json) nor a folder of models (no subfolder has one)");
+}
+
+Result<std::shared_ptr<const Selector>> load_model_for_data(const std::string& dir, const std::string& gpu_name,
+                                                            std::string* chosen) {
+  namespace fs = std::filesystem;
+  auto kind = model_folder_kind(dir);
+  if (!kind.ok()) return kind.status();
+  std::string pick = dir;
+  if (*kind == ModelFolderKind::folder_of_models) {
+    std::vector<std::string> models, same_gpu;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (!it->is_directory(ec) || !fs::exists(it->path() / "manifest.json", ec)) continue;
+      models.push_back(it->path().string());
+      auto text = problem_io::read_text_file((it->path() / "manifest.json").string());
+      auto m = text.ok() ? parse_manifest(*text) : Result<Manifest>(text.status());
+      if (m.ok() && m->gpu.name == gpu_name) same_gpu.push_back(models.back());
+    }
+    std::sort(models.begin(), models.end());
+    std::sort(same_gpu.begin(), same_gpu.end());
+    if (!same_gpu.empty()) {
+      pick = same_gpu.front();
+    } else if (models.size() == 1) {
+      pick = models.front();
+    } else {
+      std::string names;
+      for (const auto& m : models) names += (names.empty() ? "" : ", ") + m;
+      return invalid_argument(dir + " is a folder of models and none was trained on " + gpu_name +
+                              " (the data's GPU); give one of them: " + names);
+    }
+  }
+  if (chosen) *chosen = pick;
+  return Selector::load(pick);
+}
+
+Result<TrainReport> train_selector(const TrainOptions& given) {
+  TrainReport rep;
+  TrainOptions o = given;
+  std::optional<Booster> warm;
+  if (!o.warm_start.empty()) {
+    auto m = Selector::load(o.warm_start);  // checks the schema
+    if (!m.ok()) {
+      auto kind = model_folder_kind(o.warm_start);
+      if (kind.ok() && *kind == ModelFolderKind::folder_of_models)
+        return invalid_argument("--warm-start " + o.warm_start +
+                                " is a folder of models; give the one model folder to continue (a subfolder)");
+      return Status(m.status().code(), "--warm-start: " + m.status().message());
+    }
+    GCONV_RETURN_IF_ERROR(apply_warm_start(**m, &o, &rep.notes));
+    const std::string path = (*m)->model_path();
+    auto text = problem_io::read_text_file(path);  // shipped models are .zst
+    if (!text.ok()) return text.status();
+    auto b = Booster::load_buffer(*text);
+    if (!b.ok()) return Status(b.status().code(), path + ": " + b.status().message());
+    warm.emplace(std::move(*b));
+  }
   // Before the data is read: a bad parameter fails in a moment, not after
   // minutes of loading.
   GCONV_RETURN_IF_ERROR(validate_params(o.params));
-  TrainReport rep;
   auto d = load_sweeps(o.data, &rep.load, 2, o.strict);
   if (!d.ok()) return d.status();
   if (o.gpu.name != "none" && o.gpu.name != d->gpu)
@@ -153,18 +292,6 @@ Result<TrainReport> train_selector(const TrainOptions& o) {
   const std::vector<float> x = feature_matrix(*d, o.gpu, o.params.threads);
   const std::vector<int> fold = group_k_fold(*d, folds);
   const size_t nf = size_t(num_features());
-
-  std::optional<Booster> warm;
-  if (!o.warm_start.empty()) {
-    auto m = Selector::load(o.warm_start);  // checks the schema
-    if (!m.ok()) return Status(m.status().code(), "--warm-start: " + m.status().message());
-    const std::string path = (*m)->model_path();
-    auto text = problem_io::read_text_file(path);  // shipped models are .zst
-    if (!text.ok()) return text.status();
-    auto b = Booster::load_buffer(*text);
-    if (!b.ok()) return Status(b.status().code(), path + ": " + b.status().message());
-    warm.emplace(std::move(*b));
-  }
 
   // Out-of-fold scores of each objective.
   auto oof = [&](const std::string& objective) -> Result<std::vector<float>> {
@@ -237,6 +364,15 @@ Result<TrainReport> train_selector(const TrainOptions& o) {
   if (o.model_format != "json" && o.model_format != "ubj")
     return invalid_argument("model format '" + o.model_format + "': json or ubj");
   GCONV_RETURN_IF_ERROR(b->save_file(o.out + "/model." + o.model_format));
+  {
+    // The feature-importance table travels with every model.
+    auto text = b->save_json();
+    if (!text.ok()) return text.status();
+    auto forest = Forest::from_json(*text, num_features());
+    if (!forest.ok()) return forest.status();
+    rep.importance = feature_importance(*forest);
+    GCONV_RETURN_IF_ERROR(write_file(o.out + "/importance.csv", importance_csv(rep.importance)));
+  }
 
   json m;
   m["format"] = kModelFormat;
@@ -258,9 +394,13 @@ Result<TrainReport> train_selector(const TrainOptions& o) {
   if (pre) {
     // The prefilter travels with the model: a copy of its folder.
     const std::filesystem::path dst = std::filesystem::path(o.out) / "prefilter";
-    std::filesystem::remove_all(dst, ec);
-    std::filesystem::copy(o.prefilter, dst, std::filesystem::copy_options::recursive, ec);
-    if (ec) return io_error("copying the prefilter " + o.prefilter + " to " + dst.string() + ": " + ec.message());
+    // A warm start written over its own folder keeps its prefilter in place.
+    if (!std::filesystem::equivalent(o.prefilter, dst, ec)) {
+      std::filesystem::remove_all(dst, ec);
+      std::filesystem::copy(o.prefilter, dst, std::filesystem::copy_options::recursive, ec);
+      if (ec) return io_error("copying the prefilter " + o.prefilter + " to " + dst.string() + ": " + ec.message());
+    }
+    ec.clear();
     m["prefilter"] = {{"dir", "prefilter"}, {"keep", o.prefilter_keep}, {"source", o.prefilter}};
   }
   m["problems"] = rep.problems;

@@ -13,6 +13,10 @@
 #include <map>
 #include <optional>
 
+#if defined(__unix__)
+#include <dlfcn.h>
+#endif
+
 #include <nlohmann/json.hpp>
 
 #include "core/json_depth.hpp"
@@ -30,6 +34,37 @@ const std::vector<std::string> kColumns = {
     "direction", "dtype",    "ndim",     "n",        "c",        "k",        "g",     "d",     "h",
     "w",         "z",        "y",        "x",        "stride_d", "stride_h", "stride_w", "pad_d_lo", "pad_d_hi",
     "pad_h_lo",  "pad_h_hi", "pad_w_lo", "pad_w_hi", "dil_d",    "dil_h",    "dil_w", "spec",  "source"};
+
+// Header names of the reference system's problem and sweep CSVs (tile_engine:
+// "kernel, problem_idx, N, C, K, G, [Di,] Hi, Wi, [Z,] Y, X, [stride_d,]
+// stride_h, stride_w, [pad_d,] pad_h, pad_w, [dilation_*,] latency_ms, ..."),
+// read as the gconv columns they mean, so its users can bring their problem
+// sets. Its pads are symmetric: one column gives both lo and hi. N, C, K, G,
+// Z, Y, X and stride_* are gconv's own names already (case-insensitive).
+const std::map<std::string, std::vector<std::string>>& column_aliases() {
+  static const std::map<std::string, std::vector<std::string>> m = {
+      {"di", {"d"}},
+      {"hi", {"h"}},
+      {"wi", {"w"}},
+      {"pad_d", {"pad_d_lo", "pad_d_hi"}},
+      {"pad_h", {"pad_h_lo", "pad_h_hi"}},
+      {"pad_w", {"pad_w_lo", "pad_w_hi"}},
+      {"dilation_d", {"dil_d"}},
+      {"dilation_h", {"dil_h"}},
+      {"dilation_w", {"dil_w"}},
+  };
+  return m;
+}
+
+// Every header name the CSV reader knows: the columns and their aliases.
+const std::vector<std::string>& known_header_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v = kColumns;
+    for (const auto& [alias, cols] : column_aliases()) v.push_back(alias);
+    return v;
+  }();
+  return names;
+}
 
 // Columns that describe the problem itself (as opposed to spec / source).
 bool is_structural(const std::string& col) {
@@ -266,7 +301,8 @@ Format pick_format(const std::string& name, const std::vector<std::pair<int64_t,
     auto fields = split_csv(t);
     if (fields.ok())
       for (const auto& f : *fields)
-        if (std::find(kColumns.begin(), kColumns.end(), problem_io::normalize_column_name(f)) != kColumns.end())
+        if (const auto& known = known_header_names();
+            std::find(known.begin(), known.end(), problem_io::normalize_column_name(f)) != known.end())
           return Format::csv;
     return Format::text;
   }
@@ -284,12 +320,24 @@ Result<std::vector<ProblemEntry>> read_csv(const std::string& name,
     if (!fields.ok()) return at_line(name, no, fields.status());
     if (header.empty()) {
       header = *fields;
-      GCONV_RETURN_IF_ERROR(problem_io::check_header_names(header, kColumns, name + ":" + std::to_string(no)));
+      GCONV_RETURN_IF_ERROR(
+          problem_io::check_header_names(header, known_header_names(), name + ":" + std::to_string(no)));
+      std::map<std::string, std::string> given_as;  // column -> the header name that set it
       for (size_t i = 0; i < header.size(); ++i) {
-        std::string col = problem_io::normalize_column_name(header[i]);
-        if (col.empty()) continue;
-        if (index.count(col)) return at_line(name, no, parse_error("duplicate column '" + col + "'"));
-        index[col] = i;
+        const std::string raw = problem_io::normalize_column_name(header[i]);
+        if (raw.empty()) continue;
+        const auto alias = column_aliases().find(raw);
+        const std::vector<std::string> cols = alias == column_aliases().end() ? std::vector<std::string>{raw}
+                                                                             : alias->second;
+        for (const std::string& col : cols) {
+          if (auto it = given_as.find(col); it != given_as.end())
+            return at_line(name, no,
+                           parse_error(it->second == raw ? "duplicate column '" + col + "'"
+                                                         : "columns '" + it->second + "' and '" + raw +
+                                                               "' both give '" + col + "'"));
+          given_as[col] = raw;
+          index[col] = i;
+        }
       }
       continue;
     }
@@ -508,8 +556,32 @@ Status write_problem_csv(const std::string& path, const std::vector<ProblemEntry
   return Status::Ok();
 }
 
+namespace {
+
+// An installed library (<prefix>/lib/libgconv.so) finds the problem sets
+// installed beside its configs (<prefix>/share/gconv/problems), from where
+// the loader found it, as config_dir() does (src/pool/arch_rules.cpp);
+// GCONV_CONFIG_DIR_FROM_LIB is the configs folder relative to the library's.
+std::string installed_problem_dir() {
+#if defined(GCONV_CONFIG_DIR_FROM_LIB) && defined(__unix__)
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&installed_problem_dir), &info) == 0 || info.dli_fname == nullptr) return {};
+  std::error_code ec;
+  const std::filesystem::path dir =
+      (std::filesystem::path(info.dli_fname).parent_path() / GCONV_CONFIG_DIR_FROM_LIB).parent_path() / "problems";
+  if (!std::filesystem::is_directory(dir, ec)) return {};
+  return dir.lexically_normal().string();
+#else
+  return {};
+#endif
+}
+
+}  // namespace
+
 std::string default_problem_dir() {
   if (const char* env = std::getenv("GCONV_PROBLEMS_DIR"); env && *env) return env;
+  static const std::string installed = installed_problem_dir();  // the library does not move
+  if (!installed.empty()) return installed;
 #ifdef GCONV_SOURCE_DIR
   std::error_code ec;
   const std::string dir = std::string(GCONV_SOURCE_DIR) + "/problems";

@@ -26,8 +26,13 @@ using ::testing::HasSubstr;
 
 const std::string kProblems = std::string(GCONV_SOURCE_DIR) + "/problems";
 // The sets made by problems/tools/*.py.
-const std::set<std::string> kGenerated = {"torchvision_2d", "torchvision_3d", "audio_1d", "grid_2d", "grid_3d",
-                                          "grid_1d",        "train_real",     "validation_holdout"};
+const std::set<std::string> kGenerated = {"torchvision_2d", "torchvision_3d", "audio_1d",    "grid_2d",
+                                          "grid_3d",        "grid_1d",        "train_real",  "validation_holdout",
+                                          "train_odd",      "holdout_odd",    "holdout_nets"};
+// Sets for validation only (problems/README.md: never trained on), and the
+// sets a training run reads.
+const std::vector<std::string> kHoldout = {"validation_holdout", "holdout_odd", "holdout_nets"};
+const std::vector<std::string> kTraining = {"train_real", "train_sweep", "train_odd", "grid_1d", "grid_2d", "grid_3d"};
 
 // Points GCONV_PROBLEMS_DIR at `dir` for one scope, then restores it.
 class ProblemsDirGuard {
@@ -210,6 +215,108 @@ TEST(ProblemSets, HoldoutIsDisjointWholeModelsAndSized) {
   }
   for (const auto& r : train)
     for (const auto& m : split_models(r.source)) EXPECT_EQ(held.count(m), 0u) << "held-out model in train: " << m;
+}
+
+// No holdout file shares a problem with a file that training reads; the
+// generated holdouts (odd shapes, networks) share no layer shape either:
+// they measure shapes the model has not seen, not new batch sizes.
+TEST(ProblemSets, HoldoutFilesShareNothingWithTrainingFiles) {
+  ProblemsDirGuard env(kProblems);
+  std::map<std::string, std::string> train_specs, train_shapes;  // -> the set holding it
+  for (const auto& set : kTraining) {
+    const auto rows = load(set);
+    ASSERT_FALSE(rows.empty()) << set;
+    for (const auto& r : rows) {
+      train_specs.emplace(r.problem.to_spec(), set);
+      Problem shape = r.problem;
+      shape.n = 1;
+      train_shapes.emplace(shape.to_spec(), set);
+    }
+  }
+  for (const auto& set : kHoldout) {
+    const auto rows = load(set);
+    ASSERT_FALSE(rows.empty()) << set;
+    for (const auto& r : rows) {
+      const std::string spec = r.problem.to_spec();
+      auto it = train_specs.find(spec);
+      EXPECT_TRUE(it == train_specs.end()) << set << ":" << r.line << " " << spec << " is in " << it->second;
+      if (set == "validation_holdout") continue;  // split by model; its batch sizes are torchvision's
+      Problem shape = r.problem;
+      shape.n = 1;
+      auto sh = train_shapes.find(shape.to_spec());
+      EXPECT_TRUE(sh == train_shapes.end()) << set << ":" << r.line << " layer shape of " << spec << " is in "
+                                            << sh->second;
+    }
+  }
+}
+
+// The odd-shape sets: their sizes, and each odd feature the issue asks for
+// present in both (dilation 2-4, asymmetric pads, 1xN/Nx1, long 1D, 3D,
+// depth multipliers 2-6 with C/G = 1, tiny channels, N = 1 and N up to 256).
+TEST(ProblemSets, OddSetsCoverTheOddShapes) {
+  ProblemsDirGuard env(kProblems);
+  for (const auto& [set, size] : {std::pair<std::string, size_t>{"train_odd", 396}, {"holdout_odd", 150}}) {
+    const auto rows = load(set);
+    EXPECT_EQ(rows.size(), size) << set;
+    std::map<std::string, size_t> n;
+    for (const auto& r : rows) {
+      const Problem& p = r.problem;
+      EXPECT_EQ(r.source.rfind("odd ", 0), 0u) << set << ":" << r.line;
+      EXPECT_GE(p.flops(), 1e5) << set << ":" << r.line;
+      EXPECT_LE(p.flops(), 1e11) << set << ":" << r.line;
+      EXPECT_LE(p.n, 256) << set << ":" << r.line;
+      bool dil = false, asym = false, rect = false;
+      for (int i = p.first_slot(); i < 3; ++i) {
+        dil |= p.dilation[i] >= 2 && p.dilation[i] <= 4;
+        asym |= p.pad_lo[i] != p.pad_hi[i];
+      }
+      if (p.ndim == 2) rect = (p.filter[1] == 1) != (p.filter[2] == 1);
+      n["dilated"] += dil;
+      n["asymmetric pad"] += asym;
+      n["1xN or Nx1"] += rect;
+      n["1D >= 16k samples"] += p.ndim == 1 && p.in[2] >= 16000;
+      n["3D"] += p.ndim == 3;
+      n["depth multiplier 2-6"] += p.g == p.c && p.g > 1 && p.k / p.g >= 2 && p.k / p.g <= 6;
+      n["C <= 8"] += p.c <= 8;
+      n["N = 1"] += p.n == 1;
+      n["N >= 128"] += p.n >= 128;
+    }
+    for (const auto& [what, count] : n) EXPECT_GE(count, rows.size() / 40) << set << ": too few rows: " << what;
+  }
+}
+
+// holdout_nets: batch 16, every row names its models, and the models are
+// the ones its header lists (none of torchvision's).
+TEST(ProblemSets, HoldoutNetsAreBatch16OfTheListedModels) {
+  ProblemsDirGuard env(kProblems);
+  const auto rows = load("holdout_nets");
+  ASSERT_GE(rows.size(), 100u);
+  std::ifstream f(kProblems + "/holdout_nets.csv");
+  std::set<std::string> listed;
+  const std::string tag = "# held-out models: ";
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind(tag, 0) == 0) {
+      std::stringstream ss(line.substr(tag.size()));
+      for (std::string m; ss >> m;) listed.insert(m);
+    }
+  ASSERT_GE(listed.size(), 5u);
+  std::set<std::string> torchvision;
+  for (const char* set : {"torchvision_2d", "torchvision_3d", "audio_1d"})
+    for (const auto& r : load(set))
+      for (const auto& m : split_models(r.source)) torchvision.insert(m);
+  std::set<std::string> seen;
+  std::set<int> ndims;
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.problem.n, 16) << r.line;
+    ndims.insert(r.problem.ndim);
+    for (const auto& m : split_models(r.source)) {
+      EXPECT_EQ(listed.count(m), 1u) << r.line << ": model " << m << " is not in the header";
+      EXPECT_EQ(torchvision.count(m), 0u) << m << " is a training model";
+      seen.insert(m);
+    }
+  }
+  EXPECT_EQ(seen, listed);
+  EXPECT_EQ(ndims, (std::set<int>{1, 2, 3}));
 }
 
 }  // namespace
