@@ -19,6 +19,14 @@
 #   dwdata    held-out depthwise problems (direct kernels + native cuDNN, reported), then window kernels
 #             on the training set's depthwise problems for DW_DATA_S seconds (selector training rows)
 #   wgsan     compute-sanitizer memcheck, racecheck and synccheck on 2 wgmma kernels per bf16 pool
+#   clcheck   the wgmma cluster split-K kernels (CL_FILTER): built (bf16, fp16), one bounded smoke run
+#             per direction, every one against the reference (GPU pool tests), then the sanitizers
+#             (CL_SAN) on 2 per bf16 pool
+#   candrows  selector training rows for kernels the stored training sweeps lack: per training
+#             problem (the problems of data/sweeps/h200_*_train.csv.zst), the analytic top CAND_TOP
+#             (default 12) of the new kernels (CAND_FILTER, default the wgmma family and the
+#             register-window kernels); per problem of problems/train_odd.csv (all directions), the
+#             analytic top ODD_TOP (default 24) of every family; timed for CAND_S seconds
 #   pubsweep  one GPU, one process at a time: gconv bench over the public shapes for the
 #             kernels of FILTER (default: every kernel), resumed from .device/pub_prev.csv.zst,
 #             plus with TOP=K each problem's K best igemm/direct kernels of the stored full
@@ -204,6 +212,47 @@ for stage in "$@"; do
         GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/wsan_$tool \
           scripts/gpu-test .device 'Pools/PoolCorrectness.*bf16*' > "$OUT/wsan_$tool.txt" 2>&1
         echo "$tool: $(tail -n 1 "$OUT/wsan_$tool.txt") | $(cat /tmp/wsan_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      done ;;
+    candrows)
+      filt=${CAND_FILTER:-family==wgmma || window_w > 0}
+      for dt in bf16 fp16 fp32; do
+        .device/zstd -dqc data/sweeps/h200_${dt}_train.csv.zst | python3 bench/sweep_problems.py > /tmp/cand_$dt.csv
+        .device/gconv select --problems /tmp/cand_$dt.csv --policy analytic --top "${CAND_TOP:-12}" --filter "$filt" \
+          --json > /tmp/cand_$dt.jsonl 2> "$OUT/cand_select_$dt.log"
+      done
+      python3 bench/sweep_problems.py --expand-directions < problems/train_odd.csv > /tmp/cand_odd.csv
+      .device/gconv select --problems /tmp/cand_odd.csv --policy analytic --top "${ODD_TOP:-24}" --json \
+        > /tmp/cand_odd.jsonl 2> "$OUT/cand_select_odd.log"
+      cat /tmp/cand_bf16.jsonl /tmp/cand_fp16.jsonl /tmp/cand_fp32.jsonl /tmp/cand_odd.jsonl | python3 bench/sweep_problems.py --pairs > /tmp/cand_pairs.csv
+      (head -n 1 /tmp/cand_bf16.csv; tail -q -n +2 /tmp/cand_bf16.csv /tmp/cand_fp16.csv /tmp/cand_fp32.csv /tmp/cand_odd.csv) > /tmp/cand_problems.csv
+      echo "candrows: $(($(wc -l < /tmp/cand_pairs.csv) - 1)) pairs, $(($(wc -l < /tmp/cand_problems.csv) - 1)) problems"
+      timeout -k 10 "${CAND_S:-420}" .device/gconv bench --problems /tmp/cand_problems.csv --pairs /tmp/cand_pairs.csv \
+        --out /tmp/cand.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --progress-s 60 --jobs "$ncpu" \
+        2> "$OUT/cand_bench.log"
+      echo "cand bench rc=$?"; tail -n 2 "$OUT/cand_bench.log"; echo "rows: $(wc -l < /tmp/cand.csv)"
+      .device/zstd -q -T0 -12 /tmp/cand.csv -o "$OUT/cand_rows.csv.zst" ;;
+    clcheck)
+      export GCONV_GPU_TEST_FILTER="${CL_FILTER:-split_mode == cluster}"
+      for dt in bf16 fp16; do
+        .device/gconv build --direction all --dtype $dt --filter "family==wgmma && $GCONV_GPU_TEST_FILTER" \
+          --jobs "$ncpu" >> "$OUT/cl_build.txt" 2>&1
+      done
+      grep -v '^  ' "$OUT/cl_build.txt" | tail -n 4
+      for spec in fwd_bf16_n8c512k256_h7w7_y3x3_p1 bwd_data_bf16_n8c256k512_h7w7_y3x3_p1 \
+                  bwd_weight_bf16_n32c256k256_h14w14_y3x3_p1; do
+        echo "smoke $spec: $(timeout -k 5 90 .device/gconv run "$spec" --policy exhaustive --check \
+          --filter "family==wgmma && $GCONV_GPU_TEST_FILTER" 2>&1 | grep -E 'kernel|time|check|rror' | tr '\n' ' ' | cut -c1-400) rc=$?"
+      done
+      mkdir -p /tmp/cllogs
+      TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-300} GCONV_GPU_TEST_FAMILY=wgmma LOG_DIR=/tmp/cllogs \
+        scripts/gpu-test .device 'Pools/PoolCorrectness*' > "$OUT/cl_tests.txt" 2>&1; tail -n 1 "$OUT/cl_tests.txt"
+      cat /tmp/cllogs/*.log > /tmp/cl_tests.log; gzip -c /tmp/cl_tests.log > "$OUT/cl_tests.log.gz"
+      grep -h "^TALLY" /tmp/cl_tests.log | sort; grep -h -E "Failure|failed|crash|mismatch" /tmp/cl_tests.log | head -n 20
+      for tool in ${CL_SAN:-memcheck racecheck synccheck}; do
+        mkdir -p /tmp/csan_$tool
+        GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/csan_$tool \
+          scripts/gpu-test .device 'Pools/PoolCorrectness.*bf16_2d' > "$OUT/csan_$tool.txt" 2>&1
+        echo "$tool: $(tail -n 1 "$OUT/csan_$tool.txt") | $(cat /tmp/csan_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       done ;;
     pubsweep)
       [ -f .device/pub_prev.csv.zst ] && .device/zstd -dqc .device/pub_prev.csv.zst > /tmp/pub.csv

@@ -56,7 +56,7 @@ void register_eval_command(CLI::App& app) {
   cmd->add_option("--json", f->json, "write the metrics as JSON to this file");
   cmd->add_option("--candidates", f->candidates,
                   "score only each problem's K best kernels by the analytic estimate plus the analytic best of "
-                  "each kernel class, as the registry does (RegistryOptions::model_candidates, default 32; 0 = all)");
+                  "each kernel class, as the registry does with RegistryOptions::model_candidates (32); default 0 = all");
   cmd->add_flag("--strict", f->strict, "a sweep row of an invalid problem is an error (default: skipped and counted)");
   cmd->callback([f] {
     heuristic::LoadStats stats;

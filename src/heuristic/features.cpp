@@ -111,6 +111,11 @@ namespace {
   X(k_regs_per_thread, "register_estimate(arch rules, t)", "register pressure: occupancy, spills") \
   X(k_log_smem, "lg(dynamic shared memory per block): igemm smem_bytes(t); direct plan_direct(t, p).smem", \
     "shared memory per block: occupancy") \
+  X(k_family_wgmma, "family == wgmma", "implicit GEMM on Hopper warpgroup MMA, warp-specialized producer") \
+  X(k_tma, "wgmma: tma", "the producer loads through the tensor memory accelerator instead of cp.async gathers") \
+  X(k_split_cluster, "wgmma: split_mode == cluster", \
+    "the splits of a tile add through distributed shared memory: one launch, no workspace") \
+  X(k_window_w, "direct: win_fx (0: a tile kernel)", "register-window depthwise kernel for this filter width") \
   /* interaction */ \
   X(x_log_m_tiles, "igemm: lg(ceil(M_phase / tile_m))", "grid extent along M") \
   X(x_log_n_tiles, "igemm: lg(ceil(N / (tile_n / groups_per_block)))", "grid extent along N (per group)") \
@@ -476,9 +481,8 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
 
   // ---- kernel
   // A wgmma kernel is described by the igemm trait columns (warps_m =
-  // consumer warpgroups, warps_n = 1) with both family flags 0: the shipped
-  // model was trained before the family existed, and the schema (number,
-  // order and meaning of the features) stays until it is retrained.
+  // consumer warpgroups, warps_n = 1) plus its own flags (family, TMA
+  // producer, cluster split-K).
   const bool is_igemm = t.family == Family::igemm;
   const bool is_gemm = is_implicit_gemm(t.family);
   const int threads = std::max(1, t.threads());
@@ -486,6 +490,10 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
   const int regs = d.rules ? register_estimate(*d.rules, t) : 0;
   flag(k_family_igemm, is_igemm);
   flag(k_family_direct, t.family == Family::direct);
+  flag(k_family_wgmma, t.family == Family::wgmma);
+  flag(k_tma, t.family == Family::wgmma && t.tma);
+  flag(k_split_cluster, is_gemm && t.split_mode == SplitKMode::cluster);
+  set(k_window_w, t.family == Family::direct ? t.win_fx : 0);
   set(k_vec, t.vec);
   set(k_vec_bytes, t.vec * eb);
   set(k_warps, warps);
@@ -544,7 +552,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
       workspace = out_el * 4;
       out_l2 += (split + 2) * workspace;
       launches += 2;
-    }
+    }  // cluster split-K: no workspace, one launch (partials meet in shared memory)
     l2_bytes = blocks * k_iters * bytes_per_kstep + out_l2;
     set(x_log_bytes_per_kstep, lg(bytes_per_kstep));
     set(x_log_bytes_per_block, lg(k_iters * bytes_per_kstep));
