@@ -27,6 +27,8 @@
 #             (default 12) of the new kernels (CAND_FILTER, default the wgmma family and the
 #             register-window kernels); per problem of problems/train_odd.csv (all directions), the
 #             analytic top ODD_TOP (default 24) of every family; timed for CAND_S seconds
+#   tccheck   the tinyc kernels (bwd_data, C <= 8): built, GPU correctness (bf16, fp16), sanitizers, then
+#             every tinyc kernel and cuDNN (native provider) on the public set's bwd_data problems with C <= 8
 #   pubsweep  one GPU, one process at a time: gconv bench over the public shapes for the
 #             kernels of FILTER (default: every kernel), resumed from .device/pub_prev.csv.zst,
 #             plus with TOP=K each problem's K best igemm/direct kernels of the stored full
@@ -221,8 +223,9 @@ for stage in "$@"; do
           --json > /tmp/cand_$dt.jsonl 2> "$OUT/cand_select_$dt.log"
       done
       python3 bench/sweep_problems.py --expand-directions < problems/train_odd.csv > /tmp/cand_odd.csv
-      .device/gconv select --problems /tmp/cand_odd.csv --policy analytic --top "${ODD_TOP:-24}" --json \
-        > /tmp/cand_odd.jsonl 2> "$OUT/cand_select_odd.log"
+      : > /tmp/cand_odd.jsonl  # ODD_TOP=0: no train_odd rows
+      [ "${ODD_TOP:-24}" != 0 ] && .device/gconv select --problems /tmp/cand_odd.csv --policy analytic --top "${ODD_TOP:-24}" \
+        --json > /tmp/cand_odd.jsonl 2> "$OUT/cand_select_odd.log"
       cat /tmp/cand_bf16.jsonl /tmp/cand_fp16.jsonl /tmp/cand_fp32.jsonl /tmp/cand_odd.jsonl | python3 bench/sweep_problems.py --pairs > /tmp/cand_pairs.csv
       (head -n 1 /tmp/cand_bf16.csv; tail -q -n +2 /tmp/cand_bf16.csv /tmp/cand_fp16.csv /tmp/cand_fp32.csv /tmp/cand_odd.csv) > /tmp/cand_problems.csv
       echo "candrows: $(($(wc -l < /tmp/cand_pairs.csv) - 1)) pairs, $(($(wc -l < /tmp/cand_problems.csv) - 1)) problems"
@@ -231,6 +234,42 @@ for stage in "$@"; do
         2> "$OUT/cand_bench.log"
       echo "cand bench rc=$?"; tail -n 2 "$OUT/cand_bench.log"; echo "rows: $(wc -l < /tmp/cand.csv)"
       .device/zstd -q -T0 -12 /tmp/cand.csv -o "$OUT/cand_rows.csv.zst" ;;
+    tccheck)
+      .device/gconv build --direction bwd_data --filter 'family==tinyc' --jobs "$ncpu" > "$OUT/tc_build.txt" 2>&1
+      .device/gconv build --direction bwd_data --dtype fp16 --filter 'family==tinyc' --jobs "$ncpu" >> "$OUT/tc_build.txt" 2>&1
+      grep -v '^  ' "$OUT/tc_build.txt" | tail -n 3
+      echo "smoke: $(timeout -k 5 90 .device/gconv run bwd_data_bf16_n32c3k64g1_h224w224_y7x7_s2_p3_dil1 --policy exhaustive \
+        --check --filter 'family==tinyc' 2>&1 | grep -E 'kernel|time|check|rror' | tr '\n' ' ' | cut -c1-400)"
+      mkdir -p /tmp/tclogs
+      TEST_TIMEOUT_S=200 GCONV_GPU_TEST_FAMILY=tinyc LOG_DIR=/tmp/tclogs scripts/gpu-test .device 'Pools/PoolCorrectness*bwd_data*' \
+        > "$OUT/tc_tests.txt" 2>&1; tail -n 1 "$OUT/tc_tests.txt"
+      cat /tmp/tclogs/*.log > /tmp/tc_tests.log; grep -h "^TALLY" /tmp/tc_tests.log | grep -v "kernels=0" | sort
+      grep -h -E "Failure|failed|crash|mismatch|tinyc_.* on " /tmp/tc_tests.log | head -n 20
+      for tool in memcheck racecheck synccheck; do
+        mkdir -p /tmp/tsan_$tool
+        GCONV_GPU_TEST_FAMILY=tinyc GCONV_GPU_TEST_SAMPLE=3 SANITIZE=$tool LOG_DIR=/tmp/tsan_$tool \
+          scripts/gpu-test .device 'Pools/PoolCorrectness*bwd_data_bf16_2d*' > "$OUT/tsan_$tool.txt" 2>&1
+        echo "$tool: $(tail -n 1 "$OUT/tsan_$tool.txt") | $(cat /tmp/tsan_$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      done
+      python3 -c "import json; l=[x for x in open('problems/cudnn_public_h200.jsonl') if x.strip()]; \
+        open('/tmp/tc.jsonl','w').write(''.join(x for x in l if 'about' in json.loads(x) or \
+        (json.loads(x)['direction'] == 'bwd_data' and json.loads(x)['C'] <= 8)))"
+      timeout -k 10 "${TC_S:-200}" .device/gconv bench --problems /tmp/tc.jsonl --provider gconv,cudnn \
+        --filter "${TC_FILTER:-family==tinyc || (family==igemm && tile_n<=32) || (family==wgmma && tile_n<=64)}" \
+        --out /tmp/tc.csv --warmup 3 --repeats 9 --jobs "$ncpu" 2> "$OUT/tc_bench.log"
+      echo "tc bench rc=$?"; tail -n 1 "$OUT/tc_bench.log"; .device/zstd -q -T0 -12 /tmp/tc.csv -o "$OUT/tc.csv.zst"
+      python3 - <<'PY'
+import csv, collections
+best = collections.defaultdict(dict)
+for r in csv.DictReader(open('/tmp/tc.csv')):
+    if r['status'] != 'ok': continue
+    fam = r['provider'] if r['provider'] != 'gconv' else r['family']
+    t = float(r['latency_ms'])
+    if t < best[r['spec']].get(fam, (9e9,))[0]: best[r['spec']][fam] = (t, r['kernel'])
+for s, b in sorted(best.items()):
+    print(s, ' '.join('%s=%.4f' % (f, v[0]) for f, v in sorted(b.items())), b.get('tinyc', (0, ''))[1])
+PY
+      ;;
     clcheck)
       export GCONV_GPU_TEST_FILTER="${CL_FILTER:-split_mode == cluster}"
       for dt in bf16 fp16; do

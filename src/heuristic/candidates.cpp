@@ -25,7 +25,9 @@ constexpr int kIgemmFirst = 1, kWgmmaFirst = kIgemmFirst + kGemmClasses;
 // Cluster split-K (wgmma only), appended after them for the same reason:
 // tile area x vector width.
 constexpr int kClusterFirst = kWgmmaFirst + kGemmClasses;
-constexpr int kClasses = kClusterFirst + 2 * 5;
+// tinyc: one class.
+constexpr int kTinycClass = kClusterFirst + 2 * 5;
+constexpr int kClasses = kTinycClass + 1;
 
 }  // namespace
 
@@ -33,6 +35,7 @@ static_assert(kClasses <= 256, "kernel_class fits a uint8_t");
 
 int kernel_class(const KernelTraits& t) {
   if (t.family == Family::direct) return 0;
+  if (t.family == Family::tinyc) return kTinycClass;
   const int large = t.tile_m * t.tile_n >= 128 * 128 ? 1 : 0;
   if (t.split_mode == SplitKMode::cluster) return kClusterFirst + large * 5 + vec_index(t.vec);
   const int split = t.split_mode == SplitKMode::none ? 0 : t.split_mode == SplitKMode::parallel ? 1 : 2;

@@ -27,6 +27,7 @@
 #include "core/json_depth.hpp"
 #include "kernels/direct/direct_plan.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
+#include "kernels/tinyc/tinyc_plan.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
 #include "registry/analytic.hpp"
 
@@ -116,6 +117,7 @@ namespace {
   X(k_split_cluster, "wgmma: split_mode == cluster", \
     "the splits of a tile add through distributed shared memory: one launch, no workspace") \
   X(k_window_w, "direct: win_fx (0: a tile kernel)", "register-window depthwise kernel for this filter width") \
+  X(k_family_tinyc, "family == tinyc", "tensor-core bwd_data over dx tiles with a dy halo in shared memory (C <= 8)") \
   /* interaction */ \
   X(x_log_m_tiles, "igemm: lg(ceil(M_phase / tile_m))", "grid extent along M") \
   X(x_log_n_tiles, "igemm: lg(ceil(N / (tile_n / groups_per_block)))", "grid extent along N (per group)") \
@@ -491,6 +493,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
   flag(k_family_igemm, is_igemm);
   flag(k_family_direct, t.family == Family::direct);
   flag(k_family_wgmma, t.family == Family::wgmma);
+  flag(k_family_tinyc, t.family == Family::tinyc);
   flag(k_tma, t.family == Family::wgmma && t.tma);
   flag(k_split_cluster, is_gemm && t.split_mode == SplitKMode::cluster);
   set(k_window_w, t.family == Family::direct ? t.win_fx : 0);
@@ -557,6 +560,23 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
     set(x_log_bytes_per_kstep, lg(bytes_per_kstep));
     set(x_log_bytes_per_block, lg(k_iters * bytes_per_kstep));
     widest_of = pt.widest_igemm;
+  } else if (t.family == Family::tinyc) {
+    // Tensor-core bwd_data over dx tiles with a dy halo (tinyc_plan.hpp).
+    set(k_block_h, t.block_h);
+    set(k_block_w, t.block_w);
+    widest_of = pt.widest_igemm;
+    if (tinyc::can_implement(t, p, nullptr)) {
+      const tinyc::Plan tp = tinyc::make_plan(t, p);
+      blocks = double(std::max<long long>(1, tp.blocks));
+      smem = double(tp.smem);
+      useful = ratio(double(p.c), 8.0);
+      flops_per_block = flops / blocks;
+      const double halo = double(tp.params.halo_h) * tp.params.halo_w /
+                          (double(t.block_h) / p.stride[1] * (double(t.block_w) / p.stride[2]));
+      l2_bytes = y_el * eb * halo + blocks * double(filt_vol) * p.k * p.c * eb + out_el * eb;
+      set(x_direct_halo, halo);
+      set(x_log_bytes_per_block, lg(l2_bytes / blocks));
+    }
   } else {
     set(k_block_h, t.block_h);
     set(k_block_w, t.block_w);

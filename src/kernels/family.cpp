@@ -8,6 +8,7 @@ const KernelFamily& family_of(const KernelTraits& t) {
     case Family::igemm: return igemm_family();
     case Family::direct: return direct_family();
     case Family::wgmma: return wgmma_family();
+    case Family::tinyc: return tinyc_family();
   }
   return igemm_family();  // unreachable for valid enum values
 }

@@ -191,6 +191,16 @@ Status parse_direct(NameParser& p, KernelTraits* t) {
   return Status::Ok();
 }
 
+// "t<TH>x<TW>_w<warps>": the dx tile and the warps of a tinyc block.
+Status parse_tinyc(NameParser& p, KernelTraits* t) {
+  GCONV_RETURN_IF_ERROR(p.expect("t"));
+  GCONV_RETURN_IF_ERROR(p.number("block_h", &t->block_h));
+  GCONV_RETURN_IF_ERROR(p.expect("x"));
+  GCONV_RETURN_IF_ERROR(p.number("block_w", &t->block_w));
+  GCONV_RETURN_IF_ERROR(p.expect("_w"));
+  return p.number("warps", &t->warps_m);
+}
+
 }  // namespace
 
 const char* to_string(SplitKMode m) {
@@ -208,6 +218,7 @@ const char* to_string(Family f) {
     case Family::igemm: return "igemm";
     case Family::direct: return "direct";
     case Family::wgmma: return "wgmma";
+    case Family::tinyc: return "tinyc";
   }
   return "unknown";
 }
@@ -221,6 +232,7 @@ const char* to_string(Family f) {
 int KernelTraits::threads() const {
   if (family == Family::igemm) return warps_m * warps_n * kWarpSize;
   if (family == Family::wgmma) return kWarpgroupSize * (warps_m + 1);
+  if (family == Family::tinyc) return warps_m * kWarpSize;
   if (per_thread <= 0) return 0;
   return block_h * (block_w / per_thread) * kDirectChannelLanes;
 }
@@ -237,6 +249,7 @@ std::string kernel_name(const KernelTraits& t) {
     return head + fmt::format("m{}n{}k{}_c{}_s{}_sk{}{}_v{}{}", t.tile_m, t.tile_n, t.tile_k, t.warps_m, t.stages,
                               t.split_k, split_suffix(t.split_mode), t.vec, t.tma ? "_tma" : "");
   }
+  if (t.family == Family::tinyc) return head + fmt::format("t{}x{}_w{}", t.block_h, t.block_w, t.warps_m);
   if (t.win_fx > 0) {
     return head + fmt::format("t{}x{}_r{}_v{}_w{}s{}", t.block_h, t.block_w, t.per_thread, t.vec, t.win_fx,
                               t.win_sx);
@@ -258,8 +271,10 @@ Result<KernelTraits> parse_kernel_name(std::string_view name) {
     t.family = Family::direct;
   } else if (p.accept("wgmma_")) {
     t.family = Family::wgmma;
+  } else if (p.accept("tinyc_")) {
+    t.family = Family::tinyc;
   } else {
-    return p.error("a family (igemm_, direct_, wgmma_)");
+    return p.error("a family (igemm_, direct_, wgmma_, tinyc_)");
   }
   GCONV_RETURN_IF_ERROR(p.direction(&t.direction));
   GCONV_RETURN_IF_ERROR(p.dtype(&t.dtype));
@@ -268,6 +283,7 @@ Result<KernelTraits> parse_kernel_name(std::string_view name) {
     case Family::igemm: GCONV_RETURN_IF_ERROR(parse_igemm(p, &t)); break;
     case Family::wgmma: GCONV_RETURN_IF_ERROR(parse_wgmma(p, &t)); break;
     case Family::direct: GCONV_RETURN_IF_ERROR(parse_direct(p, &t)); break;
+    case Family::tinyc: GCONV_RETURN_IF_ERROR(parse_tinyc(p, &t)); break;
   }
   if (!p.at_end()) return p.error("the end of the name");
   return t;

@@ -18,6 +18,9 @@
 //     e.g. direct_fwd_bf16_2d_t8x16_r4_v8: a block computes an 8x16 output
 //     tile, each thread R outputs along W for vec channels; _det marks the
 //     deterministic (workspace) reduction of bwd_weight.
+//   tinyc_bwd_data_<dtype>_2d_t<BH>x<BW>_w<warps>
+//     e.g. tinyc_bwd_data_bf16_2d_t16x64_w8: tensor-core bwd_data for dx of
+//     at most 8 channels (src/kernels/tinyc), a 16x64 dx tile, 8 warps.
 //   direct_<dir>_<dtype>_<nd>d_t<BH>x<BW>_r<R>_v<vec>_w<FX>s<SX>
 //     e.g. direct_fwd_bf16_2d_t8x32_r8_v8_w3s1: a register-window depthwise
 //     kernel (src/kernels/direct/window.cuh) for filter width FX and W stride
@@ -33,7 +36,9 @@
 
 namespace gconv {
 
-enum class Family { igemm, direct, wgmma };
+// tinyc: tensor-core bwd_data for dx with at most 8 channels (C = 3 stems),
+// src/kernels/tinyc.
+enum class Family { igemm, direct, wgmma, tinyc };
 // Split-K: parallel = fp32 slices + a reduce kernel; serial = atomic adds into
 // one zeroed fp32 slice + a convert kernel; cluster (wgmma only) = the splits
 // of a tile are one thread-block cluster that adds its partial tiles through

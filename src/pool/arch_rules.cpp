@@ -14,6 +14,7 @@
 #endif
 
 #include "kernels/igemm/igemm_plan.hpp"
+#include "kernels/tinyc/tinyc_plan.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
 #include "pool/json_reader.hpp"
 #include "problem/read_text.hpp"
@@ -159,6 +160,14 @@ Status read_direct(const JsonReader& r, const json& v, ArchRules* a) {
   return Status::Ok();
 }
 
+Status read_tinyc(const JsonReader& r, const json& v, ArchRules* a) {
+  const std::string p = "tinyc";
+  GCONV_RETURN_IF_ERROR(r.check_object(v, p, {"warps", "registers", "description"}, {"warps", "registers"}));
+  GCONV_RETURN_IF_ERROR(r.read_int_list(v["warps"], p + ".warps", &a->tinyc.warps));
+  GCONV_RETURN_IF_ERROR(r.check_object(v["registers"], p + ".registers", {"estimate", "description"}, {"estimate"}));
+  return r.read_int(v["registers"]["estimate"], p + ".registers.estimate", &a->tinyc.regs);
+}
+
 // Fields of the other family must hold their defaults (canonical form).
 bool canonical(const KernelTraits& t, std::string* why) {
   const KernelTraits d;
@@ -170,6 +179,7 @@ bool canonical(const KernelTraits& t, std::string* why) {
     *why = "canonical: only direct kernels have a register window";
     return false;
   }
+  if (t.family == Family::tinyc) return true;  // tinyc::traits_ok checks its own canonical form
   if (is_implicit_gemm(t.family)) {
     if (t.block_h != d.block_h || t.block_w != d.block_w || t.per_thread != d.per_thread || t.deterministic) {
       *why = fmt::format("canonical: a kernel of the {} family must leave block_h, block_w, per_thread, "
@@ -364,6 +374,20 @@ bool legal_wgmma(const ArchRules& rules, const KernelTraits& t, std::string* why
   return true;
 }
 
+bool legal_tinyc(const ArchRules& rules, const KernelTraits& t, std::string* why) {
+  if (!contains(rules.tinyc.warps, t.warps_m)) {
+    *why = fmt::format("warps: {} not in the arch's tinyc warps {}", t.warps_m, list_text(rules.tinyc.warps));
+    return false;
+  }
+  if (!legal_resources(rules, t, why)) return false;
+  std::string rule;
+  if (!tinyc::traits_ok(t, &rule)) {
+    *why = "kernel: " + rule;
+    return false;
+  }
+  return true;
+}
+
 bool legal_direct(const ArchRules& rules, const KernelTraits& t, std::string* why) {
   const ArchRules::Direct& d = rules.direct;
   if (!contains(d.block_h, t.block_h) || !contains(d.block_w, t.block_w)) {
@@ -405,7 +429,7 @@ Result<ArchRules> parse_arch_rules(std::string_view json_text, std::string_view 
   JsonReader r{std::string(source)};
   json v;
   GCONV_RETURN_IF_ERROR(r.parse(json_text, &v));
-  GCONV_RETURN_IF_ERROR(r.check_object(v, "", {"arch", "limits", "mma", "igemm", "wgmma", "direct"},
+  GCONV_RETURN_IF_ERROR(r.check_object(v, "", {"arch", "limits", "mma", "igemm", "wgmma", "direct", "tinyc"},
                                        {"arch", "limits", "mma", "igemm", "wgmma", "direct"}));
   ArchRules a;
   a.source = std::string(source);
@@ -415,6 +439,7 @@ Result<ArchRules> parse_arch_rules(std::string_view json_text, std::string_view 
   GCONV_RETURN_IF_ERROR(read_igemm(r, v["igemm"], &a));
   GCONV_RETURN_IF_ERROR(read_wgmma(r, v["wgmma"], &a));
   GCONV_RETURN_IF_ERROR(read_direct(r, v["direct"], &a));
+  if (v.contains("tinyc")) GCONV_RETURN_IF_ERROR(read_tinyc(r, v["tinyc"], &a));
   return a;
 }
 
@@ -467,6 +492,7 @@ bool is_legal(const ArchRules& rules, const KernelTraits& t, std::string* why) {
     case Family::igemm: return legal_igemm(rules, t, w);
     case Family::wgmma: return legal_wgmma(rules, t, w);
     case Family::direct: return legal_direct(rules, t, w);
+    case Family::tinyc: return legal_tinyc(rules, t, w);
   }
   *w = "family: unknown";
   return false;
@@ -479,7 +505,8 @@ int64_t smem_bytes(const ArchRules&, const KernelTraits& t) {
   switch (t.family) {
     case Family::igemm: return static_cast<int64_t>(igemm::smem_bytes(t));
     case Family::wgmma: return static_cast<int64_t>(wgmma::smem_bytes(t));
-    case Family::direct: return 0;
+    case Family::direct:
+    case Family::tinyc: return 0;  // depends on the problem (the halo): checked by can_implement
   }
   return 0;
 }
@@ -499,6 +526,7 @@ int register_estimate(const ArchRules& rules, const KernelTraits& t) {
     if (t.warps_m <= 0) return 0;
     return wgmma_accumulators(t) + rules.wgmma.consumer_overhead;
   }
+  if (t.family == Family::tinyc) return rules.tinyc.regs;
   if (t.win_fx > 0)  // window.cuh: R x vec sums (or dy) + FX x vec weights (or sums) + one source vector
     return (t.per_thread + t.win_fx + 1) * t.vec + rules.direct.reg_overhead;
   return 2 * t.per_thread * t.vec + t.vec + rules.direct.reg_overhead;

@@ -73,6 +73,12 @@ struct ArchRules {
     std::vector<int> window_filter_w, window_stride_w;
   } direct;
 
+  // tinyc (optional section; empty warps: the arch has no tinyc kernels).
+  struct Tinyc {
+    std::vector<int> warps;  // warps per block
+    int regs = 0;            // registers per thread (estimate)
+  } tinyc;
+
   const MmaShape& mma_for(DType t) const { return mma[static_cast<int>(t)]; }
   const std::vector<int>& tile_k_for(DType t) const { return igemm.tile_k[static_cast<int>(t)]; }
 };

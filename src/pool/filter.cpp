@@ -46,8 +46,8 @@ const std::vector<FieldDef>& fields() {
                  [](R, T t) -> int64_t { return is_gemm(t) ? static_cast<int64_t>(t.split_mode) : 0; }});
     d.push_back({"vec", {}, [](R, T t) -> int64_t { return t.vec; }});
     d.push_back({"groups_per_block", {}, ig(&KernelTraits::groups_per_block)});
-    // Enum names by value: Family is {igemm, direct, wgmma}.
-    d.push_back({"family", {"igemm", "direct", "wgmma"}, [](R, T t) -> int64_t { return static_cast<int64_t>(t.family); }});
+    // Enum names by value: Family is {igemm, direct, wgmma, tinyc}.
+    d.push_back({"family", {"igemm", "direct", "wgmma", "tinyc"}, [](R, T t) -> int64_t { return static_cast<int64_t>(t.family); }});
     d.push_back({"ndim", {}, [](R, T t) -> int64_t { return t.ndim; }});
     d.push_back({"direction", {"fwd", "bwd_data", "bwd_weight"},
                  [](R, T t) -> int64_t { return static_cast<int64_t>(t.direction); }});

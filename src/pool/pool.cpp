@@ -122,6 +122,10 @@ Status read_group(const JsonReader& r, const json& v, const std::string& path, F
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["vec"], join(path, "vec"), &g->vec));
     g->tma = {false};
     if (v.contains("tma")) GCONV_RETURN_IF_ERROR(r.read_bool_list(v["tma"], join(path, "tma"), &g->tma));
+  } else if (family == Family::tinyc) {
+    GCONV_RETURN_IF_ERROR(r.check_object(v, path, {"tile", "warps", "ndims", "exclude"}, {"tile", "warps"}));
+    GCONV_RETURN_IF_ERROR(r.read_pair_list(v["tile"], join(path, "tile"), &g->tiles));
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["warps"], join(path, "warps"), &g->warps_per_block));
   } else {
     GCONV_RETURN_IF_ERROR(r.check_object(
         v, path, {"tile", "per_thread", "vec", "deterministic", "window", "ndims", "exclude"}, {"tile", "per_thread", "vec"}));
@@ -235,6 +239,14 @@ std::vector<KernelTraits> candidates(const PoolConfig& c, DType dt, const PoolGr
                     t.tma = tma;
                     out.push_back(t);
                   }
+  } else if (c.family == Family::tinyc) {
+    for (auto [bh, bw] : g.tiles)
+      for (int w : g.warps_per_block) {
+        KernelTraits t = base;
+        t.block_h = bh, t.block_w = bw;
+        t.warps_m = w;  // as parse_kernel_name reads a tinyc name; every other field at its default
+        out.push_back(t);
+      }
   } else {
     for (auto [bh, bw] : g.tiles)
       for (int r : g.per_thread)
@@ -312,8 +324,10 @@ Result<PoolConfig> parse_pool_config(std::string_view json_text, std::string_vie
     c.family = Family::direct;
   } else if (s == "wgmma") {
     c.family = Family::wgmma;
+  } else if (s == "tinyc") {
+    c.family = Family::tinyc;
   } else {
-    return r.error("family", fmt::format("expected \"wgmma\", \"igemm\" or \"direct\", got \"{}\"", s));
+    return r.error("family", fmt::format("expected \"wgmma\", \"igemm\", \"direct\" or \"tinyc\", got \"{}\"", s));
   }
   GCONV_RETURN_IF_ERROR(r.read_string(v["direction"], "direction", &s));
   auto dir = parse_direction(s);

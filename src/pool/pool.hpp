@@ -63,6 +63,8 @@ struct PoolGroup {
   // direct register-window kernels: (filter width, W stride) pairs, written
   // "3s1" in the file; default [(0, 0)] = tile kernels.
   std::vector<std::pair<int, int>> windows;
+  // tinyc: dx tiles (tiles above) x warps per block; vec is 8
+  std::vector<int> warps_per_block;
 };
 
 struct PoolConfig {

@@ -69,6 +69,7 @@
 #include "core/int_math.hpp"
 #include "kernels/direct/direct_plan.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
+#include "kernels/tinyc/tinyc_plan.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
 
 namespace gconv {
@@ -308,6 +309,36 @@ AnalyticProblem analytic_problem(const Problem& p, const DeviceInfo& d) {
   return ap;
 }
 
+// tinyc (bwd_data, dx of at most 8 channels): mma.m16n8k16 over 16-pixel
+// tasks, 8 columns of which C are useful; A from the shared-memory halo
+// (one ldmatrix.x4 per mma, half a B ldmatrix), the halo read once per block.
+double tinyc_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceInfo& d, AnalyticBreakdown* b) {
+  const Problem& p = *ap.problem;
+  const tinyc::Plan plan = tinyc::make_plan(t, p);
+  const int eb = ap.eb;
+  const int64_t smem_bps = std::max<int64_t>(1, d.smem_per_sm_bytes / int64_t(plan.smem + 1024));
+  const int bps = int(std::max<int64_t>(1, std::min<int64_t>(smem_bps, d.max_threads_per_sm / std::max(1, plan.threads))));
+  const double taps = double(p.filter[1]) * p.filter[2] / (double(p.stride[1]) * p.stride[2]);
+  const double mmas = double(t.block_h) * t.block_w / 16 * std::max(1.0, taps) * double(ceil_div(p.k, 16));
+  // flop/ms of one SM at b resident blocks: mma.sync at half the warpgroup
+  // rate, or the shared-memory reads of its operands (640 bytes per mma).
+  const double mma_rate = ap.mma_sm * 0.5;
+  const double smem_rate = d.smem_bytes_per_clk * d.clock_mhz * 1e3 / 640.0 * 4096.0 * 2.0;
+  auto rate = [&](int) { return std::min(mma_rate, smem_rate); };
+  b->blocks = plan.blocks;
+  b->blocks_per_sm = bps;
+  const double compute = waves_ms(plan.blocks, bps, mmas * 4096.0 * 2.0, d, rate, &b->waves);
+  b->wave_efficiency = double(b->blocks) / double(b->waves * d.sm_count * bps);
+  b->tile_efficiency = double(p.c) / 8.0;
+  const double halo = double(plan.params.halo_h) * plan.params.halo_w /
+                      (double(t.block_h) / p.stride[1] * (double(t.block_w) / p.stride[2]));
+  const double dram = double(ap.ops.y) * eb + double(ap.ops.x) * eb + double(ap.ops.w) * eb;
+  const double l2 = double(ap.ops.y) * eb * halo + double(plan.blocks) * p.filter[1] * p.filter[2] * p.k * p.c * eb;
+  const double memory = std::max(dram / (d.hbm_gbps * 1e6), l2 / (d.l2_gbps * 1e6));
+  finish(compute, memory, 1.0, 1, d, b);
+  return b->total_ms;
+}
+
 AnalyticKernel analytic_kernel(const KernelTraits& t, const DeviceInfo& d) {
   AnalyticKernel ak;
   ak.regs = allocated_regs(t, d);
@@ -337,6 +368,7 @@ double analytic_ms(const KernelTraits& t, const AnalyticKernel& ak, const Analyt
   AnalyticBreakdown* b = detail ? detail : &local;
   *b = AnalyticBreakdown{};
   if (is_implicit_gemm(t.family)) return gemm_ms(t, ak, ap, d, b);
+  if (t.family == Family::tinyc) return tinyc_ms(t, ap, d, b);
   DirectPlan own;
   if (!plan && plan_direct(t, ap.direct, &own)) plan = &own;
   return direct_ms(t, ak, ap, plan, d, b);

@@ -21,6 +21,7 @@
 #include "heuristic/candidates.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
 #include "kernels/naive/naive.hpp"
+#include "kernels/tinyc/tinyc_plan.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
 #include "pool/filter.hpp"
 #include "pool/pool.hpp"
@@ -49,6 +50,7 @@ bool kernel_traits_ok(const KernelTraits& t) {
     case Family::igemm: return igemm::traits_ok(t, nullptr);
     case Family::wgmma: return wgmma::traits_ok(t, nullptr);
     case Family::direct: return true;
+    case Family::tinyc: return tinyc::traits_ok(t, nullptr);
   }
   return false;
 }
@@ -276,6 +278,9 @@ Status RegistryImpl::applicable(const Problem& p, Applicable& a) const {
       DirectPlan plan;
       if (!plan_direct(t, ap.direct, &plan) || plan.workspace > options_.workspace_limit) continue;
       c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &b, &plan);
+    } else if (t.family == Family::tinyc) {
+      if (!terms[i].traits_ok || !tinyc::can_implement(t, p, nullptr)) continue;
+      c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);
     } else {
       if (!terms[i].traits_ok || !gemm_applies(t, facts, options_.workspace_limit)) continue;
       c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);

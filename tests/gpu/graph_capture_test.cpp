@@ -3,7 +3,7 @@
 // run. Capture also proves run() neither synchronizes nor allocates when
 // given a workspace (either would end the capture with an error). One case
 // per launch shape of the families:
-//   1 node : implicit GEMM without split-K, wgmma cluster split-K (the
+//   1 node : implicit GEMM without split-K, tinyc, wgmma cluster split-K (the
 //            splits add in distributed shared memory), direct tile fwd /
 //            bwd_data, direct register-window kernels (all three
 //            directions), naive;
@@ -125,7 +125,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{spec("bwd_weight", kDense), R"(^wgmma_.*_sk[0-9]+s_)", 3},
                       Case{spec("bwd_weight", kDense), R"(^wgmma_.*_sk[0-9]+c_)", 1},
                       Case{spec("fwd", kDense), R"(^wgmma_.*_sk[0-9]+c_)", 1},
-                      Case{spec("bwd_data", kDense), R"(^wgmma_.*_sk[0-9]+c_)", 1}),
+                      Case{spec("bwd_data", kDense), R"(^wgmma_.*_sk[0-9]+c_)", 1},
+                      Case{"bwd_data_bf16_n2c3k64_h30w70_y7x7_s2_p3", R"(^tinyc_)", 1}),
     [](const ::testing::TestParamInfo<Case>& i) { return "case" + std::to_string(i.index); });
 
 }  // namespace

@@ -33,7 +33,11 @@ std::vector<Problem> covering_problems(Direction d, DType t) {
                         // pointwise grouped: bwd_weight kernels with several groups per block
                         "n2c64k64g8_h9w9", "n2c64k64g4_h9w9", "n2c64k64g16_h9w9", "n2c64k64g8_d3h5w5_z1",
                         "n2c64k64g4_d3h5w5_z1", "n2c64k64g16_d3h5w5_z1", "n2c64k64g8_w30", "n2c64k64g4_w30",
-                        "n2c64k64g16_w30"}) {
+                        "n2c64k64g16_w30",
+                        // tinyc (bwd_data, C <= 8): strides 2, 4, 1 and (2, 1), odd sizes, dilation,
+                        // asymmetric padding, K of 64, 96, 16 and 24 (the last 16-channel step half empty)
+                        "n2c3k64_h30w70_y7x7_s2_p3", "n2c3k96_h20w132_y4x4_s4", "n1c4k16_h17w40_y5x3_p2,1_dil2",
+                        "n2c2k24_h19w37_y3x7_s2,1_p1,3", "n1c8k128_h9w33_y3x3_s2_p1"}) {
     Problem p = *Problem::parse_spec(s);
     p.direction = d;
     p.dtype = t;
@@ -157,7 +161,9 @@ Tally check_pool(Direction d, DType t, int ndim, int sample) {
       }
     };
     for (const Problem& p : problems) try_problem(p);
-    if (checked == 0)
+    // tinyc kernels take every covering problem too: the odd list's stem has
+    // K = 16, one of the kernel's 64-channel chunks.
+    if (checked == 0 || kernels[i].family == Family::tinyc)
       for (const Problem& p : cover) try_problem(p);
     if (checked == 0) {
       ++tally.uncovered;
