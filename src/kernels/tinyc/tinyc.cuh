@@ -147,9 +147,14 @@ __device__ __forceinline__ void bwd_data(const TinycParams& p) {
     }
   }
 
-  // Store: register r of a task holds row (lane / 4) + 8 * (r / 2), channel
-  // 2 * (lane % 4) + r % 2.
-  T* dx = static_cast<T*>(p.dx);
+  // Store through shared memory: each thread writes its results into the
+  // tile's dx rows there (register r of a task: row (lane / 4) + 8 * (r / 2),
+  // channel 2 * (lane % 4) + r % 2), then the block writes each dx row of the
+  // tile as one contiguous run (the phases interleave along W, so a task's
+  // own pixels are stride-w apart in dx: stored from registers they cost a
+  // partial sector each).
+  __syncthreads();  // every warp is done with the halo and the weights
+  T* tile = reinterpret_cast<T*>(tc_smem);  // [TH][TW][C]
 #pragma unroll
   for (int it = 0; it < kIpw; ++it) {
     const int item = warp + NW * it;
@@ -162,10 +167,17 @@ __device__ __forceinline__ void bwd_data(const TinycParams& p) {
       for (int r = 0; r < 4; ++r) {
         const int pix = (task0 + t) * 16 + (lane >> 2) + 8 * (r >> 1);
         const int c = 2 * (lane & 3) + (r & 1);
-        const int h = h0 + py + p.sh * (pix / pj), x = w0 + px + p.sw * (pix % pj);
-        if (c < p.c && h < p.h && x < p.w_)
-          dx[((static_cast<long long>(n) * p.h + h) * p.w_ + x) * p.c + c] = dev::Elem<DT>::from_f32(acc[it][t][r]);
+        const int hl = py + p.sh * (pix / pj), wl = px + p.sw * (pix % pj);
+        if (c < p.c) tile[(hl * TW + wl) * p.c + c] = dev::Elem<DT>::from_f32(acc[it][t][r]);
       }
+  }
+  __syncthreads();
+  T* dx = static_cast<T*>(p.dx);
+  const int cols = (p.w_ - w0 < TW ? p.w_ - w0 : TW) * p.c;  // elements of a tile row inside dx
+  const int rows = p.h - h0 < TH ? p.h - h0 : TH;
+  for (int e = tid; e < rows * cols; e += NW * 32) {
+    const int hl = e / cols, x = e % cols;
+    dx[((static_cast<long long>(n) * p.h + h0 + hl) * p.w_ + w0) * p.c + x] = tile[hl * TW * p.c + x];
   }
 }
 

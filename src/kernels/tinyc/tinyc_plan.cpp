@@ -118,7 +118,10 @@ Plan make_plan(const KernelTraits& t, const Problem& p) {
   q.halo_h = t.block_h / q.sh + (yhi - ylo);
   q.halo_w = t.block_w / q.sw + (xhi - xlo);
   q.kchunks = int((p.k + kKc - 1) / kKc);
-  plan.smem = size_t(q.halo_h) * q.halo_w * kPitch + size_t(q.fh) * q.fw * kKc * 16;
+  // The halo and the weights, then (reusing them) the dx tile the block
+  // stores from.
+  plan.smem = std::max(size_t(q.halo_h) * q.halo_w * kPitch + size_t(q.fh) * q.fw * kKc * 16,
+                       size_t(t.block_h) * t.block_w * q.c * 2);
   plan.blocks = p.n * (long long)q.tiles_h * q.tiles_w;
   plan.threads = 32 * t.warps_m;
   return plan;
