@@ -29,6 +29,18 @@
 #             analytic top ODD_TOP (default 24) of every family; timed for CAND_S seconds
 #   tccheck   the tinyc kernels (bwd_data, C <= 8): built, GPU correctness (bf16, fp16), sanitizers, then
 #             every tinyc kernel and cuDNN (native provider) on the public set's bwd_data problems with C <= 8
+#   persist   the persistent wgmma grid: correctness (a sample of PERSIST_SAMPLE wgmma kernels per pool,
+#             grid capped at 3 blocks so that every test problem walks several tiles per block;
+#             memcheck/racecheck/synccheck on 2 per bf16 pool the same way), then the public set's
+#             pairs of .device/persist_pairs_wg.csv timed with one tile per block and with the
+#             persistent grid in the same run (bench/ab_sweeps.py), the pairs of
+#             .device/persist_pairs_other.csv (igemm/direct/tinyc bests) once, cuDNN, compare
+#   quick     one short call (a session with a few minutes of device time left): the tinyc
+#             kernels against the reference (every kernel, bf16 and fp16), QUICK_SAMPLE wgmma
+#             kernels per bf16 pool against the reference with the grid capped at 3 blocks,
+#             memcheck on 2 wgmma kernels (capped grid) and 2 tinyc kernels, the A/B of the
+#             persistent grid on .device/quick_pairs_wg.csv, tinyc vs cuDNN on the C <= 8
+#             bwd_data problems of the public set; every step under its own time limit
 #   pubsweep  one GPU, one process at a time: gconv bench over the public shapes for the
 #             kernels of FILTER (default: every kernel), resumed from .device/pub_prev.csv.zst,
 #             plus with TOP=K each problem's K best igemm/direct kernels of the stored full
@@ -293,6 +305,74 @@ PY
           scripts/gpu-test .device 'Pools/PoolCorrectness.*bf16_2d' > "$OUT/csan_$tool.txt" 2>&1
         echo "$tool: $(tail -n 1 "$OUT/csan_$tool.txt") | $(cat /tmp/csan_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       done ;;
+    persist)
+      mkdir -p /tmp/pslogs
+      GCONV_WGMMA_PERSISTENT=3 TEST_TIMEOUT_S=300 GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_SAMPLE=${PERSIST_SAMPLE:-20} \
+        LOG_DIR=/tmp/pslogs scripts/gpu-test .device 'Pools/PoolCorrectness*' > "$OUT/persist_tests.txt" 2>&1
+      tail -n 1 "$OUT/persist_tests.txt"; cat /tmp/pslogs/*.log | gzip > "$OUT/persist_tests.log.gz"
+      zcat "$OUT/persist_tests.log.gz" | grep -h "^TALLY" | grep -v "kernels=0" | sort | head -n 30
+      zcat "$OUT/persist_tests.log.gz" | grep -h -E "Failure|failed|crash|mismatch" | head -n 20
+      for tool in ${PERSIST_SAN:-memcheck racecheck synccheck}; do
+        mkdir -p /tmp/psan_$tool
+        GCONV_WGMMA_PERSISTENT=3 GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/psan_$tool \
+          scripts/gpu-test .device 'Pools/PoolCorrectness.*bf16_2d*' > "$OUT/psan_$tool.txt" 2>&1
+        echo "$tool: $(tail -n 1 "$OUT/psan_$tool.txt") | $(cat /tmp/psan_$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      done
+      grep -v '^#' problems/cudnn_public_h200.jsonl > /tmp/pub.jsonl
+      for mode in 0 on 0b; do
+        ( [ "$mode" = on ] && unset GCONV_WGMMA_PERSISTENT || export GCONV_WGMMA_PERSISTENT=0
+          timeout -k 10 "${PERSIST_S:-150}" .device/gconv bench --problems /tmp/pub.jsonl --pairs .device/persist_pairs_wg.csv \
+            --out /tmp/ps_$mode.csv --warmup 2 --repeats "${REPEATS:-5}" --jobs "$ncpu" 2> "$OUT/ps_${mode}_stderr.log" )
+        echo "persist bench $mode rc=$?: $(tail -n 1 "$OUT/ps_${mode}_stderr.log")"
+      done
+      timeout -k 10 "${PERSIST_S:-150}" .device/gconv bench --problems /tmp/pub.jsonl --pairs .device/persist_pairs_other.csv \
+        --out /tmp/ps_other.csv --warmup 2 --repeats "${REPEATS:-5}" --jobs "$ncpu" 2> "$OUT/ps_other_stderr.log"
+      echo "other bench rc=$?: $(tail -n 1 "$OUT/ps_other_stderr.log")"
+      for mode in 0 on 0b; do tail -n +2 /tmp/ps_other.csv >> /tmp/ps_$mode.csv; .device/zstd -q -T0 -12 /tmp/ps_$mode.csv -o "$OUT/ps_$mode.csv.zst"; done
+      python3 bench/ab_sweeps.py --a /tmp/ps_0.csv --b /tmp/ps_on.csv --label-a tile --label-b persistent --family wgmma | tee "$OUT/ab.txt"
+      python3 bench/ab_sweeps.py --a /tmp/ps_0.csv --b /tmp/ps_0b.csv --label-a tile --label-b tile_again --family wgmma | tee "$OUT/ab_noise.txt"
+      if [ "${CUDNN:-1}" != 0 ]; then
+        PYTHONUNBUFFERED=1 python3 bench/cudnn_torch.py --problems /tmp/pub.jsonl \
+          --out "$OUT/cudnn_torch.jsonl" --gemm-gflop 5 --modes "${CUDNN_MODES:-exh}" 2> "$OUT/cudnn.log"
+        for mode in 0 on; do
+          python3 bench/compare_cudnn.py --sweep /tmp/ps_$mode.csv --cudnn "$OUT/cudnn_torch.jsonl" --by-family \
+            --per-problem "$OUT/compare_$mode.csv" > "$OUT/compare_$mode.txt"
+        done
+        tail -n 45 "$OUT/compare_on.txt"; grep -A5 "cuBLAS" "$OUT/compare_0.txt"
+      fi ;;
+    quick)
+      mkdir -p /tmp/qtc /tmp/qwg /tmp/qsan
+      TEST_TIMEOUT_S=80 GCONV_GPU_TEST_FAMILY=tinyc LOG_DIR=/tmp/qtc timeout -k 5 90 \
+        scripts/gpu-test .device 'Pools/PoolCorrectness*bwd_data*' > "$OUT/q_tc_tests.txt" 2>&1
+      echo "tinyc tests: $(tail -n 1 "$OUT/q_tc_tests.txt")"
+      cat /tmp/qtc/*.log 2>/dev/null | grep -h "^TALLY" | grep -v "kernels=0" | sort
+      cat /tmp/qtc/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch|tinyc_.* on " | head -n 12
+      GCONV_WGMMA_PERSISTENT=3 TEST_TIMEOUT_S=60 GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_SAMPLE=${QUICK_SAMPLE:-8} \
+        LOG_DIR=/tmp/qwg timeout -k 5 130 scripts/gpu-test .device 'Pools/PoolCorrectness*bf16*' > "$OUT/q_wg_tests.txt" 2>&1
+      echo "wgmma tests (grid <= 3 blocks): $(tail -n 1 "$OUT/q_wg_tests.txt")"
+      cat /tmp/qwg/*.log 2>/dev/null | grep -h "^TALLY" | grep -v "kernels=0" | sort
+      cat /tmp/qwg/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch" | head -n 12
+      cat /tmp/qtc/*.log /tmp/qwg/*.log 2>/dev/null | gzip > "$OUT/q_tests.log.gz"
+      GCONV_WGMMA_PERSISTENT=3 GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_SAMPLE=2 SANITIZE=memcheck LOG_DIR=/tmp/qsan \
+        timeout -k 5 40 scripts/gpu-test .device 'Pools/PoolCorrectness*fwd_bf16_2d*' > "$OUT/q_san.txt" 2>&1
+      GCONV_GPU_TEST_FAMILY=tinyc GCONV_GPU_TEST_SAMPLE=2 SANITIZE=memcheck LOG_DIR=/tmp/qsan \
+        timeout -k 5 30 scripts/gpu-test .device 'Pools/PoolCorrectness*bwd_data_bf16*' >> "$OUT/q_san.txt" 2>&1
+      echo "memcheck: $(grep gpu-test "$OUT/q_san.txt" | tr '\n' ' ') | $(cat /tmp/qsan/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      grep -v '^#' problems/cudnn_public_h200.jsonl > /tmp/pub.jsonl
+      for mode in 0 on; do
+        ( [ "$mode" = on ] && unset GCONV_WGMMA_PERSISTENT || export GCONV_WGMMA_PERSISTENT=0
+          timeout -k 5 "${QUICK_AB_S:-45}" .device/gconv bench --problems /tmp/pub.jsonl --pairs .device/quick_pairs_wg.csv \
+            --out /tmp/q_$mode.csv --warmup 2 --repeats 5 --jobs "$ncpu" 2> "$OUT/q_${mode}_stderr.log" )
+        echo "A/B bench $mode rc=$?: $(tail -n 1 "$OUT/q_${mode}_stderr.log")"
+        .device/zstd -q -T0 -12 /tmp/q_$mode.csv -o "$OUT/q_$mode.csv.zst"
+      done
+      python3 bench/ab_sweeps.py --a /tmp/q_0.csv --b /tmp/q_on.csv --label-a tile --label-b persistent --family wgmma | tee "$OUT/q_ab.txt"
+      python3 -c "import json; l=[x for x in open('problems/cudnn_public_h200.jsonl') if x.strip()]; \
+        open('/tmp/tc.jsonl','w').write(''.join(x for x in l if 'about' in json.loads(x) or \
+        (json.loads(x)['direction'] == 'bwd_data' and json.loads(x)['C'] <= 8)))"
+      timeout -k 5 "${QUICK_TC_S:-30}" .device/gconv bench --problems /tmp/tc.jsonl --provider gconv,cudnn --filter 'family==tinyc' \
+        --out /tmp/q_tc.csv --warmup 3 --repeats 9 --jobs "$ncpu" 2> "$OUT/q_tc_stderr.log"
+      echo "tinyc bench rc=$?: $(tail -n 1 "$OUT/q_tc_stderr.log")"; gzip -c /tmp/q_tc.csv > "$OUT/q_tc.csv.gz" ;;
     pubsweep)
       [ -f .device/pub_prev.csv.zst ] && .device/zstd -dqc .device/pub_prev.csv.zst > /tmp/pub.csv
       # PUB_EVERY=k: every k-th (problem, direction) record only (a quick look).

@@ -2,6 +2,8 @@
 
 #include <map>
 #include <mutex>
+#include <string>
+#include <tuple>
 #include <utility>
 
 #include "core/cuda_check.hpp"
@@ -16,12 +18,33 @@ constexpr size_t kDefaultSmemLimit = 48 * 1024;
 // handle value back.
 std::mutex g_smem_mu;
 std::map<std::pair<cudaKernel_t, int>, size_t> g_smem_limit;
+// resident_blocks' answers per (kernel, device, threads, shared memory),
+// under g_smem_mu too.
+std::map<std::tuple<cudaKernel_t, int, unsigned, size_t>, int> g_resident;
 
 void forget_kernel(cudaKernel_t k) {
   std::lock_guard<std::mutex> lk(g_smem_mu);
   for (auto it = g_smem_limit.begin(); it != g_smem_limit.end();) {
     it = it->first.first == k ? g_smem_limit.erase(it) : std::next(it);
   }
+  for (auto it = g_resident.begin(); it != g_resident.end();) {
+    it = std::get<0>(it->first) == k ? g_resident.erase(it) : std::next(it);
+  }
+}
+
+// Raises k's dynamic shared memory limit on `dev` to smem if it is lower
+// (caller holds g_smem_mu).
+Status raise_smem_limit(cudaKernel_t k, int dev, size_t smem) {
+  if (smem <= kDefaultSmemLimit) return Status::Ok();
+  size_t& limit = g_smem_limit[{k, dev}];
+  if (smem > limit) {
+    GCONV_RETURN_IF_ERROR(cuda_status(cudaFuncSetAttribute(reinterpret_cast<const void*>(k),
+                                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                           static_cast<int>(smem)),
+                                      "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)"));
+    limit = smem;
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -71,13 +94,7 @@ Status launch(cudaKernel_t k, dim3 grid, dim3 block, size_t smem, cudaStream_t s
     int dev = 0;
     GCONV_RETURN_IF_ERROR(cuda_status(cudaGetDevice(&dev), "cudaGetDevice"));
     std::lock_guard<std::mutex> lk(g_smem_mu);
-    size_t& limit = g_smem_limit[{k, dev}];
-    if (smem > limit) {
-      GCONV_RETURN_IF_ERROR(cuda_status(
-          cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
-          "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)"));
-      limit = smem;
-    }
+    GCONV_RETURN_IF_ERROR(raise_smem_limit(k, dev, smem));
   }
   cudaError_t err = cudaLaunchKernel(func, grid, block, args, smem, stream);
   if (err != cudaSuccess) {
@@ -85,6 +102,29 @@ Status launch(cudaKernel_t k, dim3 grid, dim3 block, size_t smem, cudaStream_t s
     return cuda_status(err, "cudaLaunchKernel");
   }
   return cuda_status(cudaGetLastError(), "cudaLaunchKernel (cudaGetLastError)");
+}
+
+Result<int> resident_blocks(cudaKernel_t k, unsigned threads, size_t smem) {
+  if (k == nullptr) return invalid_argument("resident_blocks: null kernel");
+  int dev = 0;
+  GCONV_RETURN_IF_ERROR(cuda_status(cudaGetDevice(&dev), "cudaGetDevice"));
+  std::lock_guard<std::mutex> lk(g_smem_mu);
+  const auto key = std::make_tuple(k, dev, threads, smem);
+  if (auto it = g_resident.find(key); it != g_resident.end()) return it->second;
+  // The occupancy calculator counts the kernel's dynamic shared memory only
+  // up to its current limit: raise it first, as launch() would.
+  GCONV_RETURN_IF_ERROR(raise_smem_limit(k, dev, smem));
+  int per_sm = 0, sms = 0;
+  GCONV_RETURN_IF_ERROR(cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                        &per_sm, reinterpret_cast<const void*>(k), static_cast<int>(threads), smem),
+                                    "cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
+  GCONV_RETURN_IF_ERROR(
+      cuda_status(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute"));
+  if (per_sm < 1 || sms < 1)
+    return internal_error("resident_blocks: the kernel cannot be resident (" + std::to_string(per_sm) +
+                          " blocks per SM, " + std::to_string(sms) + " SMs)");
+  g_resident[key] = per_sm * sms;
+  return per_sm * sms;
 }
 
 }  // namespace gconv::jit

@@ -50,4 +50,9 @@ class LoadedModule {
 // with cudaGetLastError; never synchronizes.
 Status launch(cudaKernel_t k, dim3 grid, dim3 block, size_t smem, cudaStream_t stream, void** args);
 
+// Blocks of `threads` threads and `smem` bytes of dynamic shared memory of
+// `k` that the current device holds at once (blocks per SM x SMs): the grid
+// of a persistent kernel. Computed once per (kernel, device, threads, smem).
+Result<int> resident_blocks(cudaKernel_t k, unsigned threads, size_t smem);
+
 }  // namespace gconv::jit

@@ -1,8 +1,9 @@
 // Warp-specialized implicit-GEMM convolution on Hopper's warpgroup MMA, one
 // template for fwd / bwd_data / bwd_weight, 1D/2D/3D, bf16/fp16 (fp32 as
 // tf32, fwd). The GEMMs and their operands are igemm's (igemm/operands.cuh);
-// the grid and the kernel parameter too (IgemmParams, one block per output
-// tile, split and bwd_data phase).
+// the kernel parameter and the order of output tiles too (IgemmParams: one
+// tile per output tile, split and bwd_data phase), walked by a persistent
+// grid (wgmma_main).
 //
 // Roles: warpgroup 0 produces, warpgroups 1..CWG consume.
 //   producer (Cfg::kTma, fwd): one thread issues a TMA im2col load of A and
@@ -60,16 +61,27 @@ struct RingPos {
   }
 };
 
+// The producer's place in the ring, carried from one output tile to the next
+// (persistent grid): the stage written next, the next stage to publish, and
+// the stages filled so far (a stage filled before must be released first).
+template <int S>
+struct ProducerRing {
+  RingPos<S> w, pub;
+  int filled = 0;
+};
+
 template <class Cfg, class Ops>
 __device__ __forceinline__ void produce(const IgemmParams& p, Ops& ops, const BlockPos& b, int m0, int n0, int kt0,
-                                        int ktiles, u32 ring, u32 full, u32 empty, int tid) {
-  constexpr int S = Cfg::kStages, LAG = Cfg::kLag;
+                                        int ktiles, u32 ring, u32 full, u32 empty, int tid,
+                                        ProducerRing<Cfg::kStages>& pr) {
+  constexpr int LAG = Cfg::kLag;
   ops.init(p, b, m0, n0, kt0 * Cfg::kTileK, tid);
-  RingPos<S> w, pub;  // the stage written now, the next stage to publish
+  RingPos<Cfg::kStages>&w = pr.w, &pub = pr.pub;
 #pragma unroll 1
-  for (int kt = 0; kt < ktiles; ++kt) {
-    // Stage w was last read by the consumers for tile kt - S.
-    if (kt >= S) mbar_wait(empty + 8 * w.stage, w.phase ^ 1);
+  for (int kt = 0; kt < ktiles; ++kt, ++pr.filled) {
+    // Stage w was last read by the consumers S fills ago (maybe for the
+    // previous output tile).
+    if (pr.filled >= Cfg::kStages) mbar_wait(empty + 8 * w.stage, w.phase ^ 1);
     const u32 st = ring + w.stage * Cfg::kStageBytes;
     ops.load(p, st, st + Cfg::kABytes, tid);
     dev::cp_async_commit();
@@ -93,16 +105,15 @@ __device__ __forceinline__ void produce(const IgemmParams& p, Ops& ops, const Bl
 // The TMA producers: one thread per CTA walks the ring; for each K tile it
 // waits until the consumers released the stage, then `issue(k, stage, bar)`
 // arms the stage's full barrier with the bytes of its loads and issues them
-// (they complete on that barrier).
+// (they complete on that barrier). The ring position carries over tiles.
 template <int S, class Issue>
 __device__ __forceinline__ void tma_ring(int kt0, int tile_k, int ktiles, u32 ring, int stage_bytes, u32 full,
-                                         u32 empty, Issue&& issue) {
-  RingPos<S> w;
+                                         u32 empty, ProducerRing<S>& pr, Issue&& issue) {
 #pragma unroll 1
-  for (int kt = 0; kt < ktiles; ++kt) {
-    if (kt >= S) mbar_wait(empty + 8 * w.stage, w.phase ^ 1);
-    issue((kt0 + kt) * tile_k, ring + w.stage * stage_bytes, full + 8 * w.stage);
-    w.next();
+  for (int kt = 0; kt < ktiles; ++kt, ++pr.filled) {
+    if (pr.filled >= S) mbar_wait(empty + 8 * pr.w.stage, pr.w.phase ^ 1);
+    issue((kt0 + kt) * tile_k, ring + pr.w.stage * stage_bytes, full + 8 * pr.w.stage);
+    pr.w.next();
   }
 }
 
@@ -155,12 +166,13 @@ __device__ __forceinline__ void tap_offsets(const IgemmParams& p, int tap, unsig
 // weight rows.
 template <class Cfg>
 __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
+                                            ProducerRing<Cfg::kStages>& pr,
                                             const BlockPos& b, int m0, int n0, int kt0, int ktiles, u32 ring,
                                             u32 full, u32 empty) {
   int base[3] = {0, 0, 0};
   const int n = output_filter_base<Cfg::kNdim>(p, m0, base);
   const int c_group = b.g0 * p.Cg, row_group = b.g0 * p.Kg + n0;
-  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, [&](int k, u32 st, u32 bar) {
+  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr, [&](int k, u32 st, u32 bar) {
     const int tap = k / p.Cg;
     const int c0 = k - tap * p.Cg;
     unsigned short off[3] = {0, 0, 0};
@@ -178,6 +190,7 @@ __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMa
 // B = w as a 3D tensor (c, tap, k), one box of 64 c x 64 k per 64 columns.
 template <class Cfg>
 __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
+                                            ProducerRing<Cfg::kStages>& pr,
                                                      const BlockPos& b, int m0, int n0, int kt0, int ktiles,
                                                      u32 ring, u32 full, u32 empty) {
   constexpr int F = 3 - Cfg::kNdim;
@@ -187,7 +200,7 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
   for (int d = F; d < 3; ++d) base[d] = i[d] + p.pad[d] - p.dil[d] * (p.filt[d] - 1);
   const int nblocks = cmin(Cfg::kTileN, p.Cg - n0 + 63) / 64;  // 64-column blocks inside the GEMM
   const u32 tx = Cfg::TileA::kBytes + nblocks * Cfg::TileB::kBlockBytes;
-  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, [&](int k, u32 st, u32 bar) {
+  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr, [&](int k, u32 st, u32 bar) {
     const int tap = k / p.Kg;
     const int k0 = k - tap * p.Kg;
     int t[3] = {0, 0, 0};  // flipped tap digits
@@ -213,12 +226,13 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
 // tap's offsets.
 template <class Cfg>
 __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
+                                            ProducerRing<Cfg::kStages>& pr,
                                                        const BlockPos& b, int m0, int n0, int kt0, int ktiles,
                                                        u32 ring, u32 full, u32 empty) {
   const int mblocks = cmin(Cfg::kTileM, p.Kg - m0 + 63) / 64;
   const int nblocks = cmin(Cfg::kTileN, p.gemm_n - n0 + 63) / 64;
   const u32 tx = (mblocks * Cfg::TileA::kBlockBytes) + nblocks * Cfg::TileB::kBlockBytes;
-  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, [&](int k, u32 st, u32 bar) {
+  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr, [&](int k, u32 st, u32 bar) {
     int base[3] = {0, 0, 0};
     const int n = output_filter_base<Cfg::kNdim>(p, k, base);
     mbar_arrive_expect_tx(bar, tx);
@@ -245,10 +259,12 @@ struct WgAcc {
   float d[Cfg::kMI][Cfg::kNI][Cfg::kAccPerInstr];
 };
 
+// rd / rel: the stage read next and the next stage to release, carried from
+// one output tile to the next (persistent grid). Every stage read is
+// released, the tile's last one once its MMAs have retired.
 template <class Cfg>
 __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u32 full, u32 empty, int wg_row0,
-                                        int lane) {
-  constexpr int S = Cfg::kStages;
+                                        int lane, RingPos<Cfg::kStages>& rd, RingPos<Cfg::kStages>& rel) {
   typedef MmaAsync<Cfg::kInstrN, Cfg::kDType, Cfg::kAKMajor ? 0 : 1, Cfg::kBKMajor ? 0 : 1> Mma;
 #pragma unroll
   for (int mi = 0; mi < Cfg::kMI; ++mi)
@@ -256,7 +272,6 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u
     for (int ni = 0; ni < Cfg::kNI; ++ni)
 #pragma unroll
       for (int r = 0; r < Cfg::kAccPerInstr; ++r) acc.d[mi][ni][r] = 0.f;
-  RingPos<S> rd, rel;  // the stage read now, the next stage to release
 #pragma unroll 1
   for (int kt = 0; kt < ktiles; ++kt) {
     mbar_wait(full + 8 * rd.stage, rd.phase);
@@ -281,6 +296,10 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u
     }
   }
   wgmma_wait<0>();
+  if (ktiles > 0) {
+    if (lane == 0) mbar_arrive(empty + 8 * rel.stage);
+    rel.next();
+  }
 #pragma unroll
   for (int mi = 0; mi < Cfg::kMI; ++mi)
 #pragma unroll
@@ -453,74 +472,126 @@ __device__ __forceinline__ void reduce_cluster(const IgemmParams& p, const Ops& 
   }
 }
 
+// Output tile `tile` of the logical grid (igemm's block order; cluster
+// split-K: the splits of a tile consecutive): its position, the operands'
+// per-tile state and its K tiles. False when the tile has no work: a
+// bwd_data phase smaller than the largest (the grid is sized for the
+// largest), or a serial split with no K tiles (the zeroed workspace already
+// holds its zeros).
+template <class Cfg, class Ops>
+__device__ __forceinline__ bool tile_at(const IgemmParams& p, int tile, BlockPos& b, Ops& ops, int& m0, int& n0,
+                                        int& kt0, int& ktiles) {
+  if constexpr (Cfg::kCluster) {
+    b = igemm::block_pos(p, 1, tile / p.splits);
+    b.split = tile % p.splits;
+  } else {
+    b = igemm::block_pos(p, 1, tile);
+  }
+  ops.setup(p, b);
+  m0 = b.mt * Cfg::kTileM;
+  n0 = b.nt * Cfg::kTileN;
+  if (m0 >= ops.gemm_m) return false;
+  igemm::split_range(ops.gemm_k, Cfg::kTileK, p.splits, b.split, kt0, ktiles);
+  return !(Cfg::kSplit == igemm::kSplitSerial && ktiles == 0);
+}
+
+template <class Cfg, class Ops>
+__device__ __forceinline__ void produce_tile(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
+                                             Ops& ops, const BlockPos& b, int m0, int n0, int kt0, int ktiles,
+                                             u32 ring, u32 full, u32 empty, int tid,
+                                             ProducerRing<Cfg::kStages>& pr) {
+  if constexpr (Cfg::kTma) {
+    if constexpr (Cfg::kDir == kFwd) {
+      produce_tma<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ring, full, empty);
+    } else if constexpr (Cfg::kDir == kBwdData) {
+      produce_tma_bwd_data<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ring, full, empty);
+    } else {
+      produce_tma_bwd_weight<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ring, full, empty);
+    }
+  } else {
+    produce<Cfg>(p, ops, b, m0, n0, kt0, ktiles, ring, full, empty, tid, pr);
+  }
+}
+
 // ta / tb: the tensor maps of a TMA producer (Cfg::kTma), else null.
+//
+// Persistent grid (every kernel but cluster split-K): block i computes the
+// output tiles i, i + gridDim.x, ... of the logical grid (gridDim.x equal to
+// the tile count is the one-tile-per-block launch). The ring and its
+// barriers carry over from tile to tile, so the producer fills the next
+// tile's stages while the consumers store the current one. Those stores go
+// from the accumulators (store): the ring is busy with the next tile. A
+// block's last tile, with the ring idle, is staged through it (coalesced
+// 16-byte stores) when it fits.
 template <class Cfg>
 __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap* ta = nullptr,
                                            const TensorMap* tb = nullptr) {
+  typedef typename igemm::OperandsOf<typename Cfg::Load, Cfg::kDir>::type Ops;
   const int tid = threadIdx.x;
-  // Cluster split-K: the splits of a tile are consecutive blocks (one
-  // cluster along x), so the split is the fastest index.
-  BlockPos b;
-  if constexpr (Cfg::kCluster) {
-    b = igemm::block_pos(p, 1, blockIdx.x / p.splits);
-    b.split = blockIdx.x % p.splits;
-  } else {
-    b = igemm::block_pos(p, 1, blockIdx.x);
-  }
-  typename igemm::OperandsOf<typename Cfg::Load, Cfg::kDir>::type ops;
-  ops.setup(p, b);
-  const int m0 = b.mt * Cfg::kTileM, n0 = b.nt * Cfg::kTileN;
-  if (m0 >= ops.gemm_m) return;  // bwd_data: the grid is sized for the largest phase (a whole cluster returns)
-  int kt0, ktiles;
-  igemm::split_range(ops.gemm_k, Cfg::kTileK, p.splits, b.split, kt0, ktiles);
-  // Serial split-K: the zeroed workspace already holds this split's zeros.
-  if (Cfg::kSplit == igemm::kSplitSerial && ktiles == 0) return;
-
   const u32 ring = (dev::smem_u32(wg_smem) + 1023u) & ~1023u;
   const u32 full = ring + Cfg::kBarOffset, empty = full + 8 * Cfg::kStages;
-  if (tid == 0) {
+  unsigned char* ring_ptr = wg_smem + (ring - dev::smem_u32(wg_smem));
+  const auto init_barriers = [&] {
+    if (tid == 0) {
 #pragma unroll 1
-    for (int s = 0; s < Cfg::kStages; ++s) {
-      mbar_init(full + 8 * s, Cfg::kTma ? 1 : kWarpgroup);
-      mbar_init(empty + 8 * s, 4 * Cfg::kConsumers);
-    }
-  }
-  __syncthreads();
-
-  if (tid < kWarpgroup) {
-    if constexpr (Cfg::kTma) {
-      if (tid == 0) {
-        if constexpr (Cfg::kDir == kFwd) {
-          produce_tma<Cfg>(p, ta, tb, b, m0, n0, kt0, ktiles, ring, full, empty);
-        } else if constexpr (Cfg::kDir == kBwdData) {
-          produce_tma_bwd_data<Cfg>(p, ta, tb, b, m0, n0, kt0, ktiles, ring, full, empty);
-        } else {
-          produce_tma_bwd_weight<Cfg>(p, ta, tb, b, m0, n0, kt0, ktiles, ring, full, empty);
-        }
+      for (int s = 0; s < Cfg::kStages; ++s) {
+        mbar_init(full + 8 * s, Cfg::kTma ? 1 : kWarpgroup);
+        mbar_init(empty + 8 * s, 4 * Cfg::kConsumers);
       }
-    } else {
-      produce<Cfg>(p, ops, b, m0, n0, kt0, ktiles, ring, full, empty, tid);
     }
-  } else {
-    const int ctid = tid - kWarpgroup;
-    const int wg_row0 = (ctid / kWarpgroup) * Cfg::kWgM;
-    const int local = ctid % kWarpgroup;
-    WgAcc<Cfg> acc;
-    consume<Cfg>(acc, ktiles, ring, full, empty, wg_row0, local & 31);
-    unsigned char* ring_ptr = wg_smem + (ring - dev::smem_u32(wg_smem));
-    if constexpr (Cfg::kCluster) {
-      stage_tile<Cfg>(acc, p, ops, m0, ctid / kWarpgroup, ring_ptr, local);
-    } else if constexpr (Cfg::kStaged) {
-      store_staged<Cfg>(acc, p, ops, b, m0, n0, ctid / kWarpgroup, ring_ptr, local);
-    } else {
-      store<Cfg>(acc, p, ops, b, m0, n0, wg_row0, local);
-    }
-  }
+    __syncthreads();
+  };
+  BlockPos b;
+  Ops ops;
+  int m0, n0, kt0, ktiles;
+
   if constexpr (Cfg::kCluster) {
+    // One tile per block: the splits of a tile are one cluster (a whole
+    // cluster returns for a tile without work).
+    if (!tile_at<Cfg>(p, blockIdx.x, b, ops, m0, n0, kt0, ktiles)) return;
+    init_barriers();
+    if (tid < kWarpgroup) {
+      ProducerRing<Cfg::kStages> pr;
+      if (!Cfg::kTma || tid == 0) produce_tile<Cfg>(p, ta, tb, ops, b, m0, n0, kt0, ktiles, ring, full, empty, tid, pr);
+    } else {
+      const int ctid = tid - kWarpgroup, local = ctid % kWarpgroup;
+      RingPos<Cfg::kStages> rd, rel;
+      WgAcc<Cfg> acc;
+      consume<Cfg>(acc, ktiles, ring, full, empty, (ctid / kWarpgroup) * Cfg::kWgM, local & 31, rd, rel);
+      stage_tile<Cfg>(acc, p, ops, m0, ctid / kWarpgroup, ring_ptr, local);
+    }
     __syncwarp();
     dev::cluster_sync();  // every block of the cluster has staged its partial tile
-    reduce_cluster<Cfg>(p, ops, b, n0, ring, wg_smem + (ring - dev::smem_u32(wg_smem)), tid);
+    reduce_cluster<Cfg>(p, ops, b, n0, ring, ring_ptr, tid);
     dev::cluster_sync();  // no block leaves while another still reads its shared memory
+  } else {
+    const int tiles = p.n_tiles * p.g_blocks * p.phases * p.m_tiles * p.splits;
+    init_barriers();
+    if (tid < kWarpgroup) {
+      if (Cfg::kTma && tid != 0) return;  // one thread issues the TMA loads
+      ProducerRing<Cfg::kStages> pr;
+#pragma unroll 1
+      for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        if (!tile_at<Cfg>(p, tile, b, ops, m0, n0, kt0, ktiles)) continue;
+        produce_tile<Cfg>(p, ta, tb, ops, b, m0, n0, kt0, ktiles, ring, full, empty, tid, pr);
+      }
+    } else {
+      const int ctid = tid - kWarpgroup, wg = ctid / kWarpgroup, local = ctid % kWarpgroup;
+      RingPos<Cfg::kStages> rd, rel;
+#pragma unroll 1
+      for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        if (!tile_at<Cfg>(p, tile, b, ops, m0, n0, kt0, ktiles)) continue;
+        WgAcc<Cfg> acc;
+        consume<Cfg>(acc, ktiles, ring, full, empty, wg * Cfg::kWgM, local & 31, rd, rel);
+        if constexpr (Cfg::kStaged) {
+          if (tile + static_cast<int>(gridDim.x) >= tiles) {
+            store_staged<Cfg>(acc, p, ops, b, m0, n0, wg, ring_ptr, local);
+            continue;
+          }
+        }
+        store<Cfg>(acc, p, ops, b, m0, n0, wg * Cfg::kWgM, local);
+      }
+    }
   }
 }
 

@@ -2,7 +2,10 @@
 // warpgroup MMA (device code in wgmma/*.cuh, rules and plan in
 // wgmma_plan.cpp; parameters, workspace and launch shared with igemm).
 #include <cstdint>
+#include <cstdlib>
 
+#include "jit/env.hpp"
+#include "jit/module.hpp"
 #include "kernels/family.hpp"
 #include "kernels/igemm/launch.hpp"
 #include "kernels/wgmma/tma.hpp"
@@ -10,6 +13,40 @@
 
 namespace gconv {
 namespace {
+
+// GCONV_WGMMA_PERSISTENT: unset, the persistent grid (at most the blocks the
+// device holds at once); 0, one block per output tile (the grid before the
+// persistent scheduler), for A/B measurements; N > 0, at most N blocks, so
+// that the GPU tests walk several tiles per block on small problems too.
+// Read once; anything else is ignored (unset).
+int persistent_setting() {
+  static const int v = [] {
+    const char* s = jit::process_env("GCONV_WGMMA_PERSISTENT");
+    if (s == nullptr || *s == '\0') return -1;
+    char* end = nullptr;
+    const long n = std::strtol(s, &end, 10);
+    return (*end == '\0' && n >= 0 && n <= (1L << 30)) ? int(n) : -1;
+  }();
+  return v;
+}
+
+// The persistent grid (wgmma.cuh walks the output tiles in strides of the
+// grid). Cluster split-K keeps one tile per block (its splits are one
+// cluster).
+Status cap_grid(const KernelTraits& t, const LoadedKernel& k, igemm::LaunchPlan& plan) {
+  const int setting = persistent_setting();
+  if (t.split_mode == SplitKMode::cluster || setting == 0 || k.entries.empty()) return Status::Ok();
+  unsigned cap = 0;
+  if (setting > 0) {
+    cap = unsigned(setting);
+  } else {
+    Result<int> resident = jit::resident_blocks(k.entries[0], unsigned(plan.threads), plan.smem);
+    if (!resident.ok()) return resident.status();
+    cap = unsigned(*resident);
+  }
+  if (plan.grid > cap) plan.grid = cap;
+  return Status::Ok();
+}
 
 class WgmmaFamily final : public KernelFamily {
  public:
@@ -31,6 +68,7 @@ class WgmmaFamily final : public KernelFamily {
                 CUstream_st* stream) const override {
     Result<igemm::LaunchPlan> plan = wgmma::make_plan(t, p);
     if (!plan.ok()) return plan.status();
+    GCONV_RETURN_IF_ERROR(cap_grid(t, k, *plan));
     if (!t.tma) return igemm::launch_plan("wgmma", t, k, p, args, *plan, stream);
     // The maps hold the tensor addresses: encoded for every launch (a few
     // microseconds of host time, no device work).
