@@ -41,6 +41,10 @@
 #             memcheck on 2 wgmma kernels (capped grid) and 2 tinyc kernels, the A/B of the
 #             persistent grid on .device/quick_pairs_wg.csv, tinyc vs cuDNN on the C <= 8
 #             bwd_data problems of the public set; every step under its own time limit
+#   quick2    the persistent-grid A/B on training problems (.device/train_ab_problems.txt,
+#             .device/train_pairs_wg.csv: two wgmma kernels each), tile / persistent / tile again;
+#             then memcheck, racecheck, synccheck on 2 tinyc kernels per bf16 ndim and racecheck on
+#             2 wgmma fwd kernels with the grid capped at 3 blocks (logs kept)
 #   pubsweep  one GPU, one process at a time: gconv bench over the public shapes for the
 #             kernels of FILTER (default: every kernel), resumed from .device/pub_prev.csv.zst,
 #             plus with TOP=K each problem's K best igemm/direct kernels of the stored full
@@ -341,38 +345,70 @@ PY
         tail -n 45 "$OUT/compare_on.txt"; grep -A5 "cuBLAS" "$OUT/compare_0.txt"
       fi ;;
     quick)
-      mkdir -p /tmp/qtc /tmp/qwg /tmp/qsan
+      # At most 8 files come back: the small logs go to $L, packed into one archive at the end.
+      L=/tmp/qlogs; mkdir -p /tmp/qtc /tmp/qwg /tmp/qsan $L
       TEST_TIMEOUT_S=80 GCONV_GPU_TEST_FAMILY=tinyc LOG_DIR=/tmp/qtc timeout -k 5 90 \
-        scripts/gpu-test .device 'Pools/PoolCorrectness*bwd_data*' > "$OUT/q_tc_tests.txt" 2>&1
-      echo "tinyc tests: $(tail -n 1 "$OUT/q_tc_tests.txt")"
+        scripts/gpu-test .device 'Pools/PoolCorrectness*bwd_data*' > "$L/q_tc_tests.txt" 2>&1
+      echo "tinyc tests: $(tail -n 1 "$L/q_tc_tests.txt")"
       cat /tmp/qtc/*.log 2>/dev/null | grep -h "^TALLY" | grep -v "kernels=0" | sort
       cat /tmp/qtc/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch|tinyc_.* on " | head -n 12
       GCONV_WGMMA_PERSISTENT=3 TEST_TIMEOUT_S=60 GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_SAMPLE=${QUICK_SAMPLE:-8} \
-        LOG_DIR=/tmp/qwg timeout -k 5 130 scripts/gpu-test .device 'Pools/PoolCorrectness*bf16*' > "$OUT/q_wg_tests.txt" 2>&1
-      echo "wgmma tests (grid <= 3 blocks): $(tail -n 1 "$OUT/q_wg_tests.txt")"
+        LOG_DIR=/tmp/qwg timeout -k 5 110 scripts/gpu-test .device 'Pools/PoolCorrectness*bf16*' > "$L/q_wg_tests.txt" 2>&1
+      echo "wgmma tests (grid <= 3 blocks): $(tail -n 1 "$L/q_wg_tests.txt")"
       cat /tmp/qwg/*.log 2>/dev/null | grep -h "^TALLY" | grep -v "kernels=0" | sort
       cat /tmp/qwg/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch" | head -n 12
       cat /tmp/qtc/*.log /tmp/qwg/*.log 2>/dev/null | gzip > "$OUT/q_tests.log.gz"
-      GCONV_WGMMA_PERSISTENT=3 GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_SAMPLE=2 SANITIZE=memcheck LOG_DIR=/tmp/qsan \
-        timeout -k 5 40 scripts/gpu-test .device 'Pools/PoolCorrectness*fwd_bf16_2d*' > "$OUT/q_san.txt" 2>&1
-      GCONV_GPU_TEST_FAMILY=tinyc GCONV_GPU_TEST_SAMPLE=2 SANITIZE=memcheck LOG_DIR=/tmp/qsan \
-        timeout -k 5 30 scripts/gpu-test .device 'Pools/PoolCorrectness*bwd_data_bf16*' >> "$OUT/q_san.txt" 2>&1
-      echo "memcheck: $(grep gpu-test "$OUT/q_san.txt" | tr '\n' ' ') | $(cat /tmp/qsan/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       grep -v '^#' problems/cudnn_public_h200.jsonl > /tmp/pub.jsonl
       for mode in 0 on; do
         ( [ "$mode" = on ] && unset GCONV_WGMMA_PERSISTENT || export GCONV_WGMMA_PERSISTENT=0
           timeout -k 5 "${QUICK_AB_S:-45}" .device/gconv bench --problems /tmp/pub.jsonl --pairs .device/quick_pairs_wg.csv \
-            --out /tmp/q_$mode.csv --warmup 2 --repeats 5 --jobs "$ncpu" 2> "$OUT/q_${mode}_stderr.log" )
-        echo "A/B bench $mode rc=$?: $(tail -n 1 "$OUT/q_${mode}_stderr.log")"
+            --out /tmp/q_$mode.csv --warmup 2 --repeats 5 --jobs "$ncpu" 2> "$L/q_${mode}_stderr.log" )
+        echo "A/B bench $mode rc=$?: $(tail -n 1 "$L/q_${mode}_stderr.log")"
         .device/zstd -q -T0 -12 /tmp/q_$mode.csv -o "$OUT/q_$mode.csv.zst"
       done
-      python3 bench/ab_sweeps.py --a /tmp/q_0.csv --b /tmp/q_on.csv --label-a tile --label-b persistent --family wgmma | tee "$OUT/q_ab.txt"
+      python3 bench/ab_sweeps.py --a /tmp/q_0.csv --b /tmp/q_on.csv --label-a tile --label-b persistent --family wgmma | tee "$L/q_ab.txt"
       python3 -c "import json; l=[x for x in open('problems/cudnn_public_h200.jsonl') if x.strip()]; \
         open('/tmp/tc.jsonl','w').write(''.join(x for x in l if 'about' in json.loads(x) or \
         (json.loads(x)['direction'] == 'bwd_data' and json.loads(x)['C'] <= 8)))"
       timeout -k 5 "${QUICK_TC_S:-30}" .device/gconv bench --problems /tmp/tc.jsonl --provider gconv,cudnn --filter 'family==tinyc' \
-        --out /tmp/q_tc.csv --warmup 3 --repeats 9 --jobs "$ncpu" 2> "$OUT/q_tc_stderr.log"
-      echo "tinyc bench rc=$?: $(tail -n 1 "$OUT/q_tc_stderr.log")"; gzip -c /tmp/q_tc.csv > "$OUT/q_tc.csv.gz" ;;
+        --out /tmp/q_tc.csv --warmup 3 --repeats 9 --jobs "$ncpu" 2> "$L/q_tc_stderr.log"
+      echo "tinyc bench rc=$?: $(tail -n 1 "$L/q_tc_stderr.log")"; gzip -c /tmp/q_tc.csv > "$OUT/q_tc.csv.gz"
+      # Large problems on the default persistent grid (more tiles than the device holds), each
+      # against the naive GPU kernel: the analytic policy's wgmma pick, unsplit, one TMA one not.
+      for st in 'fwd_bf16_n32c256k256_h56w56_y3x3_p1 tma' 'bwd_data_bf16_n32c128k128_h56w56_y3x3_s2_p1 !tma' \
+                'bwd_weight_bf16_n32c256k256_h56w56_y3x3_p1 !tma' 'bwd_data_bf16_n32c256k64_h56w56_y1x1 tma'; do
+        set -- $st
+        echo "run $1 [$2]: $(timeout -k 5 25 .device/gconv run "$1" --policy analytic --check --repeats 5 \
+          --filter "family==wgmma && split_k==1 && $2" 2>&1 | grep -E 'kernel|check|rror' | tr '\n' ' ' | cut -c1-300)"
+      done
+      GCONV_WGMMA_PERSISTENT=3 GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_SAMPLE=2 SANITIZE=memcheck LOG_DIR=/tmp/qsan \
+        timeout -k 5 40 scripts/gpu-test .device 'Pools/PoolCorrectness*fwd_bf16_2d*' > "$L/q_san.txt" 2>&1
+      GCONV_GPU_TEST_FAMILY=tinyc GCONV_GPU_TEST_SAMPLE=2 SANITIZE=memcheck LOG_DIR=/tmp/qsan \
+        timeout -k 5 30 scripts/gpu-test .device 'Pools/PoolCorrectness*bwd_data_bf16*' >> "$L/q_san.txt" 2>&1
+      echo "memcheck: $(grep gpu-test "$L/q_san.txt" | tr '\n' ' ') | $(cat /tmp/qsan/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      tar -czf "$OUT/q_logs.tar.gz" -C /tmp qlogs ;;
+    quick2)
+      L=/tmp/q2logs; mkdir -p $L
+      for mode in 0 on 0b; do
+        ( [ "$mode" = on ] && unset GCONV_WGMMA_PERSISTENT || export GCONV_WGMMA_PERSISTENT=0
+          timeout -k 5 "$([ $mode = 0 ] && echo 55 || echo 40)" .device/gconv bench --problems .device/train_ab_problems.txt \
+            --pairs .device/train_pairs_wg.csv --out /tmp/t_$mode.csv --warmup 2 --repeats 5 --jobs "$ncpu" 2> "$L/t_${mode}_stderr.log" )
+        echo "A/B train $mode rc=$?: $(tail -n 1 "$L/t_${mode}_stderr.log")"
+        .device/zstd -q -T0 -12 /tmp/t_$mode.csv -o "$OUT/t_$mode.csv.zst"
+      done
+      python3 bench/ab_sweeps.py --a /tmp/t_0.csv --b /tmp/t_on.csv --label-a tile --label-b persistent --family wgmma | tee "$L/t_ab.txt"
+      python3 bench/ab_sweeps.py --a /tmp/t_0.csv --b /tmp/t_0b.csv --label-a tile --label-b tile_again --family wgmma | head -n 6 | tee "$L/t_noise.txt"
+      for tool in memcheck racecheck synccheck; do
+        mkdir -p $L/tc_$tool
+        GCONV_GPU_TEST_FAMILY=tinyc GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=$L/tc_$tool timeout -k 5 45 \
+          scripts/gpu-test .device 'Pools/PoolCorrectness*bwd_data_bf16_2d:Pools/PoolCorrectness*bwd_data_bf16_3d' > "$L/tc_$tool.txt" 2>&1
+        echo "tinyc $tool: $(tail -n 1 "$L/tc_$tool.txt") | $(cat $L/tc_$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      done
+      mkdir -p $L/wg_racecheck
+      GCONV_WGMMA_PERSISTENT=3 GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_SAMPLE=2 SANITIZE=racecheck LOG_DIR=$L/wg_racecheck \
+        timeout -k 5 45 scripts/gpu-test .device 'Pools/PoolCorrectness*fwd_bf16_2d*' > "$L/wg_racecheck.txt" 2>&1
+      echo "wgmma racecheck (grid <= 3): $(tail -n 1 "$L/wg_racecheck.txt") | $(cat $L/wg_racecheck/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      tar -czf "$OUT/q2_logs.tar.gz" -C /tmp q2logs ;;
     pubsweep)
       [ -f .device/pub_prev.csv.zst ] && .device/zstd -dqc .device/pub_prev.csv.zst > /tmp/pub.csv
       # PUB_EVERY=k: every k-th (problem, direction) record only (a quick look).

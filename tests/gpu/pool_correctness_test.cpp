@@ -37,7 +37,14 @@ std::vector<Problem> covering_problems(Direction d, DType t) {
                         // tinyc (bwd_data, C <= 8): strides 2, 4, 1 and (2, 1), odd sizes, dilation,
                         // asymmetric padding, K of 64, 96, 16 and 24 (the last 16-channel step half empty)
                         "n2c3k64_h30w70_y7x7_s2_p3", "n2c3k96_h20w132_y4x4_s4", "n1c4k16_h17w40_y5x3_p2,1_dil2",
-                        "n2c2k24_h19w37_y3x7_s2,1_p1,3", "n1c8k128_h9w33_y3x3_s2_p1"}) {
+                        "n2c2k24_h19w37_y3x7_s2,1_p1,3", "n1c8k128_h9w33_y3x3_s2_p1",
+                        // tinyc 3D and K % 8 != 0 (2-byte dy staging): a video stem (stride 1,2,2),
+                        // depth stride 2 + dilation + asymmetric padding with two K chunks, K = 45
+                        // (r2plus1d), 3D stride 1, K = 13 with N = 1, K = 77 (two chunks, the last
+                        // of 13). The same list is kGpuProblems in tests/kernels/tinyc_test.cpp.
+                        "n2c3k64_d5h30w70_z3y7x7_s1,2,2_p1,3,3", "n1c3k80_d9h20w40_z3y3x3_s2,2,2_p2:1,1,1_dil2,1,1",
+                        "n2c3k45_d4h17w33_z1y7x7_s1,2,2_p0,3,3", "n1c4k24_d6h17w40_z3y3x3_p1",
+                        "n1c3k13_h19w37_y7x7_s2_p3", "n2c3k77_h30w70_y7x7_s2_p3"}) {
     Problem p = *Problem::parse_spec(s);
     p.direction = d;
     p.dtype = t;

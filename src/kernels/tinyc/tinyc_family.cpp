@@ -33,12 +33,15 @@ class TinycFamily final : public KernelFamily {
     if (k.entries.empty() || k.entries[0] == nullptr) return internal_error("tinyc launch: gconv_main is not loaded");
     if (args.a == nullptr || args.b == nullptr || args.out == nullptr)
       return invalid_argument("tinyc launch: a null operand");
-    // dy is read with 16-byte copies; w and dx element by element.
-    if (reinterpret_cast<uintptr_t>(args.a) % 16 != 0)
-      return invalid_argument("tinyc launch: dy must be 16-byte aligned");
-    if (reinterpret_cast<uintptr_t>(args.b) % 2 != 0 || reinterpret_cast<uintptr_t>(args.out) % 2 != 0)
-      return invalid_argument("tinyc launch: w and dx must be 2-byte aligned");
+    // dy is read in 16-byte copies when K % 8 == 0 and dy is 16-byte
+    // aligned, else element by element (kvec 1: never refused for its
+    // alignment); w and dx element by element.
+    const auto dy_address = reinterpret_cast<uintptr_t>(args.a);
+    if (dy_address % 2 != 0 || reinterpret_cast<uintptr_t>(args.b) % 2 != 0 ||
+        reinterpret_cast<uintptr_t>(args.out) % 2 != 0)
+      return invalid_argument("tinyc launch: dy, w and dx must be 2-byte aligned");
     tinyc::Plan plan = tinyc::make_plan(t, p);
+    plan.params.kvec = tinyc::copy_channels(p.k, dy_address);
     plan.params.dy = args.a;
     plan.params.w = args.b;
     plan.params.dx = args.out;

@@ -15,9 +15,11 @@ namespace gconv {
 namespace {
 
 // GCONV_WGMMA_PERSISTENT: unset, the persistent grid (at most the blocks the
-// device holds at once); 0, one block per output tile (the grid before the
-// persistent scheduler), for A/B measurements; N > 0, at most N blocks, so
-// that the GPU tests walk several tiles per block on small problems too.
+// device holds at once) for tiles of at most kPersistentMaxTileOutputs; 0,
+// one block per output tile everywhere (the grid before the persistent
+// scheduler), for A/B measurements; N > 0, at most N blocks for every
+// kernel, so that the GPU tests walk several tiles per block on small
+// problems too.
 // Read once; anything else is ignored (unset).
 int persistent_setting() {
   static const int v = [] {
@@ -30,12 +32,23 @@ int persistent_setting() {
   return v;
 }
 
+// Tiles of at most this many outputs run on the persistent grid by default.
+// A persistent block stores all but its last tile straight from the
+// accumulators (the ring already holds the next tile's stages), two 4-byte
+// stores per instruction instead of the staged 16-byte rows: for larger
+// tiles that costs more than the overlap gains. Measured with one tile per
+// block vs persistent, same run, one H100 (2026-11-25,
+// notes/device-runs.md): on 102 training problems, tiles <= 128x64 1.010,
+// larger 0.931; the rule was read off those and reported on the public set.
+constexpr int kPersistentMaxTileOutputs = 128 * 64;
+
 // The persistent grid (wgmma.cuh walks the output tiles in strides of the
 // grid). Cluster split-K keeps one tile per block (its splits are one
 // cluster).
 Status cap_grid(const KernelTraits& t, const LoadedKernel& k, igemm::LaunchPlan& plan) {
   const int setting = persistent_setting();
   if (t.split_mode == SplitKMode::cluster || setting == 0 || k.entries.empty()) return Status::Ok();
+  if (setting < 0 && t.tile_m * t.tile_n > kPersistentMaxTileOutputs) return Status::Ok();
   unsigned cap = 0;
   if (setting > 0) {
     cap = unsigned(setting);
