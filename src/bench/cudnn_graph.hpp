@@ -47,9 +47,9 @@
 #include "bench/cudnn_loader.hpp"
 #include "bench/cudnn_provider.hpp"
 #include "bench/sweep.hpp"
-#include "bench/timer.hpp"
 #include "gconv/problem.hpp"
 #include "gconv/status.hpp"
+#include "perf/timer.hpp"
 
 namespace gconv::bench {
 

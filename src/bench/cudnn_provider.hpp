@@ -32,9 +32,9 @@
 
 #include "bench/device_memory.hpp"
 #include "bench/sweep.hpp"
-#include "bench/timer.hpp"
 #include "gconv/problem.hpp"
 #include "gconv/status.hpp"
+#include "perf/timer.hpp"
 
 namespace gconv::bench {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/sweep_csv.hpp"
+#include "perf/sweep_csv.hpp"
 
 namespace gconv::bench {
 

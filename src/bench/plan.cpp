@@ -1,6 +1,6 @@
 #include "bench/plan.hpp"
 
-#include "bench/sweep_csv.hpp"
+#include "perf/sweep_csv.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -100,15 +100,6 @@ Result<Shard> parse_shard(const std::string& s) {
   if (sh.count < 1 || sh.index < 0 || sh.index >= sh.count)
     return invalid_argument("--shard '" + s + "': need 0 <= i < n");
   return sh;
-}
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 14695981039346656037ull;  // FNV-1a 64-bit offset basis
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
 }
 
 bool in_shard(const Shard& s, const std::string& kernel, const std::string& spec) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fnv1a.hpp"  // fnv1a: the shard and sample hash
 #include "gconv/problem_file.hpp"
 #include "gconv/status.hpp"
 #include "kernels/traits.hpp"
@@ -61,7 +62,6 @@ struct Shard {
 };
 // "i/n" with 0 <= i < n.
 Result<Shard> parse_shard(const std::string& s);
-uint64_t fnv1a(const std::string& s);
 bool in_shard(const Shard& s, const std::string& kernel, const std::string& spec);
 
 // Every (problem, kernel) pair whose kernel has the problem's direction,

@@ -1,5 +1,5 @@
 // A timed sweep: kernels x problems, each applicable pair checked (optionally)
-// and timed the one way of bench/timer.hpp, one CSV row per pair.
+// and timed the one way of perf/timer.hpp, one CSV row per pair.
 //
 // This is the in-worker core: SweepWorker measures one work item at a time
 // (bench/plan.hpp builds the items, bench/supervisor.hpp runs workers in child
@@ -7,29 +7,8 @@
 // kernels that fail to build, launch or check are written too, with their
 // status: nothing is dropped.
 //
-// CSV schema (sweep_csv_header(); one row per (kernel, problem, provider)):
-//   kernel          kernel_name(traits), or the provider's own name (cudnn rows)
-//   family          igemm | direct | the provider name for non-gconv rows
-//   tile_m tile_n tile_k warps_m warps_n stages split_mode split_k vec
-//   groups_per_block block_h block_w per_thread deterministic
-//                   the KernelTraits fields (split_mode none|parallel|serial,
-//                   deterministic 0|1); empty where the field is not one of
-//                   the kernel family's (block_* of igemm, tile_* of direct)
-//                   and for non-gconv rows
-//   <problem_csv_columns()>  direction, dtype, ndim, n, c, k, g, d, h, w, ...,
-//                   spec, source: exactly the columns of write_problem_csv, so
-//                   a sweep file is also a problem file (read_problem_file)
-//   provider        gconv | cudnn
-//   gpu             CUDA device name ("none" without a device)
-//   gconv_version   GCONV_VERSION of the binary that measured the row
-//   status          ok | unsupported | compile_error | launch_error |
-//                   wrong_result | timeout | crashed
-//   latency_ms      median of the timed repetitions (0 unless ok)
-//   min_ms          fastest repetition
-//   tflops, gbps    from latency_ms, Problem::flops() and min_bytes()
-//   check           comparison summary with the naive kernel, or the error text
-// The key of a row is (kernel, spec, provider): resume and merge use it.
-// Fields are RFC 4180 quoted when needed; a row never spans lines.
+// The CSV schema and its row formatting live in perf/sweep_csv.hpp (the
+// selector's training reads the same files, below bench in the layers).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -41,9 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "bench/timer.hpp"
 #include "gconv/problem_file.hpp"
 #include "kernels/traits.hpp"
+#include "perf/sweep_csv.hpp"
+#include "perf/timer.hpp"
 
 namespace gconv::bench {
 
@@ -54,23 +34,6 @@ struct SweepOptions {
   CheckMode check = CheckMode::first;
   int jobs = 0;  // compile parallelism; 0 = all cores
 };
-
-struct SweepRow {
-  std::string kernel, spec, source, status, check;
-  double median_ms = 0, min_ms = 0, tflops = 0, gbps = 0;
-  std::string provider = "gconv";
-  std::string family;                   // default: to_string(traits->family), else provider
-  std::optional<KernelTraits> traits;   // gconv rows; empty for other providers
-  std::optional<Problem> problem;       // default: parsed from spec
-};
-
-// CSV header and row formatting (one function each, used by every writer).
-// The row has no trailing newline.
-std::string sweep_csv_header();
-const std::vector<std::string>& sweep_csv_columns();
-std::string sweep_csv_row(const SweepRow& r, const std::string& gpu);
-// RFC 4180 quoting of one field (newlines become spaces).
-std::string csv_field(const std::string& s);
 
 // A gconv row for (kernel, problem) with only the key fields and `status`
 // filled (unsupported / crashed / timeout rows written by the parent).

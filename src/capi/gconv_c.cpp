@@ -208,7 +208,7 @@ Status check_plan_arguments(const gconv_plan_t& plan, const void* a, const void*
 Status launch_plan(const gconv_plan_t& plan, const void* a, const void* b, void* out, void* workspace,
                    size_t workspace_bytes, void* stream) {
   const gconv::Instance& inst = *plan.instance;
-  return inst.family->launch(inst.traits, inst.module->kernels(), plan.problem,
+  return inst.family->launch(inst.traits, inst.kernel, plan.problem,
                              gconv::ConvArgs{a, b, out, workspace, workspace != nullptr ? workspace_bytes : 0},
                              static_cast<CUstream_st*>(stream));
 }

@@ -21,10 +21,10 @@
 #include "bench/progress.hpp"
 #include "bench/supervisor.hpp"
 #include "bench/sweep.hpp"
-#include "bench/sweep_csv.hpp"
 #include "cli/commands.hpp"
 #include "gconv/registry.hpp"
 #include "heuristic/train.hpp"
+#include "perf/sweep_csv.hpp"
 #include "runtime/instance.hpp"
 
 namespace gconv::cli {

@@ -10,7 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "heuristic/features.hpp"
-#include "registry/device_info.hpp"
+#include "perf/device_info.hpp"
 
 namespace gconv::cli {
 

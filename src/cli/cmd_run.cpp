@@ -1,5 +1,5 @@
 // gconv run: select a kernel for one problem through the Registry, run it on
-// random inputs, time it (bench/timer.hpp: median of --repeats launches, L2
+// random inputs, time it (perf/timer.hpp: median of --repeats launches, L2
 // flushed between them) and, with --check, compare its output with a
 // reference: the CPU reference for small problems, the naive GPU kernel
 // (itself checked against the CPU by the GPU tests) for large ones.
@@ -13,7 +13,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "bench/timer.hpp"
 #include "check/compare.hpp"
 #include "cli/commands.hpp"
 #include "cli/problem_flags.hpp"
@@ -21,6 +20,7 @@
 #include "gconv/reference.hpp"
 #include "gconv/registry.hpp"
 #include "kernels/naive/naive.hpp"
+#include "perf/timer.hpp"
 #include "runtime/instance.hpp"
 
 namespace gconv::cli {

@@ -14,13 +14,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "gconv/problem_sets.hpp"
-#include "heuristic/model.hpp"
-#include "heuristic/train.hpp"
-#include "registry/device_info.hpp"
 #include "cli/problem_flags.hpp"
 #include "gconv/problem_file.hpp"
+#include "gconv/problem_sets.hpp"
 #include "gconv/registry.hpp"
+#include "heuristic/model.hpp"
+#include "heuristic/train.hpp"
+#include "perf/device_info.hpp"
 
 namespace gconv::cli {
 namespace {

@@ -7,8 +7,8 @@
 #include <numeric>
 #include <set>
 
-#include "bench/plan.hpp"
-#include "bench/sweep_csv.hpp"
+#include "core/fnv1a.hpp"
+#include "perf/sweep_csv.hpp"
 
 namespace gconv::heuristic {
 
@@ -195,7 +195,7 @@ std::vector<int> group_k_fold(const Dataset& d, int folds) {
   for (const auto& [key, groups] : shapes) {
     size_t rows = 0;
     for (size_t g : groups) rows += d.begin[g + 1] - d.begin[g];
-    order.push_back({rows, bench::fnv1a(key), &groups});
+    order.push_back({rows, fnv1a(key), &groups});
   }
   std::sort(order.begin(), order.end(),
             [](const Shape& a, const Shape& b) { return a.rows != b.rows ? a.rows > b.rows : a.hash < b.hash; });

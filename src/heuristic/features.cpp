@@ -7,7 +7,7 @@
 // compute_features zeroes the vector first, so a feature that does not apply
 // to a kernel's family stays 0.
 //
-// The GEMM, tile and traffic terms mirror src/registry/analytic.cpp (which
+// The GEMM, tile and traffic terms mirror src/perf/analytic.cpp (which
 // also supplies the a_ features) and src/kernels/direct/direct_plan.cpp.
 #include "heuristic/features.hpp"
 
@@ -29,7 +29,7 @@
 #include "kernels/igemm/igemm_plan.hpp"
 #include "kernels/tinyc/tinyc_plan.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
-#include "registry/analytic.hpp"
+#include "perf/analytic.hpp"
 
 namespace gconv::heuristic {
 namespace {
@@ -190,7 +190,7 @@ namespace {
   X(x_intensity_vs_balance, \
     "lg(intensity / balance), balance = 1000 * tflops / hbm_gbps with tflops = mma (igemm) or cuda_core (direct)", \
     "compute- vs memory-bound on this GPU and family") \
-  /* the analytic cost model (src/registry/analytic.cpp) */ \
+  /* the analytic cost model (src/perf/analytic.cpp) */ \
   X(a_log_total_us, "lg(analytic total_ms * 1000)", "the transparent model's estimate") \
   X(a_log_compute_us, "lg(analytic compute_ms * 1000)", "its compute term (waves, per-SM rate)") \
   X(a_log_memory_us, "lg(analytic memory_ms * 1000)", "its memory term (DRAM vs L2)") \
@@ -573,7 +573,10 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
       flops_per_block = flops / blocks;
       const double halo = double(tp.params.halo_h) * tp.params.halo_w /
                           (double(t.block_h) / p.stride[1] * (double(t.block_w) / p.stride[2]));
-      l2_bytes = y_el * eb * halo + blocks * double(filt_vol) * p.k * p.c * eb + out_el * eb;
+      // 3D: a dx slice restages the halo once per depth tap (about
+      // filter[0] / stride[0] of them reach it).
+      l2_bytes = y_el * eb * halo * p.filter[0] + blocks * double(filt_vol) / p.stride[0] * p.k * p.c * eb +
+                 out_el * eb;
       set(x_direct_halo, halo);
       set(x_log_bytes_per_block, lg(l2_bytes / blocks));
     }

@@ -20,7 +20,7 @@
 #include "gconv/problem.hpp"
 #include "gconv/status.hpp"
 #include "kernels/traits.hpp"
-#include "registry/device_info.hpp"
+#include "perf/device_info.hpp"
 
 namespace gconv::heuristic {
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "registry/analytic.hpp"
+#include "perf/analytic.hpp"
 
 namespace gconv::heuristic {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "heuristic/dataset.hpp"
-#include "registry/device_info.hpp"
+#include "perf/device_info.hpp"
 
 namespace gconv::heuristic {
 

@@ -69,13 +69,13 @@ Result<std::shared_ptr<LoadedModule>> LoadedModule::load(const std::vector<char>
     s = cuda_status(err, "cudaLibraryGetKernel");
     if (!s.ok()) return Status(s.code(), s.message() + " ('" + name + "')");
     m->names_.push_back(name);
-    m->kernels_.entries.push_back(k);
+    m->entries_.push_back(k);
   }
   return m;
 }
 
 LoadedModule::~LoadedModule() {
-  for (cudaKernel_t k : kernels_.entries) forget_kernel(k);
+  for (cudaKernel_t k : entries_) forget_kernel(k);
   // Unload errors are ignored: a destructor cannot report them and the
   // process may be tearing the runtime down already.
   if (library_ != nullptr) cudaLibraryUnload(library_);
@@ -83,7 +83,7 @@ LoadedModule::~LoadedModule() {
 
 Result<cudaKernel_t> LoadedModule::kernel(std::string_view name) const {
   for (size_t i = 0; i < names_.size(); ++i)
-    if (names_[i] == name) return kernels_.entries[i];
+    if (names_[i] == name) return entries_[i];
   return Status(StatusCode::not_found, "no entry point '" + std::string(name) + "' in this module");
 }
 

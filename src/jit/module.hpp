@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "gconv/status.hpp"
-#include "kernels/family.hpp"
 
 namespace gconv::jit {
 
@@ -31,9 +30,11 @@ class LoadedModule {
   LoadedModule(const LoadedModule&) = delete;
   LoadedModule& operator=(const LoadedModule&) = delete;
 
-  // In the order of `entries` given to load().
-  const LoadedKernel& kernels() const { return kernels_; }
-  cudaKernel_t kernel(size_t i) const { return kernels_.entries.at(i); }
+  // In the order of `entries` given to load(). Plain handles, not the
+  // kernels/ layer's LoadedKernel: jit/ sits below kernels/ (the families
+  // launch through it), so runtime/ wraps these for KernelFamily::launch.
+  const std::vector<cudaKernel_t>& entries() const { return entries_; }
+  cudaKernel_t kernel(size_t i) const { return entries_.at(i); }
   Result<cudaKernel_t> kernel(std::string_view name) const;
   const std::vector<std::string>& entry_names() const { return names_; }
 
@@ -41,7 +42,7 @@ class LoadedModule {
   LoadedModule() = default;
   cudaLibrary_t library_ = nullptr;
   std::vector<std::string> names_;
-  LoadedKernel kernels_;
+  std::vector<cudaKernel_t> entries_;
 };
 
 // Launches `k` with dynamic shared memory `smem`. Above the 48 KB default the

@@ -8,11 +8,11 @@
 
 #include <fmt/format.h>
 
-#include "bench/timer.hpp"
 #include "core/cuda_check.hpp"
 #include "core/log.hpp"
 #include "gconv/numeric.hpp"
 #include "gconv/reference.hpp"
+#include "perf/timer.hpp"
 
 namespace gconv {
 namespace {

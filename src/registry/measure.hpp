@@ -1,6 +1,6 @@
 // Measuring candidates on the user's GPU (policies exhaustive and topk): the
 // candidates are compiled in parallel (through the JIT's disk cache), then
-// each is timed the one way of bench/timer.hpp (warm-up, L2 flush, CUDA
+// each is timed the one way of perf/timer.hpp (warm-up, L2 flush, CUDA
 // events, median) on random inputs allocated here. Synchronizes its own stream.
 #pragma once
 

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/sweep_csv.hpp"
 #include "gconv/problem_file.hpp"
+#include "perf/sweep_csv.hpp"
 #include "problem/read_text.hpp"
 
 namespace gconv::report {

@@ -17,6 +17,7 @@ Result<std::shared_ptr<const Instance>> load_instance(const KernelTraits& t, con
   inst->name = name;
   inst->family = &family;
   inst->module = std::move(mod).value();
+  inst->kernel.entries = inst->module->entries();
   return std::shared_ptr<const Instance>(std::move(inst));
 }
 
@@ -33,7 +34,7 @@ Status launch_instance(const Instance& inst, const Problem& p, const ConvArgs& a
     return invalid_argument(inst.name + " needs a workspace of " + std::to_string(ws) + " bytes, got " +
                             std::to_string(args.workspace_bytes));
   if (ws > 0 && args.workspace == nullptr) return invalid_argument(inst.name + ": workspace pointer is null");
-  return inst.family->launch(inst.traits, inst.module->kernels(), p, args, stream);
+  return inst.family->launch(inst.traits, inst.kernel, p, args, stream);
 }
 
 std::vector<Status> prebuild(const std::vector<KernelTraits>& kernels, int jobs, const std::string& arch,

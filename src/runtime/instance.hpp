@@ -22,6 +22,7 @@ struct Instance {
   std::string name;
   const KernelFamily* family = nullptr;
   std::shared_ptr<jit::LoadedModule> module;
+  LoadedKernel kernel;  // module->entries() as KernelFamily::launch takes them
 };
 
 // A pool kernel (family_of(t)).

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "bench/sweep.hpp"
-#include "bench/sweep_csv.hpp"
+#include "perf/sweep_csv.hpp"
 
 namespace gconv::bench {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "bench/sweep.hpp"
-#include "bench/sweep_csv.hpp"
+#include "perf/sweep_csv.hpp"
 
 namespace gconv::bench {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "bench/merge.hpp"
 #include "bench/sweep.hpp"
-#include "bench/sweep_csv.hpp"
 #include "heuristic/dataset.hpp"
+#include "perf/sweep_csv.hpp"
 #include "report/report.hpp"
 
 namespace gconv::bench {

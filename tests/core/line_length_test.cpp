@@ -11,9 +11,9 @@
 #include <map>
 #include <string>
 
-#include "bench/sweep_csv.hpp"
 #include "gconv/problem_file.hpp"
 #include "heuristic/model.hpp"
+#include "perf/sweep_csv.hpp"
 #include "problem/csv_text.hpp"
 #include "registry/tuning_cache.hpp"
 

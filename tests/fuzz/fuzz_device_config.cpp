@@ -4,8 +4,8 @@
 // pass check_device_figures are usable by the estimates (positive SM count,
 // clock and bandwidths).
 #include "fuzz_util.hpp"
+#include "perf/device_info.hpp"
 #include "pool/arch_rules.hpp"
-#include "registry/device_info.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gconv;

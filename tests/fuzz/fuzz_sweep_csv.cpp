@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "bench/merge.hpp"
-#include "bench/sweep_csv.hpp"
 #include "fuzz_util.hpp"
 #include "heuristic/dataset.hpp"
+#include "perf/sweep_csv.hpp"
 #include "report/report.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -11,7 +11,7 @@
 
 #include "bench/plan.hpp"
 #include "bench/supervisor.hpp"
-#include "bench/sweep_csv.hpp"
+#include "perf/sweep_csv.hpp"
 
 namespace gconv::bench {
 namespace {

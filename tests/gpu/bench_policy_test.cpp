@@ -13,8 +13,8 @@
 #include <map>
 
 #include "bench/supervisor.hpp"
-#include "bench/sweep_csv.hpp"
 #include "gconv/registry.hpp"
+#include "perf/sweep_csv.hpp"
 
 namespace gconv::bench {
 namespace {

@@ -23,9 +23,9 @@
 
 #include "../problem/random_problem.hpp"
 #include "kernels/family.hpp"
+#include "perf/analytic.hpp"
+#include "perf/device_info.hpp"
 #include "pool/pool.hpp"
-#include "registry/analytic.hpp"
-#include "registry/device_info.hpp"
 
 namespace gconv::heuristic {
 namespace {

@@ -11,8 +11,8 @@
 #include "heuristic/candidates.hpp"
 #include "heuristic/features.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
+#include "perf/device_info.hpp"
 #include "pool/pool.hpp"
-#include "registry/device_info.hpp"
 
 namespace gconv::heuristic {
 namespace {

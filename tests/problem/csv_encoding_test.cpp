@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "bench/sweep_csv.hpp"
 #include "gconv/problem_file.hpp"
+#include "perf/sweep_csv.hpp"
 #include "problem/csv_text.hpp"
 
 namespace gconv {

@@ -14,9 +14,9 @@
 
 #include "gconv/registry.hpp"
 #include "kernels/family.hpp"
+#include "perf/analytic.hpp"
+#include "perf/device_info.hpp"
 #include "pool/pool.hpp"
-#include "registry/analytic.hpp"
-#include "registry/device_info.hpp"
 
 namespace gconv::testing {
 

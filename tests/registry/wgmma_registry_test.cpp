@@ -8,8 +8,8 @@
 
 #include "kernels/family.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
+#include "perf/analytic.hpp"
 #include "pool/pool.hpp"
-#include "registry/analytic.hpp"
 #include "registry_test_util.hpp"
 
 namespace gconv {

@@ -1,19 +1,71 @@
-// Reading sweep CSV files back (resume, merge, analysis), and preparing an
-// output file for appending after an interrupted run.
+// The sweep CSV format: its schema, the writer's row formatting, reading
+// files back (resume, merge, analysis, the selector's training data), and
+// preparing an output file for appending after an interrupted run.
+//
+// It sits in perf/, below heuristic/, registry/ and bench/, because both the
+// benchmark (which writes sweeps) and the selector's training (which reads
+// them) need it. The namespace stays gconv::bench (where the code was before
+// the layering fix, issue 19): renaming it would touch every bench, report,
+// cli and test user for no change in behaviour.
 //
 // The reader takes the header by name (columns may be in any order; unknown
 // ones are kept), RFC 4180 quoted fields on one line, '#' and blank lines
 // skipped, .gz / .zst decompressed (problem_io::read_text_file).
+//
+// CSV schema (sweep_csv_header(); one row per (kernel, problem, provider)):
+//   kernel          kernel_name(traits), or the provider's own name (cudnn rows)
+//   family          igemm | direct | the provider name for non-gconv rows
+//   tile_m tile_n tile_k warps_m warps_n stages split_mode split_k vec
+//   groups_per_block block_h block_w per_thread deterministic
+//                   the KernelTraits fields (split_mode none|parallel|serial,
+//                   deterministic 0|1); empty where the field is not one of
+//                   the kernel family's (block_* of igemm, tile_* of direct)
+//                   and for non-gconv rows
+//   <problem_csv_columns()>  direction, dtype, ndim, n, c, k, g, d, h, w, ...,
+//                   spec, source: exactly the columns of write_problem_csv, so
+//                   a sweep file is also a problem file (read_problem_file)
+//   provider        gconv | cudnn
+//   gpu             CUDA device name ("none" without a device)
+//   gconv_version   GCONV_VERSION of the binary that measured the row
+//   status          ok | unsupported | compile_error | launch_error |
+//                   wrong_result | timeout | crashed
+//   latency_ms      median of the timed repetitions (0 unless ok)
+//   min_ms          fastest repetition
+//   tflops, gbps    from latency_ms, Problem::flops() and min_bytes()
+//   check           comparison summary with the naive kernel, or the error text
+// The key of a row is (kernel, spec, provider): resume and merge use it.
+// Fields are RFC 4180 quoted when needed; a row never spans lines.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "gconv/problem.hpp"
 #include "gconv/status.hpp"
+#include "kernels/traits.hpp"
 
 namespace gconv::bench {
+
+// One measured (or failed) pair; sweep_csv_row formats it.
+struct SweepRow {
+  std::string kernel, spec, source, status, check;
+  double median_ms = 0, min_ms = 0, tflops = 0, gbps = 0;
+  std::string provider = "gconv";
+  std::string family;                   // default: to_string(traits->family), else provider
+  std::optional<KernelTraits> traits;   // gconv rows; empty for other providers
+  std::optional<Problem> problem;       // default: parsed from spec
+};
+
+// CSV header and row formatting (one function each, used by every writer).
+// The row has no trailing newline.
+std::string sweep_csv_header();
+const std::vector<std::string>& sweep_csv_columns();
+std::string sweep_csv_row(const SweepRow& r, const std::string& gpu);
+// RFC 4180 quoting of one field (newlines become spaces).
+std::string csv_field(const std::string& s);
 
 // Splits one CSV line into fields (RFC 4180; an unterminated quote runs to the
 // end of the line).

@@ -1,4 +1,4 @@
-#include "registry/device_info.hpp"
+#include "perf/device_info.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "perf/device_info.hpp"
 #include "pool/arch_rules.hpp"
 #include "problem/read_text.hpp"
-#include "registry/device_info.hpp"
 
 namespace gconv {
 namespace {

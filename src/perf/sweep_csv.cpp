@@ -1,19 +1,108 @@
-#include "bench/sweep_csv.hpp"
+#include "perf/sweep_csv.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "bench/sweep.hpp"
+#include "gconv/problem_file.hpp"
 #include "problem/csv_text.hpp"
 #include "problem/read_text.hpp"
 
 namespace gconv::bench {
+namespace {
+
+const std::vector<std::string> kTraitColumns = {"tile_m", "tile_n",           "tile_k",  "warps_m", "warps_n",
+                                                "stages", "split_mode",       "split_k", "vec",     "groups_per_block",
+                                                "block_h", "block_w",         "per_thread", "deterministic"};
+const std::vector<std::string> kTailColumns = {"provider", "gpu",    "gconv_version", "status", "latency_ms",
+                                               "min_ms",   "tflops", "gbps",          "check"};
+
+// The values of problem_csv_columns(), formatted as write_problem_csv does.
+std::string problem_values(const Problem& p, const std::string& spec, const std::string& source) {
+  std::string s = std::string(to_string(p.direction)) + "," + to_string(p.dtype) + "," + std::to_string(p.ndim) +
+                  "," + std::to_string(p.n) + "," + std::to_string(p.c) + "," + std::to_string(p.k) + "," +
+                  std::to_string(p.g);
+  for (const auto* arr : {&p.in, &p.filter, &p.stride})
+    for (int i = 0; i < 3; ++i) s += "," + std::to_string((*arr)[i]);
+  for (int i = 0; i < 3; ++i) s += "," + std::to_string(p.pad_lo[i]) + "," + std::to_string(p.pad_hi[i]);
+  for (int i = 0; i < 3; ++i) s += "," + std::to_string(p.dilation[i]);
+  return s + "," + csv_field(spec) + "," + csv_field(source);
+}
+
+}  // namespace
+
+std::string csv_field(const std::string& in) {
+  std::string s = in;
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  if (s.find_first_of(",\"") == std::string::npos && (s.empty() || (s.front() != ' ' && s.back() != ' '))) return s;
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"') o += '"';
+    o += c;
+  }
+  return o + "\"";
+}
+
+const std::vector<std::string>& sweep_csv_columns() {
+  static const std::vector<std::string> cols = [] {
+    std::vector<std::string> c = {"kernel", "family"};
+    c.insert(c.end(), kTraitColumns.begin(), kTraitColumns.end());
+    c.insert(c.end(), problem_csv_columns().begin(), problem_csv_columns().end());
+    c.insert(c.end(), kTailColumns.begin(), kTailColumns.end());
+    return c;
+  }();
+  return cols;
+}
+
+std::string sweep_csv_header() {
+  std::string h;
+  for (const auto& c : sweep_csv_columns()) h += (h.empty() ? "" : ",") + c;
+  return h;
+}
+
+std::string sweep_csv_row(const SweepRow& r, const std::string& gpu) {
+  std::string s = csv_field(r.kernel) + ",";
+  s += csv_field(!r.family.empty() ? r.family : r.traits ? std::string(to_string(r.traits->family)) : r.provider);
+  if (r.traits) {
+    // Fields of the other family are left empty (not the struct's defaults),
+    // so a model reading the file sees "not applicable", not a fake tile.
+    const KernelTraits& t = *r.traits;
+    // igemm and wgmma fill the GEMM columns (wgmma: warps_m = consumer
+    // warpgroups, warps_n = groups_per_block = 1), direct the block columns.
+    const bool ig = is_implicit_gemm(t.family);
+    auto num = [&](bool used, int v) { s += "," + (used ? std::to_string(v) : std::string()); };
+    for (int v : {t.tile_m, t.tile_n, t.tile_k, t.warps_m, t.warps_n, t.stages}) num(ig, v);
+    s += "," + (ig ? std::string(to_string(t.split_mode)) : std::string());
+    num(ig, t.split_k);
+    num(true, t.vec);
+    num(ig, t.groups_per_block);
+    for (int v : {t.block_h, t.block_w, t.per_thread, int(t.deterministic)}) num(!ig, v);
+  } else {
+    s += std::string(kTraitColumns.size(), ',');
+  }
+  std::optional<Problem> p = r.problem;
+  if (!p) {
+    auto parsed = Problem::parse_spec(r.spec);
+    if (parsed.ok()) p = *parsed;
+  }
+  if (p) {
+    s += "," + problem_values(*p, r.spec, r.source);
+  } else {  // unparsable spec: empty problem columns, spec and source kept
+    s += std::string(problem_csv_columns().size() - 2, ',') + "," + csv_field(r.spec) + "," + csv_field(r.source);
+  }
+  char nums[160];
+  std::snprintf(nums, sizeof nums, "%.6f,%.6f,%.3f,%.1f", r.median_ms, r.min_ms, r.tflops, r.gbps);
+  return s + "," + csv_field(r.provider) + "," + csv_field(gpu) + "," + GCONV_VERSION + "," + r.status + "," + nums +
+         "," + csv_field(r.check);
+}
+
 
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> f(1);

@@ -2,7 +2,7 @@
 // a tiny one on a big dense problem, split-K wins when a long reduction would
 // leave most SMs idle, wave quantization counts waves), and the device
 // estimates it runs on without a GPU.
-#include "registry/analytic.hpp"
+#include "perf/analytic.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,9 +12,9 @@
 #include <limits>
 #include <string>
 
+#include "../registry/registry_test_util.hpp"
 #include "kernels/family.hpp"
 #include "pool/pool.hpp"
-#include "registry_test_util.hpp"
 
 namespace gconv {
 namespace {

@@ -11,7 +11,7 @@
 #include "gconv/problem.hpp"
 #include "kernels/direct/direct_plan.hpp"
 #include "kernels/traits.hpp"
-#include "registry/device_info.hpp"
+#include "perf/device_info.hpp"
 
 namespace gconv {
 

@@ -58,7 +58,7 @@
 //   dy pixels for bwd_weight) x C, one launch
 // vec_penalty = 1 + 0.25 x log2(16 / (vec x dtype bytes)): narrower global
 // accesses issue more load instructions per byte (1.0 at 16-byte vectors).
-#include "registry/analytic.hpp"
+#include "perf/analytic.hpp"
 
 #include <algorithm>
 #include <array>
@@ -319,7 +319,11 @@ double tinyc_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceIn
   const int64_t smem_bps = std::max<int64_t>(1, d.smem_per_sm_bytes / int64_t(plan.smem + 1024));
   const int bps = int(std::max<int64_t>(1, std::min<int64_t>(smem_bps, d.max_threads_per_sm / std::max(1, plan.threads))));
   const double taps = double(p.filter[1]) * p.filter[2] / (double(p.stride[1]) * p.stride[2]);
-  const double mmas = double(t.block_h) * t.block_w / 16 * std::max(1.0, taps) * double(ceil_div(p.k, 16));
+  // 3D: a dx slice walks about filter[0] / stride[0] depth taps, each a
+  // restage of its halo and weights (1 in 2D).
+  const double depth_taps = std::max(1.0, double(p.filter[0]) / double(p.stride[0]));
+  const double mmas =
+      double(t.block_h) * t.block_w / 16 * std::max(1.0, taps) * depth_taps * double(ceil_div(p.k, 16));
   // flop/ms of one SM at b resident blocks: mma.sync at half the warpgroup
   // rate, or the shared-memory reads of its operands (640 bytes per mma).
   const double mma_rate = ap.mma_sm * 0.5;
@@ -333,7 +337,8 @@ double tinyc_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceIn
   const double halo = double(plan.params.halo_h) * plan.params.halo_w /
                       (double(t.block_h) / p.stride[1] * (double(t.block_w) / p.stride[2]));
   const double dram = double(ap.ops.y) * eb + double(ap.ops.x) * eb + double(ap.ops.w) * eb;
-  const double l2 = double(ap.ops.y) * eb * halo + double(plan.blocks) * p.filter[1] * p.filter[2] * p.k * p.c * eb;
+  const double l2 = double(ap.ops.y) * eb * halo * p.filter[0] +
+                    double(plan.blocks) * depth_taps * p.filter[1] * p.filter[2] * p.k * p.c * eb;
   const double memory = std::max(dram / (d.hbm_gbps * 1e6), l2 / (d.l2_gbps * 1e6));
   finish(compute, memory, 1.0, 1, d, b);
   return b->total_ms;

@@ -1,4 +1,4 @@
-#include "bench/timer.hpp"
+#include "perf/timer.hpp"
 
 #include <algorithm>
 #include <atomic>
