@@ -45,6 +45,9 @@
 #             .device/train_pairs_wg.csv: two wgmma kernels each), tile / persistent / tile again;
 #             then memcheck, racecheck, synccheck on 2 tinyc kernels per bf16 ndim and racecheck on
 #             2 wgmma fwd kernels with the grid capped at 3 blocks (logs kept)
+#   smallsweep  problems/small_classes.csv (issue 17's classes, held out), every direction: the
+#             policy's top SC_TOP (default 16) kernels per problem and native cuDNN, SC_S seconds
+#             (default 480; --out resumes), then bench/class_report.py
 #   pubsweep  one GPU, one process at a time: gconv bench over the public shapes for the
 #             kernels of FILTER (default: every kernel), resumed from .device/pub_prev.csv.zst,
 #             plus with TOP=K each problem's K best igemm/direct kernels of the stored full
@@ -409,6 +412,14 @@ PY
         timeout -k 5 45 scripts/gpu-test .device 'Pools/PoolCorrectness*fwd_bf16_2d*' > "$L/wg_racecheck.txt" 2>&1
       echo "wgmma racecheck (grid <= 3): $(tail -n 1 "$L/wg_racecheck.txt") | $(cat $L/wg_racecheck/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       tar -czf "$OUT/q2_logs.tar.gz" -C /tmp q2logs ;;
+    smallsweep)
+      timeout -k 10 "${SC_S:-480}" .device/gconv bench --problems problems/small_classes.csv --directions all \
+        --provider gconv,cudnn --policy "topk:${SC_TOP:-16}" --out /tmp/sc.csv --warmup 2 --repeats 5 --check none \
+        --jobs "$ncpu" --progress-s 60 2> "$OUT/sc_bench.log"
+      echo "sc bench rc=$?"; tail -n 3 "$OUT/sc_bench.log"
+      .device/zstd -q -T0 -12 /tmp/sc.csv -o "$OUT/small_classes_sweep.csv.zst"
+      python3 bench/class_report.py --sweep /tmp/sc.csv --per-problem "$OUT/sc_per_problem.csv" > "$OUT/class_report.txt"
+      head -n 80 "$OUT/class_report.txt" ;;
     pubsweep)
       [ -f .device/pub_prev.csv.zst ] && .device/zstd -dqc .device/pub_prev.csv.zst > /tmp/pub.csv
       # PUB_EVERY=k: every k-th (problem, direction) record only (a quick look).
