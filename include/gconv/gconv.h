@@ -120,17 +120,20 @@ GCONV_C_EXPORT void gconv_problem_destroy(gconv_problem_t* p);
 /* GCONV_OK, or GCONV_ERR_INVALID_PROBLEM with the rule that failed. */
 GCONV_C_EXPORT int gconv_problem_validate(const gconv_problem_t* p);
 
-/* Canonical spec (parses back to the same problem); "" for NULL. */
+/* Canonical spec; "" for NULL. A problem that validates parses back from it
+ * to the same problem (one that does not may not: e.g. a negative size). */
 GCONV_C_EXPORT const char* gconv_problem_spec(const gconv_problem_t* p);
 /* 2 * N * K * out_volume * C/G * filter_volume; 0 for NULL. */
 GCONV_C_EXPORT double gconv_problem_flops(const gconv_problem_t* p);
 GCONV_C_EXPORT int gconv_problem_ndim(const gconv_problem_t* p);       /* 0 for NULL */
 GCONV_C_EXPORT int gconv_problem_direction(const gconv_problem_t* p);  /* -1 for NULL */
 GCONV_C_EXPORT int gconv_problem_dtype(const gconv_problem_t* p);      /* -1 for NULL */
-/* Output size of spatial slot 0..2 (< 1 for an invalid problem); 0 for NULL,
- * a slot out of range, or a size that does not fit int64. */
+/* Output size of spatial slot 0..2 (may be < 1 for a problem that does not
+ * validate); 0 for NULL, a slot out of range, or a size that does not fit
+ * int64. */
 GCONV_C_EXPORT int64_t gconv_problem_output_size(const gconv_problem_t* p, int slot);
-/* Element counts of x, w and y (any pointer may be NULL).
+/* Element counts of x, w and y (any of x, w, y may be NULL): the products of
+ * the sizes as given, even for a problem that does not validate.
  * GCONV_ERR_INVALID_PROBLEM when a count does not fit int64. */
 GCONV_C_EXPORT int gconv_problem_tensor_elements(const gconv_problem_t* p, int64_t* x, int64_t* w,
                                                  int64_t* y);
@@ -150,7 +153,9 @@ typedef struct {
   const char* model_dir;
 } gconv_registry_options_t;
 
-/* options may be NULL (all defaults). */
+/* options may be NULL (all defaults). Errors include GCONV_ERR_PARSE for a
+ * malformed kernel_filter and GCONV_ERR_NOT_SUPPORTED for an arch that names
+ * no compute capability ("sm_90a" does). */
 GCONV_C_EXPORT int gconv_registry_create(const gconv_registry_options_t* options,
                                          gconv_registry_t** out);
 GCONV_C_EXPORT void gconv_registry_destroy(gconv_registry_t* r);
@@ -160,7 +165,9 @@ GCONV_C_EXPORT size_t gconv_registry_kernel_count(const gconv_registry_t* r, int
                                                   int dtype);
 
 /* Chooses a kernel for p. policy: "heuristic" (also for NULL), "analytic",
- * "exhaustive" or "topk:K" (the last two time kernels on the GPU). */
+ * "exhaustive" or "topk:K", 1 <= K <= 100000 (the last two time kernels on
+ * the GPU). Errors: GCONV_ERR_PARSE for another policy,
+ * GCONV_ERR_INVALID_PROBLEM, GCONV_ERR_NO_DEVICE (convention 11). */
 GCONV_C_EXPORT int gconv_select(gconv_registry_t* r, const gconv_problem_t* p, const char* policy,
                                 gconv_solution_t** out);
 
@@ -241,13 +248,17 @@ GCONV_C_EXPORT int gconv_plan_run(const gconv_plan_t* plan, const void* a, const
 
 /* CPU reference convolution on HOST buffers of p's dtype (operands per
  * convention 10), fp64 accumulation, each output rounded once. threads = 0
- * uses every core. Slow: meant for checking small problems. */
+ * uses every core. Slow: meant for checking small problems. Errors:
+ * GCONV_ERR_INVALID_PROBLEM; GCONV_ERR_INVALID_ARGUMENT for a NULL operand or
+ * threads < 0; nothing is written then. */
 GCONV_C_EXPORT int gconv_reference(const gconv_problem_t* p, const void* a, const void* b, void* out,
                                    int threads);
 /* Fills n host elements of dtype with values in [-1, 1], never zero; element
- * i depends only on (seed, i). */
+ * i depends only on (seed, i). GCONV_ERR_INVALID_ARGUMENT for a dtype out of
+ * range, n < 0, or buf NULL with n > 0 (n = 0 writes nothing). */
 GCONV_C_EXPORT int gconv_fill_random(int dtype, void* buf, int64_t n, uint64_t seed);
-/* Element i of a host buffer of dtype, as double (exact); 0 for NULL. */
+/* Element i of a host buffer of dtype, as double (exact); 0 for NULL, i < 0
+ * or a dtype out of range. */
 GCONV_C_EXPORT double gconv_load_element(int dtype, const void* buf, int64_t i);
 
 #ifdef __cplusplus

@@ -73,16 +73,28 @@ static_assert(GCONV_BF16 == int(gconv::DType::bf16) && GCONV_FP16 == int(gconv::
               GCONV_FP32 == int(gconv::DType::fp32));
 
 thread_local std::string t_last_error;
+// Set when the message could not be stored (out of host memory): a static
+// text, so that an error never reads as "" (convention 2).
+thread_local const char* t_static_error = nullptr;
 
-// Records s as the thread's last error and returns its code. Storing the
-// message may itself fail (bad_alloc); the code still gets through.
-int finish(const Status& s) noexcept {
+// Records `message` (+ `detail`) as the thread's last error and returns
+// `code`. Must not throw: the exception paths below call it, and a bad_alloc
+// out of a noexcept function is std::terminate. So nothing is allocated
+// before the try, and a failed store falls back to `fallback`.
+int record(StatusCode code, const char* message, const char* detail, const char* fallback) noexcept {
   try {
-    t_last_error = s.message();
+    t_last_error = message;
+    if (detail != nullptr) t_last_error += detail;
+    t_static_error = nullptr;
   } catch (...) {
     t_last_error.clear();
+    t_static_error = fallback;
   }
-  return static_cast<int>(s.code());
+  return static_cast<int>(code);
+}
+
+int finish(const Status& s) noexcept {
+  return record(s.code(), s.message().c_str(), nullptr, "out of host memory (the error message was lost)");
 }
 
 template <class F>
@@ -90,11 +102,11 @@ int guarded(F&& body) noexcept {
   try {
     return finish(body());
   } catch (const std::bad_alloc&) {
-    return finish(Status(StatusCode::out_of_memory, "out of host memory"));
+    return record(StatusCode::out_of_memory, "out of host memory", nullptr, "out of host memory");
   } catch (const std::exception& e) {
-    return finish(Status(StatusCode::internal, std::string("unexpected exception: ") + e.what()));
+    return record(StatusCode::internal, "unexpected exception: ", e.what(), "unexpected exception");
   } catch (...) {
-    return finish(Status(StatusCode::internal, "unexpected exception"));
+    return record(StatusCode::internal, "unexpected exception", nullptr, "unexpected exception");
   }
 }
 
@@ -219,7 +231,7 @@ extern "C" {
 
 const char* gconv_version(void) { return GCONV_VERSION; }
 
-const char* gconv_last_error(void) { return t_last_error.c_str(); }
+const char* gconv_last_error(void) { return t_static_error != nullptr ? t_static_error : t_last_error.c_str(); }
 
 const char* gconv_status_name(int status) {
   if (status < GCONV_OK || status > GCONV_ERR_NO_DEVICE) return "unknown";

@@ -115,11 +115,13 @@ void parallel_ranges(int64_t count, int parts, const Body& body) {
   std::vector<std::thread> pool;
   pool.reserve(parts - 1);
   int started = 1;
-  // A thread the system refuses (resource limits) runs its range here
-  // instead: the result is the same, and no exception leaves the library.
+  // A thread the system refuses (resource limits, or no memory for its
+  // state) runs its range here instead: the result is the same, and no
+  // exception leaves the library while started threads still run (that
+  // would destroy joinable threads: std::terminate).
   try {
     for (; started < parts; ++started) pool.emplace_back(range, started);
-  } catch (const std::system_error&) {
+  } catch (...) {
   }
   range(0);
   for (int i = started; i < parts; ++i) range(i);

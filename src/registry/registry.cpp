@@ -218,7 +218,19 @@ Result<const RegistryImpl::Pool*> RegistryImpl::pool(Direction d, DType t) const
   }
   std::lock_guard<std::mutex> lock(slot->mu);
   if (!slot->loaded) {
-    slot->loaded = true;
+    // Marked loaded only once filled: an exception part way (out of host
+    // memory) leaves the slot empty and unloaded, so a later call loads it
+    // again instead of ranking an empty pool (every pick the naive kernel).
+    struct Unfinished {
+      Pool* slot;
+      ~Unfinished() {
+        if (slot) {
+          for (auto& v : slot->by_ndim) v.clear();
+          for (auto& v : slot->terms) v.clear();
+          slot->status = Status::Ok();
+        }
+      }
+    } unfinished{slot};
     if (device_.rules) {
       auto kernels = load_pool(*device_.rules, d, t);
       if (!kernels.ok()) {
@@ -233,6 +245,8 @@ Result<const RegistryImpl::Pool*> RegistryImpl::pool(Direction d, DType t) const
                                       uint8_t(heuristic::kernel_class(k)), analytic_kernel(k, device_)});
       }
     }
+    slot->loaded = true;  // a pool file's error counts as loaded: its status is the answer from now on
+    unfinished.slot = nullptr;
   }
   if (!slot->status.ok()) return slot->status;
   return static_cast<const Pool*>(slot);
