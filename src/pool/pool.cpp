@@ -361,12 +361,17 @@ Result<std::vector<KernelTraits>> load_pool(const ArchRules& rules, Direction di
                                             const std::string& configs_dir, ExpandStats* stats) {
   namespace fs = std::filesystem;
   fs::path dir = fs::path(configs_dir.empty() ? config_dir() : configs_dir) / "pools";
-  std::error_code ec;
   std::vector<fs::path> files;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == ".json") files.push_back(it->path());
+  // The throwing overloads: the error_code ones are noexcept, and libstdc++
+  // allocates inside them, so running out of host memory there was
+  // std::terminate. Here a bad_alloc reaches the caller (the C API turns it
+  // into GCONV_ERR_OUT_OF_MEMORY).
+  try {
+    for (const fs::directory_entry& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".json") files.push_back(e.path());
+  } catch (const fs::filesystem_error& e) {
+    return io_error(fmt::format("cannot list pool configs in '{}': {}", dir.string(), e.code().message()));
   }
-  if (ec) return io_error(fmt::format("cannot list pool configs in '{}': {}", dir.string(), ec.message()));
   std::sort(files.begin(), files.end());
   std::unordered_set<std::string> seen;
   std::vector<KernelTraits> out;
