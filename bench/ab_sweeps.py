@@ -11,17 +11,18 @@ B's best is faster. Rows other than status ok are ignored.
 """
 import argparse
 import csv
-import io
 import math
-import subprocess
+import os
+import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sweep_io import open_text  # noqa: E402
 
 
 def read(path, family):
-    text = (subprocess.run(["zstd", "-dc", path], check=True, capture_output=True, text=True).stdout
-            if path.endswith(".zst") else open(path).read())
     out = {}
-    for r in csv.DictReader(io.StringIO(text)):
+    for r in csv.DictReader(open_text(path)):
         if r["status"] != "ok" or r.get("provider", "gconv") != "gconv":
             continue
         if family and r["family"] != family:

@@ -32,14 +32,14 @@ Standard library only (runs on the GPU machine's Python; zstd for .zst).
 """
 import argparse
 import csv
-import gzip
-import io
 import json
 import math
 import os
-import subprocess
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sweep_io import cudnn_spec, open_text  # noqa: E402
 
 CLASSES = ("small_cpg", "depthwise", "tiny_reduction", "tiny_spatial")
 DIRECTIONS = ("fwd", "bwd_data", "bwd_weight")
@@ -89,33 +89,6 @@ class Shape:
         return elems * DTYPE_BYTES.get(self.dtype, 2)
 
 
-def open_text(path):
-    if path.endswith(".zst"):
-        return io.StringIO(subprocess.run(["zstd", "-dc", path], check=True, capture_output=True, text=True).stdout)
-    if path.endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return open(path, encoding="utf-8")
-
-
-def lst(v):
-    return str(v[0]) if all(x == v[0] for x in v) else ",".join(map(str, v))
-
-
-def jsonl_spec(r, dtype="bf16"):
-    """The spec of a cuDNN JSON-lines record (as bench/compare_cudnn.py)."""
-    nd = r["nd"]
-    sizes = "".join(f"{a}{b}" for a, b in zip("dhw"[3 - nd:], r["spatial"]))
-    filt = "".join(f"{a}{b}" for a, b in zip("zyx"[3 - nd:], r["kernel"]))
-    pads = []
-    for p in r["pad"]:
-        if isinstance(p, list):
-            pads.append(f"{p[0]}:{p[1]}" if p[0] != p[1] else str(p[0]))
-        else:
-            pads.append(str(p))
-    return (f"{r['direction']}_{r.get('dtype', dtype)}_n{r['N']}c{r['C']}k{r['K']}g{r['G']}_{sizes}_{filt}"
-            f"_s{lst(r['stride'])}_p{lst(pads)}_dil{lst(r['dil'])}")
-
-
 def read_sweep(path):
     """(gconv best {spec: (ms, kernel)}, cuDNN best {spec: (ms, kernel)}, {spec: Shape})."""
     gbest, cbest, shapes = {}, {}, {}
@@ -143,7 +116,7 @@ def read_cudnn_jsonl(path, field):
             continue
         t = next((r[f] for f in (field, "exh_ms", "heur_ms") if r.get(f)), None)
         if t:
-            out[jsonl_spec(r)] = (float(t), "torch:" + field)
+            out[cudnn_spec(r)] = (float(t), "torch:" + field)
     return out
 
 

@@ -14,24 +14,12 @@ import argparse
 import csv
 import json
 import math
+import os
+import sys
 from collections import defaultdict
 
-
-def lst(v):
-    return v[0] if all(x == v[0] for x in v) else ",".join(map(str, v))
-
-
-def spec_of(r, dtype="bf16"):
-    nd = r["nd"]
-    names = {1: "w", 2: "hw", 3: "dhw"}[nd]
-    fnames = {1: "x", 2: "yx", 3: "zyx"}[nd]
-    sizes = "".join(f"{a}{b}" for a, b in zip(names, r["spatial"]))
-    filt = "".join(f"{a}{b}" for a, b in zip(fnames, r["kernel"]))
-    pads = []
-    for p in r["pad"]:
-        pads.append(f"{p[0]}:{p[1]}" if isinstance(p, list) and p[0] != p[1] else (p[0] if isinstance(p, list) else p))
-    return (f"{r['direction']}_{dtype}_n{r['N']}c{r['C']}k{r['K']}g{r['G']}_{sizes}_{filt}"
-            f"_s{lst(r['stride'])}_p{lst(pads)}_dil{lst(r['dil'])}")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sweep_io import cudnn_spec  # noqa: E402
 
 
 def family(r):
@@ -72,7 +60,7 @@ def main():
         r = json.loads(line)
         if "about" in r:
             continue
-        s = spec_of(r)
+        s = cudnn_spec(r)
         c = r.get(a.field)
         if c is None or s not in best:
             missing += 1
@@ -122,7 +110,7 @@ def by_family(a):
         r = json.loads(line)
         if "about" in r:
             continue
-        s, c = spec_of(r), r.get(a.field)
+        s, c = cudnn_spec(r), r.get(a.field)
         if c is None or s not in best:
             continue
         cls = "3d" if r["nd"] == 3 else family(r)

@@ -10,15 +10,12 @@ of timing every kernel again (`gconv bench --pairs top.csv`).
 """
 import argparse
 import csv
-import io
-import subprocess
+import os
+import sys
 from collections import defaultdict
 
-
-def open_sweep(path):
-    if path.endswith(".zst"):
-        return io.StringIO(subprocess.run(["zstd", "-dc", path], check=True, capture_output=True, text=True).stdout)
-    return open(path)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sweep_io import open_text  # noqa: E402
 
 
 def main():
@@ -30,7 +27,7 @@ def main():
     a = ap.parse_args()
     fams = tuple(f + "_" for f in a.families.split(","))
     times = defaultdict(list)
-    for row in csv.DictReader(open_sweep(a.sweep)):
+    for row in csv.DictReader(open_text(a.sweep)):
         if row["status"] == "ok" and row.get("provider", "gconv") == "gconv" and row["kernel"].startswith(fams):
             times[row["spec"]].append((float(row["latency_ms"]), row["kernel"]))
     with open(a.out, "w", newline="") as f:

@@ -76,7 +76,8 @@ __device__ __forceinline__ void produce(const IgemmParams& p, Ops& ops, const Bl
                                         ProducerRing<Cfg::kStages>& pr) {
   constexpr int LAG = Cfg::kLag;
   ops.init(p, b, m0, n0, kt0 * Cfg::kTileK, tid);
-  RingPos<Cfg::kStages>&w = pr.w, &pub = pr.pub;
+  RingPos<Cfg::kStages>& w = pr.w;
+  RingPos<Cfg::kStages>& pub = pr.pub;
 #pragma unroll 1
   for (int kt = 0; kt < ktiles; ++kt, ++pr.filled) {
     // Stage w was last read by the consumers S fills ago (maybe for the
@@ -166,13 +167,13 @@ __device__ __forceinline__ void tap_offsets(const IgemmParams& p, int tap, unsig
 // weight rows.
 template <class Cfg>
 __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
-                                            ProducerRing<Cfg::kStages>& pr,
-                                            const BlockPos& b, int m0, int n0, int kt0, int ktiles, u32 ring,
-                                            u32 full, u32 empty) {
+                                            ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0, int n0,
+                                            int kt0, int ktiles, u32 ring, u32 full, u32 empty) {
   int base[3] = {0, 0, 0};
   const int n = output_filter_base<Cfg::kNdim>(p, m0, base);
   const int c_group = b.g0 * p.Cg, row_group = b.g0 * p.Kg + n0;
-  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr, [&](int k, u32 st, u32 bar) {
+  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
+                         [&](int k, u32 st, u32 bar) {
     const int tap = k / p.Cg;
     const int c0 = k - tap * p.Cg;
     unsigned short off[3] = {0, 0, 0};
@@ -190,9 +191,8 @@ __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMa
 // B = w as a 3D tensor (c, tap, k), one box of 64 c x 64 k per 64 columns.
 template <class Cfg>
 __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
-                                            ProducerRing<Cfg::kStages>& pr,
-                                                     const BlockPos& b, int m0, int n0, int kt0, int ktiles,
-                                                     u32 ring, u32 full, u32 empty) {
+                                                     ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0,
+                                                     int n0, int kt0, int ktiles, u32 ring, u32 full, u32 empty) {
   constexpr int F = 3 - Cfg::kNdim;
   int i[3] = {0, 0, 0}, base[3] = {0, 0, 0};
   const int n = pixel_digits<Cfg::kNdim>(m0, p.in, i);
@@ -200,7 +200,8 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
   for (int d = F; d < 3; ++d) base[d] = i[d] + p.pad[d] - p.dil[d] * (p.filt[d] - 1);
   const int nblocks = cmin(Cfg::kTileN, p.Cg - n0 + 63) / 64;  // 64-column blocks inside the GEMM
   const u32 tx = Cfg::TileA::kBytes + nblocks * Cfg::TileB::kBlockBytes;
-  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr, [&](int k, u32 st, u32 bar) {
+  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
+                         [&](int k, u32 st, u32 bar) {
     const int tap = k / p.Kg;
     const int k0 = k - tap * p.Kg;
     int t[3] = {0, 0, 0};  // flipped tap digits
@@ -226,13 +227,13 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
 // tap's offsets.
 template <class Cfg>
 __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
-                                            ProducerRing<Cfg::kStages>& pr,
-                                                       const BlockPos& b, int m0, int n0, int kt0, int ktiles,
-                                                       u32 ring, u32 full, u32 empty) {
+                                                       ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0,
+                                                       int n0, int kt0, int ktiles, u32 ring, u32 full, u32 empty) {
   const int mblocks = cmin(Cfg::kTileM, p.Kg - m0 + 63) / 64;
   const int nblocks = cmin(Cfg::kTileN, p.gemm_n - n0 + 63) / 64;
   const u32 tx = (mblocks * Cfg::TileA::kBlockBytes) + nblocks * Cfg::TileB::kBlockBytes;
-  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr, [&](int k, u32 st, u32 bar) {
+  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
+                         [&](int k, u32 st, u32 bar) {
     int base[3] = {0, 0, 0};
     const int n = output_filter_base<Cfg::kNdim>(p, k, base);
     mbar_arrive_expect_tx(bar, tx);
