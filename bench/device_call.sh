@@ -45,6 +45,19 @@
 #             .device/train_pairs_wg.csv: two wgmma kernels each), tile / persistent / tile again;
 #             then memcheck, racecheck, synccheck on 2 tinyc kernels per bf16 ndim and racecheck on
 #             2 wgmma fwd kernels with the grid capped at 3 blocks (logs kept)
+#   gtests    after the direct family's grouped entries (Cg = Kg = 2, 4, 8): the direct tile kernels
+#             against the reference (G_DIRECT_SAMPLE per pool, every dtype), the odd-channel igemm
+#             bwd_weight kernels of split <= 4, every GPU test on a sample of G_ALL_SAMPLE kernels per
+#             pool, memcheck and racecheck on 2 direct kernels per chosen bf16 pool
+#   gbench    the grouped entries on the public set's C = K, C/G in {2,4,8} problems: every direct
+#             tile kernel with GCONV_DIRECT_GROUPED=0 and with the entries, the stored sweeps' three
+#             best igemm and wgmma kernels per problem (.device/grouped_pairs.csv) and native cuDNN,
+#             bench/best_by_label.py; r2plus1d_18's odd-channel bwd_weight problems with the igemm
+#             vec < 8 kernels; then direct rows for the training problems of .device/grouped_train.txt
+#             for GT_S seconds (selector training data)
+#   gnew      the direct pools' grouped tiles (vec 4/2 with more outputs per thread, GNEW_FILTER):
+#             against the reference (bf16, fp16), memcheck on 2, then the gbench comparison again
+#             (every direct tile kernel, gemm pairs, cuDNN) and their rows on .device/grouped_train.txt
 #   smallsweep  problems/small_classes.csv (issue 17's classes, held out), every direction: the
 #             policy's top SC_TOP (default 16) kernels per problem and native cuDNN, SC_S seconds
 #             (default 480; --out resumes), then bench/class_report.py
@@ -412,6 +425,84 @@ PY
         timeout -k 5 45 scripts/gpu-test .device 'Pools/PoolCorrectness*fwd_bf16_2d*' > "$L/wg_racecheck.txt" 2>&1
       echo "wgmma racecheck (grid <= 3): $(tail -n 1 "$L/wg_racecheck.txt") | $(cat $L/wg_racecheck/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       tar -czf "$OUT/q2_logs.tar.gz" -C /tmp q2logs ;;
+    gtests)
+      L=/tmp/gtlogs; mkdir -p $L/dir $L/odd $L/all $L/san
+      TEST_TIMEOUT_S=60 GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_FILTER='window_w==0' \
+        GCONV_GPU_TEST_SAMPLE=${G_DIRECT_SAMPLE:-16} LOG_DIR=$L/dir timeout -k 5 "${G_DIRECT_S:-190}" \
+        scripts/gpu-test .device 'Pools/PoolCorrectness*' > "$L/dir.txt" 2>&1
+      echo "direct tests: $(tail -n 1 "$L/dir.txt")"
+      cat $L/dir/*.log 2>/dev/null | grep -h "^TALLY" | grep -v "kernels=0" | sort
+      cat $L/dir/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch|direct_.* on " | head -n 12
+      TEST_TIMEOUT_S=60 GCONV_GPU_TEST_FILTER='family==igemm && vec < 8 && split_k <= 4' LOG_DIR=$L/odd \
+        timeout -k 5 80 scripts/gpu-test .device 'Pools/PoolCorrectness*bwd_weight*' > "$L/odd.txt" 2>&1
+      echo "odd-channel igemm bwd_weight tests: $(tail -n 1 "$L/odd.txt")"
+      cat $L/odd/*.log 2>/dev/null | grep -h "^TALLY" | grep -v "kernels=0" | sort
+      cat $L/odd/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch|igemm_.* on " | head -n 8
+      TEST_TIMEOUT_S=60 GCONV_GPU_TEST_SAMPLE=${G_ALL_SAMPLE:-2} LOG_DIR=$L/all timeout -k 5 "${G_ALL_S:-170}" \
+        scripts/gpu-test .device > "$L/all.txt" 2>&1
+      echo "all GPU tests (sample ${G_ALL_SAMPLE:-2}): $(tail -n 1 "$L/all.txt")"
+      cat $L/all/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch| on " | head -n 12
+      for tool in memcheck racecheck; do
+        mkdir -p $L/san/$tool
+        GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_FILTER='window_w==0' GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool \
+          LOG_DIR=$L/san/$tool timeout -k 5 60 scripts/gpu-test .device \
+          'Pools/PoolCorrectness*fwd_bf16_2d:Pools/PoolCorrectness*bwd_weight_bf16_2d:Pools/PoolCorrectness*bwd_data_bf16_3d' \
+          > "$L/san_$tool.txt" 2>&1
+        echo "direct $tool: $(tail -n 1 "$L/san_$tool.txt") | $(cat $L/san/$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      done
+      tar -czf "$OUT/gt_logs.tar.gz" -C /tmp gtlogs ;;
+    gbench)
+      L=/tmp/gblogs; mkdir -p $L
+      for mode in 0 on; do
+        ( [ "$mode" = on ] && unset GCONV_DIRECT_GROUPED || export GCONV_DIRECT_GROUPED=0
+          timeout -k 5 "${GB_S:-70}" .device/gconv bench --problems .device/grouped_pub.jsonl --filter 'family==direct && window_w==0' \
+            --out /tmp/g_$mode.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" 2> "$L/g_${mode}_stderr.log" )
+        echo "direct bench grouped=$mode rc=$?: $(tail -n 1 "$L/g_${mode}_stderr.log")"
+      done
+      timeout -k 5 60 .device/gconv bench --problems .device/grouped_pub.jsonl --pairs .device/grouped_pairs.csv \
+        --provider gconv,cudnn --out /tmp/g_gemm.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" 2> "$L/g_gemm_stderr.log"
+      echo "gemm pairs + cudnn rc=$?: $(tail -n 1 "$L/g_gemm_stderr.log")"
+      python3 bench/best_by_label.py --baseline cudnn direct_before=/tmp/g_0.csv direct_grouped=/tmp/g_on.csv \
+        gemm=/tmp/g_gemm.csv cudnn=/tmp/g_gemm.csv:cudnn --per-problem $L/g_per_problem.csv | tee $L/g_report.txt
+      timeout -k 5 50 .device/gconv bench --problems .device/oddch_pub.jsonl --filter 'family==igemm && vec < 8' \
+        --provider gconv,cudnn --out /tmp/g_odd.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" 2> "$L/g_odd_stderr.log"
+      echo "odd-channel bwd_weight rc=$?: $(tail -n 1 "$L/g_odd_stderr.log")"
+      timeout -k 5 30 .device/gconv bench --problems .device/oddch_pub.jsonl --pairs .device/grouped_pairs.csv \
+        --out /tmp/g_odd_prev.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" 2>> "$L/g_odd_stderr.log"
+      python3 bench/best_by_label.py --baseline cudnn new_splits=/tmp/g_odd.csv:igemm_ stored_best=/tmp/g_odd_prev.csv \
+        cudnn=/tmp/g_odd.csv:cudnn --per-problem $L/g_odd_per_problem.csv | tee $L/g_odd_report.txt
+      if [ -s .device/grouped_train.txt ]; then
+        timeout -k 5 "${GT_S:-120}" .device/gconv bench --problems .device/grouped_train.txt --filter 'family==direct && window_w==0' \
+          --out /tmp/g_train.csv --warmup 2 --repeats 5 --jobs "$ncpu" 2> "$L/g_train_stderr.log"
+        echo "grouped training rows rc=$?: $(tail -n 1 "$L/g_train_stderr.log")"
+        .device/zstd -q -T0 -12 /tmp/g_train.csv -o "$OUT/g_train.csv.zst"
+      fi
+      for f in g_0 g_on g_gemm g_odd g_odd_prev; do gzip -c /tmp/$f.csv > $L/$f.csv.gz; done
+      tar -czf "$OUT/gb_logs.tar.gz" -C /tmp gblogs ;;
+    gnew)
+      L=/tmp/gnlogs; mkdir -p $L/t $L/san
+      F=${GNEW_FILTER:-family==direct && window_w==0 && vec < 8 && vec > 1 && ndim > 1 && (per_thread == 8 || block_w == 32 || block_h == 16 || block_h == 4 || (direction == bwd_weight && (per_thread == 4 || block_w == 8)))}
+      TEST_TIMEOUT_S=60 GCONV_GPU_TEST_FILTER="$F" LOG_DIR=$L/t timeout -k 5 150 \
+        scripts/gpu-test .device 'Pools/PoolCorrectness*_2d:Pools/PoolCorrectness*_3d' > "$L/t.txt" 2>&1
+      echo "new grouped tiles: $(tail -n 1 "$L/t.txt")"
+      cat $L/t/*.log 2>/dev/null | grep -h "^TALLY" | grep -v "kernels=0" | sort
+      cat $L/t/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch|direct_.* on " | head -n 12
+      GCONV_GPU_TEST_FILTER="$F" GCONV_GPU_TEST_SAMPLE=2 SANITIZE=memcheck LOG_DIR=$L/san timeout -k 5 50 scripts/gpu-test .device \
+        'Pools/PoolCorrectness*fwd_bf16_2d:Pools/PoolCorrectness*bwd_weight_bf16_2d' > "$L/san.txt" 2>&1
+      echo "memcheck: $(tail -n 1 "$L/san.txt") | $(cat $L/san/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      timeout -k 5 70 .device/gconv bench --problems .device/grouped_pub.jsonl --filter 'family==direct && window_w==0' \
+        --out /tmp/gn_dir.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" 2> "$L/gn_dir_stderr.log"
+      echo "direct bench rc=$?: $(tail -n 1 "$L/gn_dir_stderr.log")"
+      timeout -k 5 60 .device/gconv bench --problems .device/grouped_pub.jsonl --pairs .device/grouped_pairs.csv \
+        --provider gconv,cudnn --out /tmp/gn_gemm.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" 2> "$L/gn_gemm_stderr.log"
+      python3 bench/best_by_label.py --baseline cudnn direct=/tmp/gn_dir.csv gemm=/tmp/gn_gemm.csv cudnn=/tmp/gn_gemm.csv:cudnn \
+        --per-problem $L/gn_per_problem.csv | tee $L/gn_report.txt
+      timeout -k 5 "${GT_S:-60}" .device/gconv bench --problems .device/grouped_train.txt --filter "$F" \
+        --out /tmp/gn_train.csv --warmup 2 --repeats 5 --jobs "$ncpu" 2> "$L/gn_train_stderr.log"
+      echo "grouped training rows rc=$?: $(tail -n 1 "$L/gn_train_stderr.log")"
+      .device/zstd -q -T0 -12 /tmp/gn_train.csv -o "$OUT/gn_train.csv.zst"
+      for f in gn_dir gn_gemm; do gzip -c /tmp/$f.csv > $L/$f.csv.gz; done
+      tar -czf "$OUT/gn_logs.tar.gz" -C /tmp gnlogs ;;
     smallsweep)
       timeout -k 10 "${SC_S:-480}" .device/gconv bench --problems problems/small_classes.csv --directions all \
         --provider gconv,cudnn --policy "topk:${SC_TOP:-16}" --out /tmp/sc.csv --warmup 2 --repeats 5 --check none \

@@ -52,7 +52,10 @@
 // direct (CUDA cores): memory-bound by design; the same structure with
 //   L2 = blocks x (staged source tile (tile_rows x tile_cols x channel span)
 //        + weights per block) + output, or for bwd_weight (x + dy) x passes + dw
-//   compute = flops on the CUDA-core rate with F(b) x min(1, b x warps / 16)
+//   compute = flops on the CUDA-core rate with F(b) x min(1, b x warps / 16),
+//             that rate x 0.22 for grouped problems' tile kernels with a
+//             grouped entry (Cg = Kg = 2, 4, 8) and x 0.10 for the others
+//             with C/G or K/G > 1 (measured, see the constants)
 //   launches 1, +1 finish kernel, +1 memset for atomic accumulation
 //   register-window kernels: L2 = items x filter rows x window pixels (+ R
 //   dy pixels for bwd_weight) x C, one launch
@@ -86,6 +89,14 @@ constexpr double kVecPenaltyPerHalving = 0.25;
 constexpr double kWgmmaOverMmaSync = 1.6;
 constexpr double kWgmmaLoneConsumerRate = 0.75;
 constexpr int kWarpgroup = 4 * kWarp;
+// Direct tile kernels on grouped problems (C/G or K/G > 1) reach a fraction
+// of the CUDA-core rate the depthwise path does: per FMA they read the
+// staged source and fp32 weights from shared memory and re-stage both per
+// block. Measured on one H200 (2026-11-26, notes/device-runs.md, the
+// public set's C/G = 4 and 8 layers): the grouped entries (Cg = Kg = 2, 4,
+// 8) took 4-5x this model's compute time, the general entry 9.5-11x.
+constexpr double kDirectGroupedComputeRate = 0.22;
+constexpr double kDirectGeneralComputeRate = 0.10;
 
 
 using Operands = AnalyticProblem::Operands;
@@ -234,7 +245,12 @@ double direct_ms(const KernelTraits& t, const AnalyticKernel& ak, const Analytic
   b->tile_efficiency = -1;  // not modeled: a direct tile wastes only its edge
   b->blocks_per_sm = blocks_per_sm(ak.regs, d, plan.threads, int64_t(plan.smem));
   const int warps = std::max(1, plan.threads / kWarp);
-  const double core_sm = ap.core_sm;
+  double core_sm = ap.core_sm;
+  if (t.win_fx == 0 && !q.depthwise) {
+    // direct_family.cpp's tile_entry: Cg = Kg = 2, 4 or 8 run a grouped entry.
+    const bool grouped = q.cg == q.kg && (q.cg == 2 || q.cg == 4 || q.cg == 8);
+    core_sm *= grouped ? kDirectGroupedComputeRate : kDirectGeneralComputeRate;
+  }
   auto rate = [&](int resident) { return core_sm * std::min(1.0, resident * warps / kCudaCoreWarpsToSaturate); };
   const double compute = waves_ms(b->blocks, b->blocks_per_sm, ap.flops / double(b->blocks), d, rate, &b->waves);
   b->wave_efficiency = double(b->blocks) / double(b->waves * d.sm_count * b->blocks_per_sm);

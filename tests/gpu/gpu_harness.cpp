@@ -28,6 +28,9 @@ std::vector<std::string> odd_problem_specs() {
       "n2c40k40g40_h9w9_y5x5_p2",               // depthwise 5x5, C not a multiple of 16
       "n2c128k128g32_h8w8_y3x3_p1",             // ResNeXt-like, C/G=4
       "n2c64k64g8_h7w7_y3x3_s2_p1",             // grouped C/G=8, stride 2
+      "n2c16k16g8_h11w13_y3x3_p1_dil2",         // C/G=2, dilation 2 (direct's grouped entries)
+      "n1c32k32g4_d4h7w9_z3y3x3_s1,2,2_p1",     // 3D grouped C/G=8, H/W stride 2
+      "n2c24k24g6_w41_x5_s2_p2",                // 1D grouped C/G=4
       "n1c64k128_h7w7",                         // pointwise N=1
       "n4c64k64_h28w28_y3x3_p1",                // bigger: bwd_weight split-K
       "n1c16k32_d5h9w9_z3y3x3_p1",              // 3D

@@ -259,16 +259,24 @@ TEST(DirectFamily, InstanceSourceAndEntryPoints) {
   EXPECT_NE(src.find("#include \"direct/direct.cuh\""), std::string::npos);
   EXPECT_NE(src.find("Config<1, 2, 4, 8, 2, 4, 128, true>"), std::string::npos);
   EXPECT_NE(src.find("__launch_bounds__(128, 1) gconv_main"), std::string::npos);
-  EXPECT_NE(src.find("run_main<Cfg, 2, false>"), std::string::npos);
+  EXPECT_NE(src.find("run_main<Cfg, 2, 0>"), std::string::npos);
   EXPECT_NE(src.find("__launch_bounds__(128) gconv_dw"), std::string::npos);
-  EXPECT_NE(src.find("run_main<Cfg, 2, true>"), std::string::npos);
+  EXPECT_NE(src.find("run_main<Cfg, 2, 1>"), std::string::npos);
   EXPECT_NE(src.find("gconv_finish"), std::string::npos);
-  EXPECT_EQ(direct_family().entry_points(t), (std::vector<std::string>{"gconv_main", "gconv_dw", "gconv_finish"}));
+  EXPECT_EQ(direct_family().entry_points(t), (std::vector<std::string>{"gconv_main", "gconv_dw", "gconv_finish",
+                                                                       "gconv_g2", "gconv_g4", "gconv_g8"}));
+  EXPECT_NE(src.find("run_main<Cfg, 2, 8>"), std::string::npos);
   t.direction = Direction::bwd_data;  // tuned bounds: ~768 threads per SM
   EXPECT_NE(direct_family().instance_source(t).find("__launch_bounds__(128, 6) gconv_dw"), std::string::npos);
   t.direction = Direction::fwd;
   EXPECT_EQ(direct_family().instance_source(t).find("gconv_finish"), std::string::npos);
-  EXPECT_EQ(direct_family().entry_points(t), (std::vector<std::string>{"gconv_main", "gconv_dw"}));
+  // Grouped entries for Cg = Kg = 2, 4, 8, bounded like gconv_main.
+  EXPECT_EQ(direct_family().entry_points(t),
+            (std::vector<std::string>{"gconv_main", "gconv_dw", "gconv_g2", "gconv_g4", "gconv_g8"}));
+  const std::string fwd_src = direct_family().instance_source(t);
+  EXPECT_NE(fwd_src.find("__launch_bounds__(128, 1) gconv_g4(const gconv::direct::DirectParams p) {\n"
+                         "  gconv::direct::run_main<Cfg, 0, 4>(p);"),
+            std::string::npos);
   EXPECT_EQ(direct_family().family(), Family::direct);
 }
 
@@ -283,6 +291,9 @@ TEST(DirectFamily, LaunchRejectsMissingKernelsAndWorkspace) {
   LoadedKernel fake;
   fake.entries = {reinterpret_cast<CUkern_st*>(0x10), reinterpret_cast<CUkern_st*>(0x20),
                   reinterpret_cast<CUkern_st*>(0x30)};
+  s = direct_family().launch(t, fake, p, args, nullptr);  // the grouped entries are missing
+  EXPECT_EQ(s.code(), StatusCode::internal);
+  for (uintptr_t e = 0x40; e <= 0x60; e += 0x10) fake.entries.push_back(reinterpret_cast<CUkern_st*>(e));
   s = direct_family().launch(t, fake, p, args, nullptr);  // needs dw * 4 bytes of workspace
   EXPECT_EQ(s.code(), StatusCode::invalid_argument);
   EXPECT_NE(s.message().find("workspace"), std::string::npos);

@@ -5,14 +5,15 @@
 //   #include "direct/direct.cuh"
 //   using Cfg = gconv::direct::Config<DT, NDIM, BH, BW, R, VEC, THREADS, DET>;
 //   extern "C" __global__ void __launch_bounds__(THREADS, 1)
-//   gconv_main(const gconv::direct::DirectParams p) { gconv::direct::run_main<Cfg, DIR, false>(p); }
+//   gconv_main(const gconv::direct::DirectParams p) { gconv::direct::run_main<Cfg, DIR, 0>(p); }
 //   extern "C" __global__ void __launch_bounds__(THREADS[, MIN_BLOCKS])
-//   gconv_dw(const gconv::direct::DirectParams p) { gconv::direct::run_main<Cfg, DIR, true>(p); }
-//   (bwd_weight also defines gconv_finish -> gconv::direct::run_finish<Cfg>)
+//   gconv_dw(const gconv::direct::DirectParams p) { gconv::direct::run_main<Cfg, DIR, 1>(p); }
+//   (bwd_weight defines gconv_finish -> gconv::direct::run_finish<Cfg>; then
+//   every direction defines gconv_g2/g4/g8 -> run_main<Cfg, DIR, G>)
 //
 // Shared memory is dynamic; the host computes its size (direct_plan.cpp).
 // Depthwise problems (Cg = Kg = 1) run gconv_dw, vectorized across channels;
-// the rest gconv_main, which reads channels one by one. gconv_main asks for
+// Cg = Kg = 2, 4 or 8 gconv_g<G>, vectorized across groups; the rest gconv_main, which reads channels one by one. gconv_main asks for
 // one block per SM in its launch bounds: without it ptxas caps its registers
 // low and spills. gconv_dw's bounds are tuned per direction (direct_family.cpp).
 #pragma once
@@ -27,15 +28,16 @@ enum DirId : int { kFwd = 0, kBwdData = 1, kBwdWeight = 2 };  // same order as g
 
 extern __shared__ __align__(16) unsigned char direct_smem[];
 
-// kDW: the depthwise entry (gconv_dw, Cg = Kg = 1), vectorized channel
-// math; otherwise the general entry (gconv_main, Cg, Kg <= 8). Two entries
-// rather than a run-time branch, so each gets its own register allocation.
-template <class Cfg, int DIR, bool kDW>
+// kGrp: 1 = the depthwise entry (gconv_dw, Cg = Kg = 1), vectorized channel
+// math; 0 = the general entry (gconv_main, Cg, Kg <= 8); G >= 2 = a grouped
+// entry gconv_g<G> for Cg = Kg = G, vectorized across the groups of a lane. Entries rather than a run-time branch, so each gets
+// its own register allocation.
+template <class Cfg, int DIR, int kGrp>
 __device__ __forceinline__ void run_main(const DirectParams& p) {
   if constexpr (DIR == kBwdWeight) {
-    wgrad<Cfg, kDW>(p, direct_smem);
+    wgrad<Cfg, kGrp>(p, direct_smem);
   } else {
-    gather<Cfg, DIR == kBwdData, kDW>(p, direct_smem);
+    gather<Cfg, DIR == kBwdData, kGrp>(p, direct_smem);
   }
 }
 

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/cuda_check.hpp"
+#include "jit/env.hpp"
 #include "jit/module.hpp"
 #include "kernels/direct/direct_plan.hpp"
 #include "kernels/family.hpp"
@@ -18,6 +20,31 @@ namespace gconv {
 namespace {
 
 constexpr int kFinishThreads = 256;
+
+// Group widths with their own entry (gconv_g<G>, Cg = Kg = G compiled in,
+// gather.cuh and wgrad.cuh): ResNeXt's C/G = 4 and RegNet's group width 8,
+// and 2. They follow the general, depthwise (and finish) entries.
+constexpr int kGroupedWidths[] = {2, 4, 8};
+size_t grouped_first_entry(Direction d) { return d == Direction::bwd_weight ? 3 : 2; }
+
+// GCONV_DIRECT_GROUPED=0 runs the general entry where a grouped one exists,
+// for A/B measurements; read once, anything else is ignored.
+bool grouped_entries_enabled() {
+  static const bool on = [] {
+    const char* s = jit::process_env("GCONV_DIRECT_GROUPED");
+    return !(s != nullptr && std::string(s) == "0");
+  }();
+  return on;
+}
+
+// The entry a tile kernel launches for problem p: depthwise, grouped or general.
+size_t tile_entry(const Problem& p, const direct::DirectParams& q) {
+  if (q.depthwise) return 1;
+  if (q.cg == q.kg && grouped_entries_enabled())
+    for (size_t i = 0; i < std::size(kGroupedWidths); ++i)
+      if (q.cg == kGroupedWidths[i]) return grouped_first_entry(p.direction) + i;
+  return 0;
+}
 
 bool aligned(const void* ptr, size_t bytes) { return reinterpret_cast<uintptr_t>(ptr) % bytes == 0; }
 
@@ -84,10 +111,10 @@ class DirectFamily final : public KernelFamily {
         "#include \"direct/direct.cuh\"\n"
         "using Cfg = gconv::direct::Config<{dt}, {nd}, {bh}, {bw}, {r}, {vec}, {threads}, {det}>;\n"
         "extern \"C\" __global__ void __launch_bounds__({threads}, 1) gconv_main(const gconv::direct::DirectParams p) {{\n"
-        "  gconv::direct::run_main<Cfg, {dir}, false>(p);\n"
+        "  gconv::direct::run_main<Cfg, {dir}, 0>(p);\n"
         "}}\n"
         "extern \"C\" __global__ void __launch_bounds__({dw_bounds}) gconv_dw(const gconv::direct::DirectParams p) {{\n"
-        "  gconv::direct::run_main<Cfg, {dir}, true>(p);\n"
+        "  gconv::direct::run_main<Cfg, {dir}, 1>(p);\n"
         "}}\n",
         fmt::arg("name", kernel_name(t)), fmt::arg("dt", static_cast<int>(t.dtype)), fmt::arg("nd", t.ndim),
         fmt::arg("bh", bh), fmt::arg("bw", t.block_w), fmt::arg("r", t.per_thread), fmt::arg("vec", t.vec),
@@ -100,14 +127,25 @@ class DirectFamily final : public KernelFamily {
           "}}\n",
           kFinishThreads);
     }
+    // Grouped entries: bounded like gconv_main (one block per SM): fwd and
+    // bwd_data hold R pixels' source vectors besides the accumulators.
+    for (int g : kGroupedWidths)
+        src += fmt::format(
+            "extern \"C\" __global__ void __launch_bounds__({0}, 1) gconv_g{1}(const gconv::direct::DirectParams p) {{\n"
+            "  gconv::direct::run_main<Cfg, {2}, {1}>(p);\n"
+            "}}\n",
+            threads, g, static_cast<int>(t.direction));
     return src;
   }
 
   std::vector<std::string> entry_points(const KernelTraits& t) const override {
     if (t.win_fx > 0) return {"gconv_win"};
-    // Order matters: launch() takes [0] general, [1] depthwise, [2] finish.
-    if (t.direction == Direction::bwd_weight) return {"gconv_main", "gconv_dw", "gconv_finish"};
-    return {"gconv_main", "gconv_dw"};
+    // Order matters: launch() takes [0] general, [1] depthwise, [2] finish
+    // (bwd_weight only), then the grouped entries (tile_entry).
+    std::vector<std::string> e = {"gconv_main", "gconv_dw"};
+    if (t.direction == Direction::bwd_weight) e.push_back("gconv_finish");
+    for (int g : kGroupedWidths) e.push_back(fmt::format("gconv_g{}", g));
+    return e;
   }
 
   Status launch(const KernelTraits& t, const LoadedKernel& k, const Problem& p, const ConvArgs& args,
@@ -115,7 +153,7 @@ class DirectFamily final : public KernelFamily {
     Result<DirectPlan> planned = plan_direct(t, p);
     if (!planned.ok()) return planned.status();
     DirectPlan& plan = planned.value();
-    const size_t main_entry = t.win_fx > 0 ? 0 : plan.params.depthwise ? 1 : 0;
+    const size_t main_entry = t.win_fx > 0 ? 0 : tile_entry(p, plan.params);
     if (k.entries.size() != entry_points(t).size() || k.entries[main_entry] == nullptr)
       return internal_error(fmt::format("direct launch: {} entry points loaded, {} expected", k.entries.size(),
                                         entry_points(t).size()));

@@ -4,12 +4,14 @@
 #include "kernels/direct/direct_plan.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "core/int_math.hpp"
+#include "jit/env.hpp"
 
 namespace gconv {
 namespace {
@@ -31,6 +33,20 @@ void source_span(int64_t o_lo, int64_t o_hi, int64_t og, int64_t sg, int64_t src
 int64_t slab_period(int64_t slab, int64_t unit) { return unit / std::gcd(slab, unit); }
 
 Status unsupported(const std::string& why) { return not_supported("direct: " + why); }
+
+// GCONV_DIRECT_WGRAD_BLOCKS=N (64..65536) replaces kWgradTargetBlocks, for
+// A/B measurements of the bwd_weight split; read once, anything else is
+// ignored. The deterministic summation order then follows N too.
+int64_t wgrad_target_blocks() {
+  static const int64_t v = [] {
+    const char* s = jit::process_env("GCONV_DIRECT_WGRAD_BLOCKS");
+    if (s == nullptr || *s == '\0') return kWgradTargetBlocks;
+    char* end = nullptr;
+    const long long n = std::strtoll(s, &end, 10);
+    return (*end == '\0' && n >= 64 && n <= 65536) ? int64_t(n) : kWgradTargetBlocks;
+  }();
+  return v;
+}
 
 // Staged rows (or columns) of a source tile for `tile` destination
 // positions: gather.cuh / wgrad.cuh tile origins.
@@ -345,7 +361,7 @@ bool plan_rules(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_
 
     const int64_t dw = p.k * p.filter_volume() * cg;
     q.dw_elements = static_cast<int>(dw);
-    int64_t splits = std::clamp<int64_t>(ceil_div(kWgradTargetBlocks, slabs * passes), 1, items);
+    int64_t splits = std::clamp<int64_t>(ceil_div(wgrad_target_blocks(), slabs * passes), 1, items);
     if (t.deterministic) {
       splits = std::max<int64_t>(1, std::min(splits, kWgradMaxPartialBytes / (dw * 4)));
       plan.accum = WgradAccum::partials;

@@ -34,10 +34,48 @@ __device__ __forceinline__ int first_phase_tap(int t, int dil, int s, int step) 
   return -1;
 }
 
-template <class Cfg, bool kBwd, bool kDW>
+// Grouped entries (kGrp = G >= 2: Cg = Kg = G, compiled in). A lane's VEC
+// destination channels read kSrc = max(G, VEC) consecutive source channels,
+// loaded as whole vectors once per pixel and tap; destination j of the lane
+// takes its G inputs from x_index(j, 0..G-1). The general entry instead reads
+// VEC * sg scalars and as many weights per output and tap, which made it 4x
+// slower than the implicit GEMM on ResNeXt's C/G = 4 layers.
+template <int G, int VEC>
+struct GroupedLane {
+  static constexpr int kSrc = G > VEC ? G : VEC;
+  static __device__ __forceinline__ constexpr int x_index(int j, int s) { return G > VEC ? s : (j / G) * G + s; }
+};
+
+template <int DT, int VEC, int SRC>
+__device__ __forceinline__ void load_src(const typename Elem<DT>::type* xp, float (&xv)[SRC]) {
+#pragma unroll
+  for (int v = 0; v < SRC; v += VEC) {
+    float t[VEC];
+    load_vec<DT, VEC>(xp + v, t);
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) xv[v + i] = t[i];
+  }
+}
+
+// acc += the G products of destination j (weights wj of that destination).
+template <int G, int VEC, int SRC>
+__device__ __forceinline__ void grouped_fma(float& acc, const float (&xv)[SRC], const float (&wj)[G], int j) {
+#pragma unroll
+  for (int s = 0; s < G; ++s) acc = fmaf(xv[GroupedLane<G, VEC>::x_index(j, s)], wj[s], acc);
+}
+
+// kGrp: 1 = depthwise entry (vectorized), 0 = general entry (Cg, Kg <= 8 read
+// at run time), G >= 2 = grouped entry for Cg = Kg = G.
+template <class Cfg, bool kBwd, int kGrp>
 __device__ __forceinline__ void gather(const DirectParams& p, unsigned char* smem) {
   using T = typename Cfg::T;
   constexpr int DT = Cfg::kDT, NDIM = Cfg::kNDim, VEC = Cfg::kVec, R = Cfg::kR;
+  constexpr bool kDW = kGrp == 1;
+  constexpr bool kGrouped = kGrp >= 2;
+  constexpr int G = kGrouped ? kGrp : 1;
+  using Lane = GroupedLane<G, VEC>;
+  constexpr int SRC = Lane::kSrc;
+  static_assert(!kGrouped || (G % VEC == 0 || VEC % G == 0), "grouped entry: G and vec nest");
   constexpr int BH = Cfg::kBH, BW = Cfg::kBW, COLT = Cfg::kColThreads, SLAB = Cfg::kSlab;
 
   const int lane = threadIdx.x % Cfg::kLanes;
@@ -47,8 +85,8 @@ __device__ __forceinline__ void gather(const DirectParams& p, unsigned char* sme
 
   const int dst_ch = kBwd ? p.c : p.k;
   const int src_ch = kBwd ? p.k : p.c;
-  const int og = kDW ? 1 : (kBwd ? p.cg : p.kg);
-  const int sg = kDW ? 1 : (kBwd ? p.kg : p.cg);
+  const int og = kGrp > 0 ? kGrp : (kBwd ? p.cg : p.kg);
+  const int sg = kGrp > 0 ? kGrp : (kBwd ? p.kg : p.cg);
   const int(&dsz)[3] = kBwd ? p.in : p.out_size;
   const int(&ssz)[3] = kBwd ? p.out_size : p.in;
   const int FZ = filt_extent<NDIM>(p, 0), FY = filt_extent<NDIM>(p, 1), FX = p.filt[2];
@@ -123,6 +161,9 @@ __device__ __forceinline__ void gather(const DirectParams& p, unsigned char* sme
   int sl[VEC];
 #pragma unroll
   for (int j = 0; j < VEC; ++j) sl[j] = kDW ? lane * VEC + j : (active ? (o0 + j) / og * sg - s_lo : 0);
+  // Grouped entry: first staged channel of the lane's kSrc-wide source span
+  // (the host's span and src_cstride are multiples of VEC, and so is this).
+  const int xbase = G > VEC ? o0 / G * G - s_lo : o0 - s_lo;
 
   float acc[R][VEC];
 #pragma unroll
@@ -152,10 +193,21 @@ __device__ __forceinline__ void gather(const DirectParams& p, unsigned char* sme
     // global walk is contiguous in (tap, s) for fwd.
     const int wtotal = SLAB * FYX * sg;
     for (int e = threadIdx.x; e < wtotal; e += Cfg::kThreads) {
-      const int s = e % sg;
-      const int rest = e / sg;
-      const int tap = rest % FYX;
-      const int ol = rest / FYX;
+      int s, tap, ol;
+      if constexpr (kGrp > 0) {
+        // sg and SLAB compiled in: e is the ws index itself, split by
+        // constant divisors (no run-time division by the filter size).
+        constexpr int kRow = SLAB * (kGrp > 0 ? kGrp : 1);
+        tap = e / kRow;
+        const int rem = e - tap * kRow;
+        ol = rem / sg;
+        s = rem - ol * sg;
+      } else {
+        s = e % sg;
+        const int rest = e / sg;
+        tap = rest % FYX;
+        ol = rest / FYX;
+      }
       const int o = ob0 + ol;
       float v = 0.f;
       if (o < dst_ch) {
@@ -192,6 +244,19 @@ __device__ __forceinline__ void gather(const DirectParams& p, unsigned char* sme
 #pragma unroll
               for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(xv[j], wv[j], acc[r][j]);
             }
+          } else if constexpr (kGrouped) {
+            // R pixels' source vectors, then one destination's G weights at a
+            // time across them: VEC*G/4 weight loads serve R*VEC*G FMAs.
+            float xv[R][SRC];
+#pragma unroll
+            for (int r = 0; r < R; ++r) load_src<DT, VEC, SRC>(xrow + (cl0[r] + cx) * CS + xbase, xv[r]);
+#pragma unroll
+            for (int j = 0; j < VEC; ++j) {
+              float wj[G];
+              load_f32<G>(wp + j * G, wj);
+#pragma unroll
+              for (int r = 0; r < R; ++r) grouped_fma<G, VEC, SRC>(acc[r][j], xv[r], wj, j);
+            }
           } else {
 #pragma unroll
             for (int r = 0; r < R; ++r) {
@@ -220,6 +285,15 @@ __device__ __forceinline__ void gather(const DirectParams& p, unsigned char* sme
               load_vec<DT, VEC>(xp + lane * VEC, xv);
 #pragma unroll
               for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(xv[j], wv[j], acc[r][j]);
+            } else if constexpr (kGrouped) {
+              float xv[SRC];
+              load_src<DT, VEC, SRC>(xp + xbase, xv);
+#pragma unroll
+              for (int j = 0; j < VEC; ++j) {
+                float wj[G];
+                load_f32<G>(wp + j * G, wj);
+                grouped_fma<G, VEC, SRC>(acc[r][j], xv, wj, j);
+              }
             } else {
 #pragma unroll
               for (int j = 0; j < VEC; ++j)

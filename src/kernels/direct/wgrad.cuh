@@ -23,11 +23,32 @@
 
 namespace gconv::direct {
 
-template <class Cfg, bool kDW>
+// Grouped entries (Cg = Kg = G, compiled in): a lane's VEC pairs e0 + j are
+// kDy consecutive k (k0 = e0 / G) times their c, so they read kDy dy
+// channels and kX consecutive x channels from xb, each as one vector per
+// position (general entry: VEC scalars of each). Pair j takes dy j / G (0 if
+// G > VEC) and x x_index(j): with G <= VEC the lane's k are whole groups or
+// lie in one group (powers of two), with G > VEC its pairs are VEC
+// consecutive c of one k.
+template <int G, int VEC>
+struct WgradLane {
+  static constexpr int kDy = G <= VEC ? VEC / G : 1;
+  static constexpr int kX = G <= VEC ? (G > kDy ? G : kDy) : VEC;
+  static __device__ __forceinline__ constexpr int dy_index(int j) { return G <= VEC ? j / G : 0; }
+  static __device__ __forceinline__ constexpr int x_index(int j) { return G <= VEC ? j / G / G * G + j % G : j; }
+};
+
+// kGrp: 1 = depthwise entry, 0 = general entry, G >= 2 = grouped entry.
+template <class Cfg, int kGrp>
 __device__ __forceinline__ void wgrad(const DirectParams& p, unsigned char* smem) {
   using T = typename Cfg::T;
   constexpr int DT = Cfg::kDT, NDIM = Cfg::kNDim, VEC = Cfg::kVec, R = Cfg::kR;
   constexpr int BH = Cfg::kBH, BW = Cfg::kBW, SLAB = Cfg::kSlab;
+  constexpr bool kDW = kGrp == 1;
+  constexpr bool kGrouped = kGrp >= 2;
+  constexpr int G = kGrouped ? kGrp : 1;
+  using Lane = WgradLane<G, VEC>;
+  static_assert(!kGrouped || (G % VEC == 0 || VEC % G == 0), "grouped entry: G and vec nest");
 
   const int lane = threadIdx.x % Cfg::kLanes;
   const int slot = threadIdx.x / Cfg::kLanes;
@@ -54,6 +75,10 @@ __device__ __forceinline__ void wgrad(const DirectParams& p, unsigned char* smem
   }
   const int e0 = eb0 + lane * VEC;
   const bool active = e0 < E;
+  // Grouped entry: staged offsets of the lane's first dy and x channel.
+  const int k0 = e0 / G;
+  const int dyb = k0 - dy_lo;
+  const int xb = G <= VEC ? k0 / G * G - x_lo : k0 / G * G + e0 % G - x_lo;
   int dyl[VEC], xl[VEC];
 #pragma unroll
   for (int j = 0; j < VEC; ++j) {
@@ -133,6 +158,17 @@ __device__ __forceinline__ void wgrad(const DirectParams& p, unsigned char* smem
           load_vec<DT, VEC>(xs + (xbase + xoff[r]) * XCS + lane * VEC, xv);
 #pragma unroll
           for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(dv[j], xv[j], acc[r][j]);
+        }
+      } else if constexpr (kGrouped) {
+        float dv[Lane::kDy];
+        load_vec<DT, Lane::kDy>(dyp + dyb, dv);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          if (!tap_ok[r]) continue;
+          float xv[Lane::kX];
+          load_vec<DT, Lane::kX>(xs + (xbase + xoff[r]) * XCS + xb, xv);
+#pragma unroll
+          for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(dv[Lane::dy_index(j)], xv[Lane::x_index(j)], acc[r][j]);
         }
       } else {
         float dv[VEC];
