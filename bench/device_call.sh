@@ -58,6 +58,16 @@
 #   gnew      the direct pools' grouped tiles (vec 4/2 with more outputs per thread, GNEW_FILTER):
 #             against the reference (bf16, fp16), memcheck on 2, then the gbench comparison again
 #             (every direct tile kernel, gemm pairs, cuDNN) and their rows on .device/grouped_train.txt
+#   gab       the direct family after a change: GPU tests (GAB_SAMPLE per pool, bf16 and fp32),
+#             memcheck on 2; the bwd_weight split target GCONV_DIRECT_WGRAD_BLOCKS = 1024 (default) /
+#             2048 / 4096 on the public set's grouped and depthwise bwd_weight problems
+#             (.device/wgrad_pub.jsonl, every direct tile kernel; GAB_WB='' skips it); then gbench's
+#             comparison again, and on an H200 (GT_GPU) every direct tile kernel on .device/grouped_train.txt
+#   policy    what a user gets: `gconv bench --policy heuristic --provider gconv,cudnn` (the shipped
+#             model's pick per problem beside native cuDNN) over POL_PROBLEMS (default the public set)
+#             for POL_S seconds (default 360), its summary per direction and network
+#   grows     training rows for problems/train_grouped.csv (all directions, on an H200 only): the
+#             analytic top GR_TOP (default 32) of every family, then every direct tile kernel
 #   smallsweep  problems/small_classes.csv (issue 17's classes, held out), every direction: the
 #             policy's top SC_TOP (default 16) kernels per problem and native cuDNN, SC_S seconds
 #             (default 480; --out resumes), then bench/class_report.py
@@ -471,7 +481,7 @@ PY
         --out /tmp/g_odd_prev.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" 2>> "$L/g_odd_stderr.log"
       python3 bench/best_by_label.py --baseline cudnn new_splits=/tmp/g_odd.csv:igemm_ stored_best=/tmp/g_odd_prev.csv \
         cudnn=/tmp/g_odd.csv:cudnn --per-problem $L/g_odd_per_problem.csv | tee $L/g_odd_report.txt
-      if [ -s .device/grouped_train.txt ]; then
+      if [ -s .device/grouped_train.txt ] && nvidia-smi -L | grep -q "${GT_GPU:-H200}"; then
         timeout -k 5 "${GT_S:-120}" .device/gconv bench --problems .device/grouped_train.txt --filter 'family==direct && window_w==0' \
           --out /tmp/g_train.csv --warmup 2 --repeats 5 --jobs "$ncpu" 2> "$L/g_train_stderr.log"
         echo "grouped training rows rc=$?: $(tail -n 1 "$L/g_train_stderr.log")"
@@ -503,6 +513,61 @@ PY
       .device/zstd -q -T0 -12 /tmp/gn_train.csv -o "$OUT/gn_train.csv.zst"
       for f in gn_dir gn_gemm; do gzip -c /tmp/$f.csv > $L/$f.csv.gz; done
       tar -czf "$OUT/gn_logs.tar.gz" -C /tmp gnlogs ;;
+    gab)
+      L=/tmp/gablogs; mkdir -p $L/t $L/san
+      TEST_TIMEOUT_S=60 GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_FILTER='window_w==0' GCONV_GPU_TEST_SAMPLE=${GAB_SAMPLE:-10} \
+        LOG_DIR=$L/t timeout -k 5 150 scripts/gpu-test .device 'Pools/PoolCorrectness*bf16*:Pools/PoolCorrectness*fp32*' > "$L/t.txt" 2>&1
+      echo "direct tests: $(tail -n 1 "$L/t.txt")"
+      cat $L/t/*.log 2>/dev/null | grep -h "^TALLY" | grep -v "kernels=0" | sort
+      cat $L/t/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch|direct_.* on " | head -n 12
+      GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_FILTER='window_w==0' GCONV_GPU_TEST_SAMPLE=2 SANITIZE=memcheck LOG_DIR=$L/san \
+        timeout -k 5 50 scripts/gpu-test .device 'Pools/PoolCorrectness*fwd_bf16_2d:Pools/PoolCorrectness*bwd_data_bf16_2d' > "$L/san.txt" 2>&1
+      echo "memcheck: $(tail -n 1 "$L/san.txt") | $(cat $L/san/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      for nb in ${GAB_WB-1024 2048 4096}; do
+        GCONV_DIRECT_WGRAD_BLOCKS=$nb timeout -k 5 60 .device/gconv bench --problems .device/wgrad_pub.jsonl \
+          --filter 'family==direct && window_w==0' --out /tmp/wb_$nb.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" \
+          2> "$L/wb_${nb}_stderr.log"
+        echo "wgrad blocks $nb rc=$?: $(tail -n 1 "$L/wb_${nb}_stderr.log")"
+      done
+      if [ -f /tmp/wb_4096.csv ]; then
+        python3 bench/best_by_label.py --baseline b1024 b1024=/tmp/wb_1024.csv b2048=/tmp/wb_2048.csv b4096=/tmp/wb_4096.csv \
+          --per-problem $L/wb_per_problem.csv | tee $L/wb_report.txt
+        python3 bench/ab_sweeps.py --a /tmp/wb_1024.csv --b /tmp/wb_2048.csv --label-a b1024 --label-b b2048 --family direct > $L/wb_ab.txt
+      fi
+      timeout -k 5 70 .device/gconv bench --problems .device/grouped_pub.jsonl --filter 'family==direct && window_w==0' \
+        --out /tmp/ga_dir.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" 2> "$L/ga_dir_stderr.log"
+      timeout -k 5 60 .device/gconv bench --problems .device/grouped_pub.jsonl --pairs .device/grouped_pairs.csv \
+        --provider gconv,cudnn --out /tmp/ga_gemm.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" 2> "$L/ga_gemm_stderr.log"
+      python3 bench/best_by_label.py --baseline cudnn direct=/tmp/ga_dir.csv gemm=/tmp/ga_gemm.csv cudnn=/tmp/ga_gemm.csv:cudnn \
+        --per-problem $L/ga_per_problem.csv | tee $L/ga_report.txt
+      if nvidia-smi -L | grep -q "${GT_GPU:-H200}" && [ "${GAB_TRAIN:-1}" = 1 ]; then
+        timeout -k 5 "${GT_S:-100}" .device/gconv bench --problems .device/grouped_train.txt --filter 'family==direct && window_w==0' \
+          --out /tmp/ga_train.csv --warmup 2 --repeats 5 --jobs "$ncpu" 2> "$L/ga_train_stderr.log"
+        echo "grouped training rows rc=$?: $(tail -n 1 "$L/ga_train_stderr.log")"
+        .device/zstd -q -T0 -12 /tmp/ga_train.csv -o "$OUT/ga_train.csv.zst"
+      fi
+      for f in wb_1024 wb_2048 wb_4096 ga_dir ga_gemm; do [ -f /tmp/$f.csv ] && gzip -c /tmp/$f.csv > $L/$f.csv.gz; done
+      tar -czf "$OUT/gab_logs.tar.gz" -C /tmp gablogs ;;
+    policy)
+      timeout -k 10 "${POL_S:-360}" .device/gconv bench --problems "${POL_PROBLEMS:-problems/cudnn_public_h200.jsonl}" \
+        ${POL_DIRECTIONS:+--directions "$POL_DIRECTIONS"} --policy heuristic --provider gconv,cudnn --out /tmp/pol.csv --warmup 2 --repeats 5 \
+        --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/policy_summary_${POL_TAG:-pub}.txt"
+      echo "policy bench rc=$?"; grep -v "ETA" "$OUT/policy_summary_${POL_TAG:-pub}.txt" | tail -n 24
+      .device/zstd -q -T0 -12 /tmp/pol.csv -o "$OUT/policy_${POL_TAG:-pub}.csv.zst" ;;
+    grows)
+      nvidia-smi -L | grep -q H200 || { echo "grows: not an H200, no training rows"; continue; }
+      python3 bench/sweep_problems.py --expand-directions < problems/train_grouped.csv > /tmp/tg.csv
+      .device/gconv select --problems /tmp/tg.csv --policy analytic --top "${GR_TOP:-32}" --json > /tmp/tg.jsonl \
+        2> "$OUT/tg_select.log"
+      python3 bench/sweep_problems.py --pairs < /tmp/tg.jsonl > /tmp/tg_pairs.csv
+      echo "grows: $(($(wc -l < /tmp/tg_pairs.csv) - 1)) analytic pairs, $(($(wc -l < /tmp/tg.csv) - 1)) problems"
+      timeout -k 10 "${GR_S:-200}" .device/gconv bench --problems /tmp/tg.csv --pairs /tmp/tg_pairs.csv --out /tmp/tg_rows.csv \
+        --warmup 1 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/tg_bench.log"
+      echo "analytic pairs rc=$?: $(tail -n 1 "$OUT/tg_bench.log")"
+      timeout -k 10 "${GR_S:-200}" .device/gconv bench --problems /tmp/tg.csv --filter 'family==direct && window_w==0' \
+        --out /tmp/tg_rows.csv --warmup 1 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2>> "$OUT/tg_bench.log"
+      echo "direct rc=$?: $(tail -n 1 "$OUT/tg_bench.log")"
+      .device/zstd -q -T0 -12 /tmp/tg_rows.csv -o "$OUT/tg_rows.csv.zst" ;;
     smallsweep)
       timeout -k 10 "${SC_S:-480}" .device/gconv bench --problems problems/small_classes.csv --directions all \
         --provider gconv,cudnn --policy "topk:${SC_TOP:-16}" --out /tmp/sc.csv --warmup 2 --repeats 5 --check none \

@@ -246,11 +246,8 @@ double direct_ms(const KernelTraits& t, const AnalyticKernel& ak, const Analytic
   b->blocks_per_sm = blocks_per_sm(ak.regs, d, plan.threads, int64_t(plan.smem));
   const int warps = std::max(1, plan.threads / kWarp);
   double core_sm = ap.core_sm;
-  if (t.win_fx == 0 && !q.depthwise) {
-    // direct_family.cpp's tile_entry: Cg = Kg = 2, 4 or 8 run a grouped entry.
-    const bool grouped = q.cg == q.kg && (q.cg == 2 || q.cg == 4 || q.cg == 8);
-    core_sm *= grouped ? kDirectGroupedComputeRate : kDirectGeneralComputeRate;
-  }
+  if (t.win_fx == 0 && !q.depthwise)
+    core_sm *= plan.grouped > 0 ? kDirectGroupedComputeRate : kDirectGeneralComputeRate;
   auto rate = [&](int resident) { return core_sm * std::min(1.0, resident * warps / kCudaCoreWarpsToSaturate); };
   const double compute = waves_ms(b->blocks, b->blocks_per_sm, ap.flops / double(b->blocks), d, rate, &b->waves);
   b->wave_efficiency = double(b->blocks) / double(b->waves * d.sm_count * b->blocks_per_sm);

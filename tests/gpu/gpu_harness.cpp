@@ -31,6 +31,7 @@ std::vector<std::string> odd_problem_specs() {
       "n2c16k16g8_h11w13_y3x3_p1_dil2",         // C/G=2, dilation 2 (direct's grouped entries)
       "n1c32k32g4_d4h7w9_z3y3x3_s1,2,2_p1",     // 3D grouped C/G=8, H/W stride 2
       "n2c24k24g6_w41_x5_s2_p2",                // 1D grouped C/G=4
+      "n2c16k16g4_h13w14_y3x3_s3_p1",           // C/G=4, stride 3: bwd_data's grouped entries step aside
       "n1c64k128_h7w7",                         // pointwise N=1
       "n4c64k64_h28w28_y3x3_p1",                // bigger: bwd_weight split-K
       "n1c16k32_d5h9w9_z3y3x3_p1",              // 3D

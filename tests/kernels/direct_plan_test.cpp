@@ -161,6 +161,57 @@ TEST(DirectPlan, GatherGridAndTiles) {
   EXPECT_EQ(plan->params.tap_delta[1], 1);
 }
 
+TEST(DirectPlan, GroupedEntry) {
+  // ResNeXt-like: C = K = 128, G = 32 (Cg = Kg = 4), 3x3, stride 1.
+  Problem p = depthwise(Direction::fwd, DType::bf16, 128, 2, 16, 16);
+  p.g = 32;
+  Result<DirectPlan> plan = plan_direct(traits(p), p);  // t8x16 r4 v8: slab 64
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  EXPECT_EQ(plan->grouped, 4);
+  // A 10 x 18 x 64 bf16 source tile (a staged fp32 tile measured slower in
+  // fwd, 2026-11-26) and the slab's 9 x 64 x 4 fp32 weights.
+  EXPECT_EQ(plan->smem, size_t(10 * 18 * 64 * 2 + 9 * 64 * 4 * 4));
+  p.dtype = DType::fp32;
+  plan = plan_direct(traits(p, 8, 16, 4, 4), p);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->grouped, 4);
+  p.dtype = DType::bf16;
+  for (Direction d : {Direction::bwd_data, Direction::bwd_weight}) {
+    p.direction = d;
+    plan = plan_direct(traits(p), p);
+    ASSERT_TRUE(plan.ok());
+    EXPECT_EQ(plan->grouped, 4) << to_string(d);
+  }
+  // bwd_data with a W stride that does not divide block_w / per_thread (4):
+  // the general entry, with a bf16 tile.
+  p.direction = Direction::bwd_data;
+  p.stride = {1, 3, 3};
+  plan = plan_direct(traits(p), p);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->grouped, 0);
+  p.stride = {1, 2, 2};
+  plan = plan_direct(traits(p), p);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->grouped, 4);
+  // No grouped entry: Cg != Kg, a width without one, depthwise.
+  p = depthwise(Direction::fwd, DType::bf16, 64, 2, 16, 16);
+  p.k = 128;
+  p.g = 16;  // Cg 4, Kg 8
+  plan = plan_direct(traits(p), p);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->grouped, 0);
+  p.k = 48;
+  p.c = 48;
+  p.g = 16;  // Cg = Kg = 3
+  plan = plan_direct(traits(p), p);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->grouped, 0);
+  p.g = 48;
+  plan = plan_direct(traits(p), p);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->grouped, 0);
+}
+
 TEST(DirectPlan, WorkspaceBytesAreExact) {
   // N=2, 64 channels, 16x16, 3x3: one slab, one pass, items = 2 images x 2 x 1
   // tiles = 4 -> 4 splits; dw = 64 * 9 elements.

@@ -28,11 +28,13 @@ const std::string kProblems = std::string(GCONV_SOURCE_DIR) + "/problems";
 // The sets made by problems/tools/*.py.
 const std::set<std::string> kGenerated = {"torchvision_2d", "torchvision_3d", "audio_1d",    "grid_2d",
                                           "grid_3d",        "grid_1d",        "train_real",  "validation_holdout",
-                                          "train_odd",      "holdout_odd",    "holdout_nets", "small_classes"};
+                                          "train_odd",      "holdout_odd",    "holdout_nets", "small_classes",
+                                          "train_grouped"};
 // Sets for validation only (problems/README.md: never trained on), and the
 // sets a training run reads.
 const std::vector<std::string> kHoldout = {"validation_holdout", "holdout_odd", "holdout_nets", "small_classes"};
-const std::vector<std::string> kTraining = {"train_real", "train_sweep", "train_odd", "grid_1d", "grid_2d", "grid_3d"};
+const std::vector<std::string> kTraining = {"train_real", "train_sweep", "train_odd",    "grid_1d",
+                                            "grid_2d",    "grid_3d",     "train_grouped"};
 
 // Points GCONV_PROBLEMS_DIR at `dir` for one scope, then restores it.
 class ProblemsDirGuard {

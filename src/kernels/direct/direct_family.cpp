@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include "core/cuda_check.hpp"
-#include "jit/env.hpp"
 #include "jit/module.hpp"
 #include "kernels/direct/direct_plan.hpp"
 #include "kernels/family.hpp"
@@ -21,28 +20,16 @@ namespace {
 
 constexpr int kFinishThreads = 256;
 
-// Group widths with their own entry (gconv_g<G>, Cg = Kg = G compiled in,
-// gather.cuh and wgrad.cuh): ResNeXt's C/G = 4 and RegNet's group width 8,
-// and 2. They follow the general, depthwise (and finish) entries.
-constexpr int kGroupedWidths[] = {2, 4, 8};
+// The grouped entries (gconv_g<G>, gather.cuh and wgrad.cuh) follow the
+// general, depthwise (and finish) entries, one per kDirectGroupedWidths.
 size_t grouped_first_entry(Direction d) { return d == Direction::bwd_weight ? 3 : 2; }
 
-// GCONV_DIRECT_GROUPED=0 runs the general entry where a grouped one exists,
-// for A/B measurements; read once, anything else is ignored.
-bool grouped_entries_enabled() {
-  static const bool on = [] {
-    const char* s = jit::process_env("GCONV_DIRECT_GROUPED");
-    return !(s != nullptr && std::string(s) == "0");
-  }();
-  return on;
-}
-
-// The entry a tile kernel launches for problem p: depthwise, grouped or general.
-size_t tile_entry(const Problem& p, const direct::DirectParams& q) {
-  if (q.depthwise) return 1;
-  if (q.cg == q.kg && grouped_entries_enabled())
-    for (size_t i = 0; i < std::size(kGroupedWidths); ++i)
-      if (q.cg == kGroupedWidths[i]) return grouped_first_entry(p.direction) + i;
+// The entry a tile kernel launches: depthwise, grouped (plan.grouped, the
+// plan's choice, so that the shared memory it sized matches) or general.
+size_t tile_entry(const Problem& p, const DirectPlan& plan) {
+  if (plan.params.depthwise) return 1;
+  for (size_t i = 0; i < std::size(kDirectGroupedWidths); ++i)
+    if (plan.grouped == kDirectGroupedWidths[i]) return grouped_first_entry(p.direction) + i;
   return 0;
 }
 
@@ -129,7 +116,7 @@ class DirectFamily final : public KernelFamily {
     }
     // Grouped entries: bounded like gconv_main (one block per SM): fwd and
     // bwd_data hold R pixels' source vectors besides the accumulators.
-    for (int g : kGroupedWidths)
+    for (int g : kDirectGroupedWidths)
         src += fmt::format(
             "extern \"C\" __global__ void __launch_bounds__({0}, 1) gconv_g{1}(const gconv::direct::DirectParams p) {{\n"
             "  gconv::direct::run_main<Cfg, {2}, {1}>(p);\n"
@@ -144,7 +131,7 @@ class DirectFamily final : public KernelFamily {
     // (bwd_weight only), then the grouped entries (tile_entry).
     std::vector<std::string> e = {"gconv_main", "gconv_dw"};
     if (t.direction == Direction::bwd_weight) e.push_back("gconv_finish");
-    for (int g : kGroupedWidths) e.push_back(fmt::format("gconv_g{}", g));
+    for (int g : kDirectGroupedWidths) e.push_back(fmt::format("gconv_g{}", g));
     return e;
   }
 
@@ -153,7 +140,7 @@ class DirectFamily final : public KernelFamily {
     Result<DirectPlan> planned = plan_direct(t, p);
     if (!planned.ok()) return planned.status();
     DirectPlan& plan = planned.value();
-    const size_t main_entry = t.win_fx > 0 ? 0 : tile_entry(p, plan.params);
+    const size_t main_entry = t.win_fx > 0 ? 0 : tile_entry(p, plan);
     if (k.entries.size() != entry_points(t).size() || k.entries[main_entry] == nullptr)
       return internal_error(fmt::format("direct launch: {} entry points loaded, {} expected", k.entries.size(),
                                         entry_points(t).size()));

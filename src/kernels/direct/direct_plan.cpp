@@ -34,6 +34,26 @@ int64_t slab_period(int64_t slab, int64_t unit) { return unit / std::gcd(slab, u
 
 Status unsupported(const std::string& why) { return not_supported("direct: " + why); }
 
+// GCONV_DIRECT_GROUPED=0 runs the general entry where a grouped one exists,
+// for A/B measurements; read once, anything else is ignored.
+bool grouped_entries_enabled() {
+  static const bool on = [] {
+    const char* s = jit::process_env("GCONV_DIRECT_GROUPED");
+    return !(s != nullptr && std::string(s) == "0");
+  }();
+  return on;
+}
+
+// G of the grouped entry a tile kernel runs on p (DirectPlan::grouped).
+int grouped_width(const KernelTraits& t, const Problem& p, int64_t cg, int64_t kg) {
+  if (t.win_fx > 0 || cg != kg || !grouped_entries_enabled()) return 0;
+  // gather.cuh's grouped entries compile the shared stride phase only.
+  if (p.direction == Direction::bwd_data && (t.block_w / t.per_thread) % p.stride[2] != 0) return 0;
+  for (int g : kDirectGroupedWidths)
+    if (cg == g) return g;
+  return 0;
+}
+
 // GCONV_DIRECT_WGRAD_BLOCKS=N (64..65536) replaces kWgradTargetBlocks, for
 // A/B measurements of the bwd_weight split; read once, anything else is
 // ignored. The deterministic summation order then follows N too.
@@ -277,6 +297,7 @@ bool plan_rules(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_
   DirectPlan& plan = *out_plan;
   plan = DirectPlan{};
   plan.threads = threads;
+  plan.grouped = grouped_width(t, p, cg, kg);
   direct::DirectParams& q = plan.params;
   fill_problem(p, dp, &q);
   for (int i = 0; i < 3; ++i) {

@@ -38,6 +38,8 @@
 namespace gconv {
 
 inline constexpr int kMaxGroupChannels = 8;
+// Group widths with a grouped entry of their own (gconv_g<G>).
+inline constexpr int kDirectGroupedWidths[] = {2, 4, 8};
 // Hopper's largest dynamic shared memory per block (227 KB).
 inline constexpr size_t kMaxSmemBytes = 232448;
 // bwd_weight: splits of the reduction aim at about this many blocks (a fixed
@@ -64,6 +66,10 @@ struct DirectPlan {
   size_t workspace = 0;
   WgradAccum accum = WgradAccum::none;
   int64_t finish_blocks = 0;  // gconv_finish grid (256 threads), 0 = not launched
+  // Tile kernels: G of the grouped entry the launch runs (gconv_g<G>, Cg = Kg
+  // = G in kDirectGroupedWidths; bwd_data only where block_w / per_thread is
+  // a multiple of the W stride), 0 for the general or depthwise entry.
+  int grouped = 0;
 };
 
 Result<DirectPlan> plan_direct(const KernelTraits& t, const Problem& p);

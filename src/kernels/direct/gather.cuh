@@ -154,8 +154,11 @@ __device__ __forceinline__ void gather(const DirectParams& p, unsigned char* sme
 
   // Outputs kColThreads apart share a stride phase when the stride divides
   // kColThreads (always for fwd and for stride 1): then one tap walk serves
-  // all R outputs and each weight is loaded once per tap.
-  const bool shared_phase = !kBwd || COLT % p.stride[2] == 0;
+  // all R outputs and each weight is loaded once per tap. The grouped
+  // entries compile this path only (the host runs them where it holds,
+  // direct_family.cpp's tile_entry): the per-output walk's registers made
+  // bwd_data's grouped entries twice as slow as fwd's (145 vs 80 registers).
+  const bool shared_phase = !kBwd || kGrouped || COLT % p.stride[2] == 0;
 
   // Shared-memory channel of source channel sg*(o/og) for each of my channels.
   int sl[VEC];
@@ -268,7 +271,7 @@ __device__ __forceinline__ void gather(const DirectParams& p, unsigned char* sme
           }
         }
       }
-    } else {
+    } else if constexpr (!kGrouped) {
       // bwd_data, outputs in different stride phases: taps per output.
       for (int my = 0; my < ny; ++my) {
         const int fy = fy0 + my * ystep;
@@ -285,15 +288,6 @@ __device__ __forceinline__ void gather(const DirectParams& p, unsigned char* sme
               load_vec<DT, VEC>(xp + lane * VEC, xv);
 #pragma unroll
               for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(xv[j], wv[j], acc[r][j]);
-            } else if constexpr (kGrouped) {
-              float xv[SRC];
-              load_src<DT, VEC, SRC>(xp + xbase, xv);
-#pragma unroll
-              for (int j = 0; j < VEC; ++j) {
-                float wj[G];
-                load_f32<G>(wp + j * G, wj);
-                grouped_fma<G, VEC, SRC>(acc[r][j], xv, wj, j);
-              }
             } else {
 #pragma unroll
               for (int j = 0; j < VEC; ++j)
