@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 
 namespace gconv::jit {
 
@@ -12,5 +13,10 @@ using EnvLookup = std::function<const char*(const char*)>;
 
 // std::getenv. The library never calls setenv, so reads are thread-safe.
 const char* process_env(const char* name);
+
+// process_env(name) as a decimal integer in [lo, hi]; nullopt when the
+// variable is unset, empty, not wholly an integer or out of range (the
+// A/B knobs of the kernel families ignore such values).
+std::optional<long long> process_env_int(const char* name, long long lo, long long hi);
 
 }  // namespace gconv::jit

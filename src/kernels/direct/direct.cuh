@@ -13,9 +13,10 @@
 //
 // Shared memory is dynamic; the host computes its size (direct_plan.cpp).
 // Depthwise problems (Cg = Kg = 1) run gconv_dw, vectorized across channels;
-// Cg = Kg = 2, 4 or 8 gconv_g<G>, vectorized across groups; the rest gconv_main, which reads channels one by one. gconv_main asks for
-// one block per SM in its launch bounds: without it ptxas caps its registers
-// low and spills. gconv_dw's bounds are tuned per direction (direct_family.cpp).
+// Cg = Kg = 2, 4 or 8 gconv_g<G>, vectorized across groups; the rest
+// gconv_main, which reads channels one by one. gconv_main asks for one block
+// per SM in its launch bounds: without it ptxas caps its registers low and
+// spills. gconv_dw's bounds are tuned per direction (direct_family.cpp).
 #pragma once
 
 #include "direct/common.cuh"
@@ -30,8 +31,9 @@ extern __shared__ __align__(16) unsigned char direct_smem[];
 
 // kGrp: 1 = the depthwise entry (gconv_dw, Cg = Kg = 1), vectorized channel
 // math; 0 = the general entry (gconv_main, Cg, Kg <= 8); G >= 2 = a grouped
-// entry gconv_g<G> for Cg = Kg = G, vectorized across the groups of a lane. Entries rather than a run-time branch, so each gets
-// its own register allocation.
+// entry gconv_g<G> for Cg = Kg = G, vectorized across the groups of a lane.
+// Entries rather than a run-time branch, so each gets its own register
+// allocation.
 template <class Cfg, int DIR, int kGrp>
 __device__ __forceinline__ void run_main(const DirectParams& p) {
   if constexpr (DIR == kBwdWeight) {

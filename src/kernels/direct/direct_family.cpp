@@ -117,11 +117,11 @@ class DirectFamily final : public KernelFamily {
     // Grouped entries: bounded like gconv_main (one block per SM): fwd and
     // bwd_data hold R pixels' source vectors besides the accumulators.
     for (int g : kDirectGroupedWidths)
-        src += fmt::format(
-            "extern \"C\" __global__ void __launch_bounds__({0}, 1) gconv_g{1}(const gconv::direct::DirectParams p) {{\n"
-            "  gconv::direct::run_main<Cfg, {2}, {1}>(p);\n"
-            "}}\n",
-            threads, g, static_cast<int>(t.direction));
+      src += fmt::format(
+          "extern \"C\" __global__ void __launch_bounds__({0}, 1) gconv_g{1}(const gconv::direct::DirectParams p) {{\n"
+          "  gconv::direct::run_main<Cfg, {2}, {1}>(p);\n"
+          "}}\n",
+          threads, g, static_cast<int>(t.direction));
     return src;
   }
 

@@ -4,7 +4,6 @@
 #include "kernels/direct/direct_plan.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <numeric>
 #include <string>
 
@@ -58,13 +57,8 @@ int grouped_width(const KernelTraits& t, const Problem& p, int64_t cg, int64_t k
 // A/B measurements of the bwd_weight split; read once, anything else is
 // ignored. The deterministic summation order then follows N too.
 int64_t wgrad_target_blocks() {
-  static const int64_t v = [] {
-    const char* s = jit::process_env("GCONV_DIRECT_WGRAD_BLOCKS");
-    if (s == nullptr || *s == '\0') return kWgradTargetBlocks;
-    char* end = nullptr;
-    const long long n = std::strtoll(s, &end, 10);
-    return (*end == '\0' && n >= 64 && n <= 65536) ? int64_t(n) : kWgradTargetBlocks;
-  }();
+  static const int64_t v =
+      jit::process_env_int("GCONV_DIRECT_WGRAD_BLOCKS", 64, 65536).value_or(kWgradTargetBlocks);
   return v;
 }
 

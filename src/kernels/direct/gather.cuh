@@ -155,8 +155,8 @@ __device__ __forceinline__ void gather(const DirectParams& p, unsigned char* sme
   // Outputs kColThreads apart share a stride phase when the stride divides
   // kColThreads (always for fwd and for stride 1): then one tap walk serves
   // all R outputs and each weight is loaded once per tap. The grouped
-  // entries compile this path only (the host runs them where it holds,
-  // direct_family.cpp's tile_entry): the per-output walk's registers made
+  // entries compile this path only (the plan runs them where it holds,
+  // direct_plan.cpp's grouped_width): the per-output walk's registers made
   // bwd_data's grouped entries twice as slow as fwd's (145 vs 80 registers).
   const bool shared_phase = !kBwd || kGrouped || COLT % p.stride[2] == 0;
 
@@ -200,7 +200,7 @@ __device__ __forceinline__ void gather(const DirectParams& p, unsigned char* sme
       if constexpr (kGrp > 0) {
         // sg and SLAB compiled in: e is the ws index itself, split by
         // constant divisors (no run-time division by the filter size).
-        constexpr int kRow = SLAB * (kGrp > 0 ? kGrp : 1);
+        constexpr int kRow = SLAB * kGrp;
         tap = e / kRow;
         const int rem = e - tap * kRow;
         ol = rem / sg;

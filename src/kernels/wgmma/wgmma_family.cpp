@@ -2,7 +2,6 @@
 // warpgroup MMA (device code in wgmma/*.cuh, rules and plan in
 // wgmma_plan.cpp; parameters, workspace and launch shared with igemm).
 #include <cstdint>
-#include <cstdlib>
 
 #include "jit/env.hpp"
 #include "jit/module.hpp"
@@ -23,11 +22,8 @@ namespace {
 // Read once; anything else is ignored (unset).
 int persistent_setting() {
   static const int v = [] {
-    const char* s = jit::process_env("GCONV_WGMMA_PERSISTENT");
-    if (s == nullptr || *s == '\0') return -1;
-    char* end = nullptr;
-    const long n = std::strtol(s, &end, 10);
-    return (*end == '\0' && n >= 0 && n <= (1L << 30)) ? int(n) : -1;
+    const auto n = jit::process_env_int("GCONV_WGMMA_PERSISTENT", 0, 1L << 30);
+    return n ? int(*n) : -1;
   }();
   return v;
 }
