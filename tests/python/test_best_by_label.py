@@ -3,23 +3,15 @@ baseline) on tiny synthetic sweeps: which rows each label keeps (gconv rows,
 a kernel prefix, the cuDNN provider; failed and non-finite rows never), and
 the geometric means it prints, checked exactly. Standard library only."""
 import csv
-import importlib.util
 import io
 import math
 import os
+import sys
 from contextlib import redirect_stdout
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bbl = _load("best_by_label", os.path.join(ROOT, "bench", "best_by_label.py"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))  # as the bench scripts import sweep_io
+import best_by_label as bbl  # noqa: E402
 
 FWD = "fwd_bf16_n2c64k64g16_h8w8_y3x3_s1_p1_dil1"
 BWD = "bwd_data_bf16_n2c64k64g16_h8w8_y3x3_s1_p1_dil1"
@@ -37,7 +29,6 @@ def _write(tmp_path, name, rows):
 
 def _run(args):
     out = io.StringIO()
-    import sys
     saved = sys.argv
     sys.argv = ["best_by_label.py"] + args
     try:

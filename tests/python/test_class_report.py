@@ -3,7 +3,6 @@ synthetic sweep: the class of each problem, and the geometric means, wins and
 roofline it prints, checked exactly; and problems/small_classes.csv against
 the same class rules. Standard library only: needs no GPU and no libgconv."""
 import csv
-import importlib.util
 import io
 import json
 import math
@@ -12,16 +11,8 @@ import sys
 from contextlib import redirect_stdout
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-cr = _load("class_report", os.path.join(ROOT, "bench", "class_report.py"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))  # as the bench scripts import sweep_io
+import class_report as cr  # noqa: E402
 
 SWEEP_COLUMNS = ["kernel", "family", "direction", "dtype", "ndim", "n", "c", "k", "g", "d", "h", "w", "z", "y", "x",
                  "stride_d", "stride_h", "stride_w", "pad_d_lo", "pad_d_hi", "pad_h_lo", "pad_h_hi", "pad_w_lo",
