@@ -2,7 +2,7 @@
 """A/B of two sweeps of the same (kernel, problem) pairs measured in one run.
 
     python3 bench/ab_sweeps.py --a one_tile_per_block.csv --b persistent.csv \
-        --label-a tile --label-b persistent [--family wgmma]
+        --label-a tile --label-b persistent [--family wgmma] [--match '_sk[0-9]+s_']
 
 Prints, per direction, the geometric mean of time(A) / time(B) over the
 pairs both sweeps timed (> 1: B faster), and the same for each problem's
@@ -13,6 +13,7 @@ import argparse
 import csv
 import math
 import os
+import re
 import sys
 from collections import defaultdict
 
@@ -20,12 +21,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sweep_io import open_text  # noqa: E402
 
 
-def read(path, family):
+def read(path, family, match=""):
+    pattern = re.compile(match) if match else None
     out = {}
     for r in csv.DictReader(open_text(path)):
         if r["status"] != "ok" or r.get("provider", "gconv") != "gconv":
             continue
         if family and r["family"] != family:
+            continue
+        if pattern and not pattern.search(r["kernel"]):
             continue
         out[(r["kernel"], r["spec"])] = float(r["latency_ms"])
     return out
@@ -42,8 +46,9 @@ def main():
     ap.add_argument("--label-a", default="A")
     ap.add_argument("--label-b", default="B")
     ap.add_argument("--family", default="", help="only this kernel family (e.g. wgmma)")
+    ap.add_argument("--match", default="", help="only kernels whose name matches this regular expression")
     a = ap.parse_args()
-    A, B = read(a.a, a.family), read(a.b, a.family)
+    A, B = read(a.a, a.family, a.match), read(a.b, a.family, a.match)
     common = sorted(set(A) & set(B))
     pair_ratio = defaultdict(list)
     best = defaultdict(lambda: [math.inf, math.inf])

@@ -80,6 +80,13 @@
 #             cuDNN (native provider) on the public shapes, then the full pools on
 #             validation_holdout (shuffled) on the last GPU; train_sweep with a sample
 #             of kernels per problem (--sample) on the other GPUs. Run `build` first.
+#   fixup1    serial split-K in one launch (igemm/fixup.cuh): the graph-capture launch counts,
+#             FIX_BF16_SAMPLE serial bf16 kernels per pool against the reference, then the pairs of
+#             .device/fixup_pairs.csv timed with GCONV_SPLITK_FIXUP=0 (memset + main + reduce) and with
+#             the fixup in the same run (bench/ab_sweeps.py)
+#   fixup2    the serial wgmma kernels with the grid capped at 3 blocks (every block walks several
+#             tiles, so the fixup words and roles repeat), fp16 samples, memcheck / synccheck /
+#             racecheck on 2 serial kernels per bf16 2D pool
 # Usage: bash bench/device_call.sh STAGE...   ($OUT receives the logs)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -435,6 +442,48 @@ PY
         timeout -k 5 45 scripts/gpu-test .device 'Pools/PoolCorrectness*fwd_bf16_2d*' > "$L/wg_racecheck.txt" 2>&1
       echo "wgmma racecheck (grid <= 3): $(tail -n 1 "$L/wg_racecheck.txt") | $(cat $L/wg_racecheck/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       tar -czf "$OUT/q2_logs.tar.gz" -C /tmp q2logs ;;
+    fixup1)
+      L=/tmp/fxlogs; mkdir -p $L/bf16 $L/gc
+      LOG_DIR=$L/gc timeout -k 5 90 scripts/gpu-test .device 'Launches/GraphCapture*' > "$L/gc.txt" 2>&1
+      echo "graph capture: $(tail -n 1 "$L/gc.txt")"; cat $L/gc/*.log | grep -h -E "Failure|Expected|Which is|nodes" | head -n 20
+      TEST_TIMEOUT_S=170 GCONV_GPU_TEST_FILTER='split_mode == serial' GCONV_GPU_TEST_SAMPLE=${FIX_BF16_SAMPLE:-40} \
+        LOG_DIR=$L/bf16 timeout -k 5 "${FIX_T_S:-190}" scripts/gpu-test .device 'Pools/PoolCorrectness*bf16*' > "$L/bf16.txt" 2>&1
+      echo "serial bf16 tests: $(tail -n 1 "$L/bf16.txt")"
+      cat $L/bf16/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
+      cat $L/bf16/*.log | grep -h -E "Failure|failed|crash|mismatch|_sk[0-9]+s_.* on " | head -n 12
+      tar -czf "$OUT/fx1_logs.tar.gz" -C /tmp fxlogs
+      grep -v '^#' problems/cudnn_public_h200.jsonl > /tmp/pub.jsonl
+      for mode in 0 on; do
+        ( [ "$mode" = on ] && unset GCONV_SPLITK_FIXUP || export GCONV_SPLITK_FIXUP=0
+          timeout -k 10 "${FIX_S:-130}" .device/gconv bench --problems /tmp/pub.jsonl --pairs .device/fixup_pairs.csv \
+            --out /tmp/fx_$mode.csv --warmup 2 --repeats "${REPEATS:-5}" --jobs "$ncpu" 2> "$OUT/fx_${mode}_stderr.log" )
+        echo "fixup bench $mode rc=$?: $(tail -n 1 "$OUT/fx_${mode}_stderr.log")"
+        .device/zstd -q -T0 -12 /tmp/fx_$mode.csv -o "$OUT/fx_$mode.csv.zst"
+      done
+      python3 bench/ab_sweeps.py --a /tmp/fx_0.csv --b /tmp/fx_on.csv --label-a three_launches --label-b fixup \
+        --match '_sk[0-9]+s_' | tee "$OUT/ab_serial.txt"
+      python3 bench/ab_sweeps.py --a /tmp/fx_0.csv --b /tmp/fx_on.csv --label-a three_launches --label-b fixup \
+        | tee "$OUT/ab_all.txt" ;;
+    fixup2)
+      L=/tmp/fx2logs; mkdir -p $L/fp16 $L/cap
+      GCONV_WGMMA_PERSISTENT=3 TEST_TIMEOUT_S=120 GCONV_GPU_TEST_FILTER='split_mode == serial && family == wgmma' \
+        GCONV_GPU_TEST_SAMPLE=${FIX_CAP_SAMPLE:-12} LOG_DIR=$L/cap timeout -k 5 130 \
+        scripts/gpu-test .device 'Pools/PoolCorrectness*bf16*' > "$L/cap.txt" 2>&1
+      echo "serial wgmma, grid capped at 3: $(tail -n 1 "$L/cap.txt")"
+      cat $L/cap/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
+      cat $L/cap/*.log | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
+      TEST_TIMEOUT_S=80 GCONV_GPU_TEST_FILTER='split_mode == serial' GCONV_GPU_TEST_SAMPLE=${FIX_FP16_SAMPLE:-6} \
+        LOG_DIR=$L/fp16 timeout -k 5 100 scripts/gpu-test .device 'Pools/PoolCorrectness*fp16*' > "$L/fp16.txt" 2>&1
+      echo "serial fp16 tests: $(tail -n 1 "$L/fp16.txt")"
+      cat $L/fp16/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
+      cat $L/fp16/*.log | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
+      for tool in memcheck synccheck racecheck; do
+        mkdir -p $L/san_$tool
+        GCONV_GPU_TEST_FILTER='split_mode == serial' GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=$L/san_$tool \
+          timeout -k 5 "${FIX_SAN_S:-80}" scripts/gpu-test .device 'Pools/PoolCorrectness*bf16_2d' > "$L/san_$tool.txt" 2>&1
+        echo "$tool: $(tail -n 1 "$L/san_$tool.txt") | $(cat $L/san_$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      done
+      tar -czf "$OUT/fx2_logs.tar.gz" -C /tmp fx2logs ;;
     gtests)
       L=/tmp/gtlogs; mkdir -p $L/dir $L/odd $L/all $L/san
       TEST_TIMEOUT_S=60 GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_FILTER='window_w==0' \

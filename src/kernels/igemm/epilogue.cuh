@@ -4,6 +4,7 @@
 // the output tensor's own layout, so the reduce is a flat elementwise pass.
 #pragma once
 
+#include "igemm/fixup.cuh"
 #include "igemm/mainloop.cuh"
 
 namespace gconv {
@@ -11,11 +12,28 @@ namespace igemm {
 
 // Stores two horizontally adjacent results (columns nn, nn + 1) at idx, idx + 1.
 // One paired access when both exist and idx is even (aligned), else singles.
+// Serial split-K: `role` (fixup.cuh) when p.fixup is set, else atomics into
+// the zeroed slice.
 template <class Cfg>
 __device__ __forceinline__ void store_pair(const IgemmParams& p, int split, int idx, float v0, float v1, bool ok0,
-                                           bool ok1) {
+                                           bool ok1, int role = kFixAdd) {
   typedef dev::Elem<Cfg::kDType> E;
-  if constexpr (Cfg::kSplit == kSplitNone) {
+  if constexpr (Cfg::kSplit == kSplitSerial) {
+    if (role == kFixOnly) {
+      typename Cfg::T* out = static_cast<typename Cfg::T*>(p.dst);
+      if (ok0 && ok1 && (idx & 1) == 0) {
+        E::store2(out + idx, v0, v1);
+      } else {
+        if (ok0) out[idx] = E::from_f32(v0);
+        if (ok1) out[idx + 1] = E::from_f32(v1);
+      }
+    } else if (ok0 && ok1 && (idx & 1) == 0) {
+      red_add_v2(p.ws + idx, v0, v1);
+    } else {
+      if (ok0) atomicAdd(p.ws + idx, v0);
+      if (ok1) atomicAdd(p.ws + idx + 1, v1);
+    }
+  } else if constexpr (Cfg::kSplit == kSplitNone) {
     typename Cfg::T* out = static_cast<typename Cfg::T*>(p.dst);
     if (ok0 && ok1 && (idx & 1) == 0) {
       E::store2(out + idx, v0, v1);
@@ -31,9 +49,6 @@ __device__ __forceinline__ void store_pair(const IgemmParams& p, int split, int 
       if (ok0) ws[idx] = v0;
       if (ok1) ws[idx + 1] = v1;
     }
-  } else {
-    if (ok0) atomicAdd(p.ws + idx, v0);
-    if (ok1) atomicAdd(p.ws + idx + 1, v1);
   }
 }
 
@@ -59,7 +74,7 @@ struct EpiStage {
 template <class Cfg, class RowOff>
 __device__ __forceinline__ void epilogue(const WarpMma<Cfg>& w, const IgemmParams& p, int split, int m0, int n0,
                                          int g0, int ngroups, int gemm_m, int gemm_n, int col_group_stride,
-                                         RowOff&& row_off, unsigned char* smem) {
+                                         RowOff&& row_off, unsigned char* smem, int role = kFixAdd) {
   constexpr int MI = Cfg::kMI, NI = Cfg::kNI;
   const int g = w.lane >> 2, t = w.lane & 3;
   if constexpr (EpiStage<Cfg>::kUse) {
@@ -137,7 +152,8 @@ __device__ __forceinline__ void epilogue(const WarpMma<Cfg>& w, const IgemmParam
         const int roff = row_off(m);
 #pragma unroll
         for (int j = 0; j < NI; ++j)
-          store_pair<Cfg>(p, split, roff + coff[j], w.acc[i][j][2 * h], w.acc[i][j][2 * h + 1], ok0[j], ok1[j]);
+          store_pair<Cfg>(p, split, roff + coff[j], w.acc[i][j][2 * h], w.acc[i][j][2 * h + 1], ok0[j], ok1[j],
+                          role);
       }
     }
   }

@@ -21,11 +21,82 @@ namespace igemm {
 
 extern __shared__ __align__(128) unsigned char igemm_smem[];
 
+// Serial split-K in one launch (fixup.cuh). fixup_zero runs before the
+// mainloop: the split that starts first zeroes the tile's part of the slice
+// (a word of the pipeline's shared memory, before the pipeline uses it,
+// tells every thread). fixup_epilogue runs after it: the split adds its
+// partial tile (or, alone, stores the output), and the last converts.
+template <class Cfg, class Ops>
+struct FixupTile {
+  const IgemmParams& p;
+  const BlockPos& b;
+  const Ops& ops;
+  int m0, n0, active;
+  u64* w;
+
+  __device__ __forceinline__ int row_off(int m) const { return ops.row_off(p, m); }
+  __device__ __forceinline__ int col_off(int c, bool& ok) const {
+    const int gi = c / Cfg::kGroupN, nn = n0 + c % Cfg::kGroupN;
+    ok = gi < b.ngroups && nn < ops.gemm_n(p);
+    return (b.g0 + gi) * ops.col_stride(p) + nn;  // element offsets fit int32 (params.cuh)
+  }
+  template <bool ZERO>
+  __device__ __forceinline__ void pass(int tid) const {
+    fixup_pass<Cfg::kDType, ZERO>(
+        p, m0, Cfg::kTileM, ops.gemm_m, Cfg::kTileN, Cfg::kGroupN, [&](int m) { return row_off(m); },
+        [&](int c, bool& ok) { return col_off(c, ok); }, tid, Cfg::kThreads);
+  }
+};
+
+template <class Cfg, class Ops>
+__device__ __forceinline__ void fixup_zero(const FixupTile<Cfg, Ops>& f, int tid) {
+  volatile int* word = reinterpret_cast<volatile int*>(igemm_smem);
+  if (tid == 0) word[0] = fixup_begin(f.w, f.p.epoch);
+  __syncthreads();
+  const bool zero = word[0];
+  __syncthreads();  // read before the pipeline overwrites it
+  if (!zero) return;
+  f.template pass<true>(tid);
+  __threadfence();
+  __syncthreads();
+  if (tid == 0) fixup_publish(f.w, f.p.epoch);
+}
+
+template <class Cfg, class Ops, class RowOff>
+__device__ __forceinline__ void fixup_epilogue(const WarpMma<Cfg>& mma, const FixupTile<Cfg, Ops>& f, int ktiles,
+                                               RowOff&& row_off) {
+  const IgemmParams& p = f.p;
+  const BlockPos& b = f.b;
+  const int tid = threadIdx.x;
+  // Splits past the working ones have nothing to add; with no K tile at all
+  // (a bwd_data phase without taps) split 0 writes the zeros.
+  if (ktiles == 0 && !(f.active == 0 && b.split == 0)) return;
+  const int gemm_n = f.ops.gemm_n(p), cstride = f.ops.col_stride(p);
+  if (f.active <= 1) {
+    epilogue<Cfg>(mma, p, b.split, f.m0, f.n0, b.g0, b.ngroups, f.ops.gemm_m, gemm_n, cstride, row_off, igemm_smem,
+                  kFixOnly);
+    return;
+  }
+  volatile int* word = reinterpret_cast<volatile int*>(igemm_smem);
+  if (tid == 0) fixup_wait_ready(f.w, p.epoch);
+  __syncthreads();
+  epilogue<Cfg>(mma, p, b.split, f.m0, f.n0, b.g0, b.ngroups, f.ops.gemm_m, gemm_n, cstride, row_off, igemm_smem,
+                kFixAdd);
+  __threadfence();
+  __syncthreads();  // the block's partial is added
+  if (tid == 0) word[0] = fixup_count(f.w, f.active);
+  __syncthreads();
+  if (!word[0]) return;
+  f.template pass<false>(tid);
+  if (tid == 0) fixup_reset(f.w);
+}
+
 template <class Cfg>
 __device__ __forceinline__ void igemm_main(const IgemmParams& p) {
   const int tid = threadIdx.x;
   const BlockPos b = block_pos(p, Cfg::kGpb, blockIdx.x);
-  typename OperandsOf<Cfg, Cfg::kDir>::type ops;
+  typedef typename OperandsOf<Cfg, Cfg::kDir>::type Ops;
+  Ops ops;
   ops.setup(p, b);
   const int m0 = b.mt * Cfg::kTileM, n0 = b.nt * Cfg::kGroupN;
   if (m0 >= ops.gemm_m) return;  // bwd_data: the grid is sized for the largest phase
@@ -33,16 +104,31 @@ __device__ __forceinline__ void igemm_main(const IgemmParams& p) {
   split_range(ops.gemm_k, Cfg::kTileK, p.splits, b.split, kt0, ktiles);
   ops.init(p, b, m0, n0, kt0 * Cfg::kTileK, tid);
 
+  FixupTile<Cfg, Ops> fix{p, b, ops, m0, n0, 0, nullptr};
+  if constexpr (Cfg::kSplit == kSplitSerial) {
+    if (p.fixup) {
+      fix.active = active_splits(ops.gemm_k, Cfg::kTileK, p.splits);
+      fix.w = fixup_words(p, blockIdx.x % (p.n_tiles * p.g_blocks * p.phases * p.m_tiles));
+      if (ktiles > 0 && fix.active > 1) fixup_zero(fix, tid);
+    }
+  }
   WarpMma<Cfg> mma;
   mma.init(tid);
   mainloop<Cfg>(mma, dev::smem_u32(igemm_smem), ktiles,
                 [&](u32 stage) { ops.load(p, stage, stage + Cfg::kABytes, tid); });
+  const auto row_off = [&](int m) { return ops.row_off(p, m); };
+  if constexpr (Cfg::kSplit == kSplitSerial) {
+    if (p.fixup) {
+      fixup_epilogue<Cfg>(mma, fix, ktiles, row_off);
+      return;
+    }
+  }
   // Serial split-K: the zeroed workspace already holds this split's zeros.
   // Otherwise blocks without K tiles (bwd_data phases without taps) still
   // write their zeros.
   if (Cfg::kSplit == kSplitSerial && ktiles == 0) return;
-  epilogue<Cfg>(mma, p, b.split, m0, n0, b.g0, b.ngroups, ops.gemm_m, ops.gemm_n(p), ops.col_stride(p),
-                [&](int m) { return ops.row_off(p, m); }, igemm_smem);
+  epilogue<Cfg>(mma, p, b.split, m0, n0, b.g0, b.ngroups, ops.gemm_m, ops.gemm_n(p), ops.col_stride(p), row_off,
+                igemm_smem);
 }
 
 }  // namespace igemm

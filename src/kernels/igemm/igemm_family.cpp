@@ -77,6 +77,10 @@ Status launch_plan(const char* who, const KernelTraits& t, const LoadedKernel& k
                               " bytes, got " + std::to_string(args.workspace ? args.workspace_bytes : 0));
     if (!aligned(args.workspace, 16)) return invalid_argument(name + " launch: workspace must be 16-byte aligned");
     q.ws = static_cast<float*>(args.workspace);
+    if (q.fixup) {
+      q.flags = reinterpret_cast<unsigned long long*>(static_cast<char*>(args.workspace) + plan.fixup_offset);
+      q.epoch = next_epoch();
+    }
   }
 
   if (extra.size() > 3) return internal_error(name + " launch: more than 3 extra kernel parameters");

@@ -4,11 +4,15 @@
 #include "kernels/igemm/igemm_plan.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <initializer_list>
+#include <random>
 #include <string>
 
 #include "core/int_math.hpp"
+#include "jit/env.hpp"
 
 namespace gconv::igemm {
 namespace {
@@ -79,13 +83,16 @@ int64_t output_elements(const Problem& p) {
   return 0;
 }
 
-// fp32 split-K workspace for an output of `out_elems` elements.
-size_t split_workspace(const KernelTraits& t, int64_t out_elems) {
+// fp32 split-K workspace for an output of `out_elems` elements in
+// `out_tiles` output tiles: parallel slices, or serial's one slice followed
+// (at fixup_offset) by the fixup words of each output tile (fixup.cuh).
+size_t fixup_offset(int64_t out_elems) { return (size_t(out_elems) * sizeof(float) + 255) / 256 * 256; }
+size_t split_workspace(const KernelTraits& t, int64_t out_elems, int64_t out_tiles) {
   const size_t slice = size_t(out_elems) * sizeof(float);
   switch (t.split_mode) {
     case SplitKMode::none: return 0;
     case SplitKMode::parallel: return size_t(t.split_k) * slice;
-    case SplitKMode::serial: return slice;
+    case SplitKMode::serial: return fixup_offset(out_elems) + size_t(out_tiles) * kFixupWords * sizeof(uint64_t);
     case SplitKMode::cluster: return 0;  // partial tiles meet in shared memory
   }
   return 0;
@@ -112,12 +119,16 @@ void grid_shape(const KernelTraits& t, const Problem& p, int64_t* m_tiles, int64
 
 // Blocks of gconv_main: the grid_shape terms come from the facts (their
 // m_rows and phases are grid_shape's rows before tiling).
-int64_t grid_blocks(const KernelTraits& t, const ProblemFacts& f) {
+// Output tiles (blocks of one split) and blocks of the grid.
+int64_t out_tiles(const KernelTraits& t, const ProblemFacts& f) {
   const int64_t m_tiles = ceil_div(f.m_rows, t.tile_m);
   const int group_cols = t.tile_n / t.groups_per_block;
   const int64_t n_tiles = ceil_div(f.group_n, group_cols);
   const int64_t g_blocks = ceil_div(f.problem->g, t.groups_per_block);
-  return saturated_product({n_tiles, g_blocks, m_tiles, int64_t{t.split_k}, f.phases});
+  return saturated_product({n_tiles, g_blocks, m_tiles, f.phases});
+}
+int64_t grid_blocks(const KernelTraits& t, const ProblemFacts& f) {
+  return saturated_product({out_tiles(t, f), int64_t{t.split_k}});
 }
 
 // tile_k in a mixed radix whose digits sit right-aligned in 4 slots
@@ -293,10 +304,10 @@ bool can_implement(const KernelTraits& t, const Problem& p, std::string* why) {
 }
 
 size_t workspace_bytes(const KernelTraits& t, const ProblemFacts& f) {
-  return split_workspace(t, f.output_elements);
+  return split_workspace(t, f.output_elements, out_tiles(t, f));
 }
 
-size_t workspace_bytes(const KernelTraits& t, const Problem& p) { return split_workspace(t, output_elements(p)); }
+size_t workspace_bytes(const KernelTraits& t, const Problem& p) { return workspace_bytes(t, check_problem(p)); }
 
 std::string instance_source(const KernelTraits& t) {
   const int threads = kWarp * t.warps_m * t.warps_n;
@@ -331,6 +342,29 @@ Result<LaunchPlan> make_plan(const KernelTraits& t, const Problem& p) {
   plan.threads = kWarp * t.warps_m * t.warps_n;
   plan.smem = smem_bytes(t);
   return plan;
+}
+
+bool splitk_fixup_enabled() {
+  static const bool on = jit::process_env_int("GCONV_SPLITK_FIXUP", 0, 1).value_or(1) != 0;
+  return on;
+}
+
+unsigned long long next_epoch() {
+  static std::atomic<unsigned long long> counter{[] {
+    unsigned long long seed = static_cast<unsigned long long>(
+                                  std::chrono::steady_clock::now().time_since_epoch().count()) *
+                              0x9E3779B97F4A7C15ull;
+    try {
+      std::random_device rd;
+      seed ^= static_cast<unsigned long long>(rd()) << 32 ^ rd();
+    } catch (...) {
+      // No entropy source: the clock alone still differs between processes.
+    }
+    return seed;
+  }()};
+  unsigned long long e = counter.fetch_add(1, std::memory_order_relaxed);
+  while (e == 0) e = counter.fetch_add(1, std::memory_order_relaxed);
+  return e;
 }
 
 LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
@@ -403,12 +437,18 @@ LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
   q.phases = int(phases);
   q.out_elems = int(output_elements(p));
 
-  plan.grid = unsigned(grid_blocks(t, check_problem(p)));
-  plan.reduce = t.split_mode == SplitKMode::parallel || t.split_mode == SplitKMode::serial;
+  const ProblemFacts f = check_problem(p);
+  plan.grid = unsigned(grid_blocks(t, f));
+  // Serial split-K converts inside gconv_main (fixup.cuh) unless the
+  // GCONV_SPLITK_FIXUP=0 A/B knob asks for the zeroed slice and the reduce.
+  const bool serial = t.split_mode == SplitKMode::serial;
+  q.fixup = serial && splitk_fixup_enabled() ? 1 : 0;
+  plan.reduce = t.split_mode == SplitKMode::parallel || (serial && !q.fixup);
   const int64_t items = q.out_elems % 4 == 0 ? q.out_elems / 4 : q.out_elems;
   plan.reduce_grid = unsigned(std::clamp<int64_t>(ceil_div(items, kReduceThreads), 1, kMaxReduceBlocks));
-  plan.workspace = workspace_bytes(t, p);
-  plan.zero_workspace = t.split_mode == SplitKMode::serial;
+  plan.workspace = workspace_bytes(t, f);
+  plan.zero_workspace = serial && !q.fixup;
+  plan.fixup_offset = serial ? fixup_offset(q.out_elems) : 0;
   return plan;
 }
 

@@ -1,7 +1,8 @@
 // Enqueues a LaunchPlan of the IgemmParams kernels (igemm and wgmma share
 // the parameter, the workspace scheme and the reduce kernel): checks the
 // tensor pointers, alignment and workspace, zeroes the workspace for serial
-// split-K, launches gconv_main and, with split-K, gconv_reduce.
+// split-K without the in-kernel fixup (GCONV_SPLITK_FIXUP=0), launches
+// gconv_main and, when the plan has one, gconv_reduce (parallel split-K).
 #pragma once
 
 #include <initializer_list>

@@ -16,6 +16,9 @@ enum DirId { kFwd = 0, kBwdData = 1, kBwdWeight = 2 };
 // kSplitCluster: wgmma only (the splits of a tile are one cluster and add
 // through distributed shared memory; wgmma/wgmma.cuh store_cluster).
 enum SplitId { kSplitNone = 0, kSplitParallel = 1, kSplitSerial = 2, kSplitCluster = 3 };
+// Serial split-K in one launch: 64-bit words per output tile after the fp32
+// slice (tag, ready, count; igemm/fixup.cuh).
+constexpr int kFixupWords = 3;
 
 struct IgemmParams {
   // GEMM operands and result, see igemm.cuh: fwd: a = x, b = w, dst = y;
@@ -47,6 +50,14 @@ struct IgemmParams {
   int kc_radix[4], kc_inc[4];
 
   int out_elems;  // elements of the output tensor (also one workspace slice)
+
+  // Serial split-K in one launch (igemm/fixup.cuh): fixup != 0 selects it
+  // (else the slice is zeroed before the kernel and converted after it);
+  // flags: kFixupWords words per output tile after the slice; epoch: unique
+  // per launch, never 0.
+  unsigned long long* flags;
+  unsigned long long epoch;
+  int fixup;
 };
 
 }  // namespace igemm

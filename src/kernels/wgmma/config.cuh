@@ -104,9 +104,13 @@ struct WgmmaConfig {
   static constexpr int kABytes = round_up(TileA::kBytes, 1024);
   static constexpr int kStageBytes = kABytes + round_up(TileB::kBytes, 1024);
   static constexpr int kBarOffset = STAGES * kStageBytes;  // full[S], then empty[S]
+  // Serial split-K: two words after the barriers carry the split's fixup
+  // role to the consumers (igemm/fixup.cuh; the ring may hold the next tile).
+  static constexpr int kFixOffset = kBarOffset + 2 * STAGES * 8;
+  static constexpr int kFixBytes = SPLIT == igemm::kSplitSerial ? 16 : 0;
   // + the slack that aligns the ring to 1024 bytes (dynamic shared memory is
   // only 16-byte aligned); wgmma_plan.cpp's smem_bytes mirrors this.
-  static constexpr int kSmemBytes = kBarOffset + 2 * STAGES * 8 + 1024;
+  static constexpr int kSmemBytes = kFixOffset + kFixBytes + 1024;
   // Stages a producer thread keeps in flight before it publishes the oldest:
   // it then waits for a stage the consumers released one tile earlier. At
   // STAGES - 1 the producer, publishing tile t, would wait for the release of

@@ -311,7 +311,8 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u
 // through igemm's store_pair (output dtype, workspace slice or atomics).
 template <class Cfg, class Ops>
 __device__ __forceinline__ void store(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
-                                      const BlockPos& b, int m0, int n0, int wg_row0, int ctid) {
+                                      const BlockPos& b, int m0, int n0, int wg_row0, int ctid,
+                                      int role = igemm::kFixAdd) {
   const int warp = ctid >> 5, lane = ctid & 31;
   const int gemm_n = ops.gemm_n(p);
   const int goff = b.g0 * ops.col_stride(p);
@@ -328,7 +329,7 @@ __device__ __forceinline__ void store(const WgAcc<Cfg>& acc, const IgemmParams& 
         for (int j = 0; j < Cfg::kInstrN / 8; ++j) {
           const int n = n0 + ni * Cfg::kInstrN + j * 8 + 2 * (lane & 3);
           igemm::store_pair<Cfg>(p, b.split, roff + n, acc.d[mi][ni][4 * j + 2 * h], acc.d[mi][ni][4 * j + 2 * h + 1],
-                                 n < gemm_n, n + 1 < gemm_n);
+                                 n < gemm_n, n + 1 < gemm_n, role);
         }
     }
 }
@@ -375,7 +376,7 @@ __device__ __forceinline__ void stage_tile(const WgAcc<Cfg>& acc, const IgemmPar
 template <class Cfg, class Ops>
 __device__ __forceinline__ void store_staged(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
                                              const BlockPos& b, int m0, int n0, int wg, unsigned char* ring,
-                                             int ctid) {
+                                             int ctid, int role = igemm::kFixAdd) {
   constexpr int P = Cfg::kOutPitch, OB = Cfg::kOutBytes, V = 16 / OB;
   const int row0 = wg * Cfg::kWgM;
   const int* rows = reinterpret_cast<const int*>(ring + Cfg::kTileM * P);
@@ -397,9 +398,21 @@ __device__ __forceinline__ void store_staged(const WgAcc<Cfg>& acc, const IgemmP
     const long long idx = roff + goff + n;
     const uint4 val = *reinterpret_cast<const uint4*>(ring + row * P + col * OB);
     if constexpr (Cfg::kSplit == igemm::kSplitSerial) {
-      // Every split adds into the one zeroed fp32 slice.
+      // Fixup roles (igemm/fixup.cuh): the only split converts; otherwise
+      // (and without fixup) the split adds into the zeroed slice.
       const float* e = reinterpret_cast<const float*>(&val);
-      if (n + V <= gemm_n && idx % V == 0) {
+      const bool whole = n + V <= gemm_n && idx % V == 0;
+      if (role == igemm::kFixOnly) {
+        typename Cfg::T* out = static_cast<typename Cfg::T*>(p.dst);
+        if (whole) {
+          dev::Elem<Cfg::kDType>::store2(out + idx, e[0], e[1]);
+          dev::Elem<Cfg::kDType>::store2(out + idx + 2, e[2], e[3]);
+        } else {
+#pragma unroll
+          for (int k = 0; k < V; ++k)
+            if (n + k < gemm_n) out[idx + k] = dev::Elem<Cfg::kDType>::from_f32(e[k]);
+        }
+      } else if (whole) {
         red_add_v4(p.ws + idx, make_float4(e[0], e[1], e[2], e[3]));
       } else {
 #pragma unroll
@@ -473,6 +486,73 @@ __device__ __forceinline__ void reduce_cluster(const IgemmParams& p, const Ops& 
   }
 }
 
+// Serial split-K in one launch (igemm/fixup.cuh), by the consumer
+// warpgroups (named barrier 4 spans them; two words after the mbarriers
+// carry answers to every consumer, since the ring may hold the next tile).
+// start, before the tile's mainloop: the split that starts first zeroes the
+// tile's part of the slice. finish, after it: the split adds its partial
+// (staged when the ring is idle) or, alone, stores the output; the split
+// that completes the sum converts the tile.
+template <class Cfg, class Ops>
+struct WgFixup {
+  const IgemmParams& p;
+  const Ops& ops;
+  const BlockPos& b;
+  int m0, n0, active;
+  igemm::u64* w;
+  volatile int* word;
+
+  static constexpr int kCT = kWarpgroup * Cfg::kConsumers;
+
+  template <bool ZERO>
+  __device__ __forceinline__ void pass(int ctid) const {
+    const int gemm_n = ops.gemm_n(p);
+    const int goff = b.g0 * ops.col_stride(p);  // element offsets fit int32 (igemm/params.cuh)
+    igemm::fixup_pass<Cfg::kDType, ZERO>(
+        p, m0, Cfg::kTileM, ops.gemm_m, Cfg::kTileN, Cfg::kTileN, [&](int m) { return ops.row_off(p, m); },
+        [&](int c, bool& ok) {
+          ok = n0 + c < gemm_n;
+          return goff + n0 + c;
+        },
+        ctid, kCT);
+  }
+
+  __device__ __forceinline__ void start(int ktiles, int ctid) const {
+    if (ktiles == 0 || active <= 1) return;
+    bar_sync<4>(kCT);  // every consumer has read the previous tile's words
+    if (ctid == 0) word[0] = igemm::fixup_begin(w, p.epoch);
+    bar_sync<4>(kCT);
+    if (!word[0]) return;
+    pass<true>(ctid);
+    __threadfence();
+    bar_sync<4>(kCT);
+    if (ctid == 0) igemm::fixup_publish(w, p.epoch);
+  }
+
+  __device__ __forceinline__ void finish(const WgAcc<Cfg>& acc, int wg, int local, int ctid,
+                                         unsigned char* ring_ptr, bool staged) const {
+    const int role = active <= 1 ? igemm::kFixOnly : igemm::kFixAdd;
+    if (role == igemm::kFixAdd) {
+      bar_sync<4>(kCT);  // every consumer has read word[0] (start)
+      if (ctid == 0) igemm::fixup_wait_ready(w, p.epoch);
+      bar_sync<4>(kCT);
+    }
+    if (staged) {
+      store_staged<Cfg>(acc, p, ops, b, m0, n0, wg, ring_ptr, local, role);
+    } else {
+      store<Cfg>(acc, p, ops, b, m0, n0, wg * Cfg::kWgM, local, role);
+    }
+    if (role == igemm::kFixOnly) return;
+    __threadfence();
+    bar_sync<4>(kCT);  // the block's partial is added
+    if (ctid == 0) word[1] = igemm::fixup_count(w, active);
+    bar_sync<4>(kCT);
+    if (!word[1]) return;
+    pass<false>(ctid);
+    if (ctid == 0) igemm::fixup_reset(w);
+  }
+};
+
 // Output tile `tile` of the logical grid (igemm's block order; cluster
 // split-K: the splits of a tile consecutive): its position, the operands'
 // per-tile state and its K tiles. False when the tile has no work: a
@@ -493,7 +573,10 @@ __device__ __forceinline__ bool tile_at(const IgemmParams& p, int tile, BlockPos
   n0 = b.nt * Cfg::kTileN;
   if (m0 >= ops.gemm_m) return false;
   igemm::split_range(ops.gemm_k, Cfg::kTileK, p.splits, b.split, kt0, ktiles);
-  return !(Cfg::kSplit == igemm::kSplitSerial && ktiles == 0);
+  if (Cfg::kSplit != igemm::kSplitSerial || ktiles > 0) return true;
+  // Serial split-K in one launch: with no K tile at all (a bwd_data phase
+  // without taps) split 0 still writes the tile's zeros.
+  return p.fixup && b.split == 0 && igemm::active_splits(ops.gemm_k, Cfg::kTileK, p.splits) == 0;
 }
 
 template <class Cfg, class Ops>
@@ -582,8 +665,20 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
 #pragma unroll 1
       for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         if (!tile_at<Cfg>(p, tile, b, ops, m0, n0, kt0, ktiles)) continue;
+        const WgFixup<Cfg, Ops> fix{p,      ops, b, m0, n0, igemm::active_splits(ops.gemm_k, Cfg::kTileK, p.splits),
+                                    igemm::fixup_words(p, tile % (p.n_tiles * p.g_blocks * p.phases * p.m_tiles)),
+                                    reinterpret_cast<volatile int*>(ring_ptr + Cfg::kFixOffset)};
+        if constexpr (Cfg::kSplit == igemm::kSplitSerial) {
+          if (p.fixup) fix.start(ktiles, ctid);
+        }
         WgAcc<Cfg> acc;
         consume<Cfg>(acc, ktiles, ring, full, empty, wg * Cfg::kWgM, local & 31, rd, rel);
+        if constexpr (Cfg::kSplit == igemm::kSplitSerial) {
+          if (p.fixup) {
+            fix.finish(acc, wg, local, ctid, ring_ptr, Cfg::kStaged && tile + static_cast<int>(gridDim.x) >= tiles);
+            continue;
+          }
+        }
         if constexpr (Cfg::kStaged) {
           if (tile + static_cast<int>(gridDim.x) >= tiles) {
             store_staged<Cfg>(acc, p, ops, b, m0, n0, wg, ring_ptr, local);

@@ -59,12 +59,13 @@ size_t staged_fp32_bytes(const KernelTraits& t) { return size_t(t.tile_m) * (siz
 
 size_t smem_bytes(const KernelTraits& t) {
   // Mirrors WgmmaConfig: A and B tiles each rounded up to 1024 bytes, the
-  // full and empty mbarriers (8 bytes each per stage), 1024 bytes of slack to
-  // align the ring to the swizzle period.
+  // full and empty mbarriers (8 bytes each per stage), serial split-K's two
+  // fixup words, 1024 bytes of slack to align the ring to the swizzle period.
   const size_t eb = size_t(elem_bytes(t.dtype));
   const size_t a = round_up(size_t(t.tile_m) * t.tile_k * eb, 1024);
   const size_t b = round_up(size_t(t.tile_n) * t.tile_k * eb, 1024);
-  return size_t(t.stages) * (a + b + 16) + 1024;
+  const size_t fix = t.split_mode == SplitKMode::serial ? 16 : 0;
+  return size_t(t.stages) * (a + b + 16) + fix + 1024;
 }
 
 bool traits_ok(const KernelTraits& t, std::string* why) {

@@ -1,0 +1,174 @@
+// Serial split-K in one launch (IgemmParams::fixup): the splits of an output
+// tile meet in the fp32 workspace slice without a memset before the kernel
+// or a convert kernel after it.
+//
+// Each output tile owns three 64-bit words after the slice: a tag, a ready
+// word and a count. The launch carries a 64-bit epoch that is unique per
+// launch (igemm::next_epoch on the host), so words left in a reused
+// workspace by anything else never equal it, and a CUDA graph that replays
+// one launch finds the words reset by the previous replay.
+//   1. Before its mainloop a split swaps the epoch into the tag
+//      (atomicExch). The one that finds another value started first: it
+//      zeroes the tile's part of the slice, sets count = 0 and publishes
+//      ready = epoch (release), then runs its mainloop like the others.
+//   2. After its mainloop every split waits for ready == epoch (acquire;
+//      the zeroing happened while it ran its mainloop, so it rarely waits),
+//      adds its partial (red.global.add) and increments the count; the split
+//      whose increment reaches the number of splits with work is the last:
+//      it reads the summed tile back (L2, ld.global.cg), converts it into
+//      the output and zeroes the tag and ready words.
+// A split only waits for the one that zeroes, which already holds an SM and
+// waits for nobody: no assumption on how blocks are scheduled, so it is
+// safe on the persistent grid and on grids larger than one wave. A tile
+// with one working split stores its output directly (kFixOnly).
+// (A first design had the first split to finish store its partial and the
+// others wait for it: that wait sat on the critical path and made the one
+// launch slower than memset + kernel + reduce; measured on an H200.)
+// The adds are unordered fp32 atomics: results vary in the last bits from
+// run to run (cluster split-K is the deterministic mode).
+#pragma once
+
+#include "common/types.cuh"
+#include "igemm/params.cuh"
+
+namespace gconv {
+namespace igemm {
+
+using dev::u64;
+
+// kFixOnly: the tile's one working split stores the output; kFixAdd: adds.
+enum FixupRole { kFixOnly = 0, kFixAdd = 1 };
+
+__device__ __forceinline__ u64* fixup_words(const IgemmParams& p, int out_tile) {
+  return p.flags + static_cast<long long>(kFixupWords) * out_tile;
+}
+
+__device__ __forceinline__ u64 ld_acquire_u64(const u64* a) {
+  u64 v;
+  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(v) : "l"(a) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_release_u64(u64* a, u64 v) {
+  asm volatile("st.release.gpu.global.u64 [%0], %1;\n" ::"l"(a), "l"(v) : "memory");
+}
+__device__ __forceinline__ void st_relaxed_u64(u64* a, u64 v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;\n" ::"l"(a), "l"(v) : "memory");
+}
+
+// Splits of split_range's partition that get at least one K tile.
+__device__ __forceinline__ int active_splits(int gemm_k, int tile_k, int splits) {
+  const int ktiles = (gemm_k + tile_k - 1) / tile_k;
+  if (ktiles <= 0) return 0;
+  const int per = (ktiles + splits - 1) / splits;
+  return (ktiles + per - 1) / per;
+}
+
+// One thread per block, before the block's mainloop (active > 1): true for
+// the split that started first, which zeroes the tile.
+__device__ __forceinline__ bool fixup_begin(u64* w, u64 epoch) { return atomicExch(w, epoch) != epoch; }
+
+// The zeroing split, one thread, after every thread of the block has zeroed
+// its part and fenced: count = 0, then ready.
+__device__ __forceinline__ void fixup_publish(u64* w, u64 epoch) {
+  st_relaxed_u64(w + 2, 0ull);
+  __threadfence();
+  st_release_u64(w + 1, epoch);
+}
+
+// Every split, one thread, before it adds: the tile is zeroed.
+__device__ __forceinline__ void fixup_wait_ready(const u64* w, u64 epoch) {
+  while (ld_acquire_u64(w + 1) != epoch) __nanosleep(32);
+}
+
+// One thread, after every thread of the block has added its partial and
+// fenced: true for the split that completes the sum.
+__device__ __forceinline__ bool fixup_count(u64* w, int active) {
+  const u64 old = atomicAdd(w + 2, 1ull);
+  __threadfence();
+  return old + 1 == static_cast<u64>(active);
+}
+
+// The last split, one thread, after the tile is converted: the words no
+// longer hold this launch's epoch.
+__device__ __forceinline__ void fixup_reset(u64* w) {
+  st_relaxed_u64(w, 0ull);
+  st_relaxed_u64(w + 1, 0ull);
+}
+
+// Adds two adjacent floats (8-byte aligned) as one reduction.
+__device__ __forceinline__ void red_add_v2(float* addr, float a, float b) {
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(addr), "f"(a), "f"(b) : "memory");
+}
+
+// One pass over the in-GEMM elements of an output tile, rows [m0, m0 +
+// rows) and tile columns [0, cols), threads tid, tid + nthreads, ...:
+// ZERO: ws = 0 (the first split, before its mainloop); else out = dtype(ws)
+// (the last split).
+// col_off(c, &ok) maps a tile column to its offset from the row's offset
+// (group and column; ok false outside the GEMM); group_cols is the columns
+// of one group (contiguous in memory; 4-column vectors need a multiple of 4).
+// One block reads the whole tile back from L2, so each thread issues
+// kFixBatch 16-byte loads before it stores any: one round trip per batch
+// instead of one per vector (measured: the unbatched pass made the one-launch
+// kernels slower than memset + kernel + reduce).
+constexpr int kFixBatch = 8;
+
+template <int DT, bool ZERO, class RowOff, class ColOff>
+__device__ __forceinline__ void fixup_pass(const IgemmParams& p, int m0, int rows, int gemm_m, int cols,
+                                              int group_cols, RowOff&& row_off, ColOff&& col_off, int tid,
+                                              int nthreads) {
+  typedef dev::Elem<DT> E;
+  typedef typename E::T T;
+  T* out = static_cast<T*>(p.dst);
+  const int vpr = cols / 4;  // 4-column vectors per row (cols is a multiple of 4)
+  const int total = rows * vpr;
+  for (int v0 = tid; v0 < total; v0 += kFixBatch * nthreads) {
+    float4 s[kFixBatch];
+    int at[kFixBatch];  // element offsets fit int32 (params.cuh)
+    int kind[kFixBatch];  // 0: nothing, 1: a whole vector loaded into s, 2: element by element
+#pragma unroll
+    for (int j = 0; j < kFixBatch; ++j) {
+      const int v = v0 + j * nthreads;
+      const int m = m0 + v / vpr, c = (v % vpr) * 4;
+      kind[j] = 0;
+      at[j] = 0;
+      s[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (v < total && m < gemm_m) {
+        bool ok0, ok3;  // ok0 only fills the out-parameter: a column past the GEMM may start a group
+        at[j] = row_off(m) + col_off(c, ok0);
+        col_off(c + 3, ok3);
+        kind[j] = group_cols % 4 == 0 && ok3 && at[j] % 4 == 0 ? 1 : 2;  // 2: a tail or a group boundary
+      }
+      if (!ZERO && kind[j] == 1) s[j] = __ldcg(reinterpret_cast<const float4*>(p.ws + at[j]));
+    }
+#pragma unroll
+    for (int j = 0; j < kFixBatch; ++j) {
+      if (kind[j] == 1) {
+        if (ZERO) {
+          *reinterpret_cast<float4*>(p.ws + at[j]) = make_float4(0.f, 0.f, 0.f, 0.f);
+        } else {
+          E::store2(out + at[j], s[j].x, s[j].y);
+          E::store2(out + at[j] + 2, s[j].z, s[j].w);
+        }
+      } else if (kind[j] == 2) {
+        const int v = v0 + j * nthreads;
+        const int m = m0 + v / vpr, c = (v % vpr) * 4;
+        const int roff = row_off(m);
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          bool ok;
+          const int idx = roff + col_off(c + k, ok);
+          if (!ok) continue;
+          if (ZERO) {
+            p.ws[idx] = 0.f;
+          } else {
+            out[idx] = E::from_f32(__ldcg(p.ws + idx));
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace igemm
+}  // namespace gconv
