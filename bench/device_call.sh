@@ -87,6 +87,12 @@
 #   fixup2    the serial wgmma kernels with the grid capped at 3 blocks (every block walks several
 #             tiles, so the fixup words and roles repeat), fp16 samples, memcheck / synccheck /
 #             racecheck on 2 serial kernels per bf16 2D pool
+#   fixdirect the direct tile bwd_weight kernels with atomics in one launch (common/fixup.cuh): the
+#             graph-capture launch counts, FIXD_SAMPLE of them per pool against the reference (bf16,
+#             fp16, fp32), memcheck / racecheck on 2 per bf16 2D pool; every non-deterministic
+#             direct tile kernel on .device/wgrad_pub.jsonl (the public set's grouped and depthwise
+#             bwd_weight problems) with GCONV_SPLITK_FIXUP=0 (memset + kernel + finish) and with the
+#             fixup in the same run (bench/ab_sweeps.py)
 # Usage: bash bench/device_call.sh STAGE...   ($OUT receives the logs)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -484,6 +490,34 @@ PY
         echo "$tool: $(tail -n 1 "$L/san_$tool.txt") | $(cat $L/san_$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       done
       tar -czf "$OUT/fx2_logs.tar.gz" -C /tmp fx2logs ;;
+    fixdirect)
+      L=/tmp/fdlogs; mkdir -p $L/t $L/gc
+      LOG_DIR=$L/gc timeout -k 5 90 scripts/gpu-test .device 'Launches/GraphCapture*' > "$L/gc.txt" 2>&1
+      echo "graph capture: $(tail -n 1 "$L/gc.txt")"; cat $L/gc/*.log | grep -h -E "Failure|Expected|Which is|nodes" | head -n 20
+      TEST_TIMEOUT_S=90 GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_FILTER='window_w==0 && !deterministic' \
+        GCONV_GPU_TEST_SAMPLE=${FIXD_SAMPLE:-16} LOG_DIR=$L/t timeout -k 5 120 scripts/gpu-test .device \
+        'Pools/PoolCorrectness*bwd_weight*' > "$L/t.txt" 2>&1
+      echo "direct bwd_weight tests: $(tail -n 1 "$L/t.txt")"
+      cat $L/t/*.log 2>/dev/null | grep -h "^TALLY" | grep -v "kernels=0" | sort
+      cat $L/t/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch|direct_.* on " | head -n 12
+      for tool in memcheck racecheck; do
+        mkdir -p $L/san_$tool
+        GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_FILTER='window_w==0 && !deterministic' GCONV_GPU_TEST_SAMPLE=2 \
+          SANITIZE=$tool LOG_DIR=$L/san_$tool timeout -k 5 60 scripts/gpu-test .device \
+          'Pools/PoolCorrectness*bwd_weight_bf16_2d' > "$L/san_$tool.txt" 2>&1
+        echo "$tool: $(tail -n 1 "$L/san_$tool.txt") | $(cat $L/san_$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      done
+      for mode in 0 on; do
+        ( [ "$mode" = on ] && unset GCONV_SPLITK_FIXUP || export GCONV_SPLITK_FIXUP=0
+          timeout -k 5 70 .device/gconv bench --problems .device/wgrad_pub.jsonl \
+            --filter 'family==direct && window_w==0 && !deterministic' --out /tmp/fd_$mode.csv --warmup 2 --repeats 7 \
+            --check none --jobs "$ncpu" 2> "$L/fd_${mode}_stderr.log" )
+        echo "direct bench $mode rc=$?: $(tail -n 1 "$L/fd_${mode}_stderr.log")"
+        .device/zstd -q -T0 -12 /tmp/fd_$mode.csv -o "$OUT/fd_$mode.csv.zst"
+      done
+      python3 bench/ab_sweeps.py --a /tmp/fd_0.csv --b /tmp/fd_on.csv --label-a three_launches --label-b fixup \
+        | tee "$OUT/ab_direct.txt"
+      tar -czf "$OUT/fd_logs.tar.gz" -C /tmp fdlogs ;;
     gtests)
       L=/tmp/gtlogs; mkdir -p $L/dir $L/odd $L/all $L/san
       TEST_TIMEOUT_S=60 GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_FILTER='window_w==0' \

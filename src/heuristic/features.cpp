@@ -554,7 +554,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
     } else if (t.split_mode == SplitKMode::serial) {
       workspace = out_el * 4;
       out_l2 += (split + 2) * workspace;
-      launches += 2;
+      launches += 2;  // memset + reduce as the training sweeps measured them (see analytic.cpp)
     }  // cluster split-K: no workspace, one launch (partials meet in shared memory)
     l2_bytes = blocks * k_iters * bytes_per_kstep + out_l2;
     set(x_log_bytes_per_kstep, lg(bytes_per_kstep));
@@ -637,8 +637,10 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
         const double weights_per_block = double(filt_vol) * ceil_div(dst, slabs) * src_per_dst * eb;
         l2_bytes = blocks * (double(q.tile_rows) * q.tile_cols * q.src_cstride * eb + weights_per_block) + out_el * eb;
       }
-      launches += (plan->finish_blocks > 0 ? 1 : 0) +
-                  (plan->accum == WgradAccum::atomic_out || plan->accum == WgradAccum::atomic_workspace ? 1 : 0);
+      // As the training sweeps measured them (see analytic.cpp): memset and finish.
+      const bool atomic = plan->accum == WgradAccum::atomic_out || plan->accum == WgradAccum::atomic_workspace;
+      const bool finish = plan->accum == WgradAccum::atomic_workspace || plan->accum == WgradAccum::partials;
+      launches += (finish ? 1 : 0) + (atomic ? 1 : 0);
       set(x_log_bytes_per_block, lg(l2_bytes / blocks));
     } else {
       plan.reset();  // not implementable: the analytic estimate ranks it last

@@ -14,6 +14,7 @@
 #include "jit/module.hpp"
 #include "kernels/direct/direct_plan.hpp"
 #include "kernels/family.hpp"
+#include "kernels/fixup.hpp"
 
 namespace gconv {
 namespace {
@@ -155,8 +156,10 @@ class DirectFamily final : public KernelFamily {
     const size_t ebytes = static_cast<size_t>(dtype_bytes(p.dtype));
     const bool wgrad = p.direction == Direction::bwd_weight;
     if (!aligned(args.a, vbytes) || !aligned(args.b, wgrad ? vbytes : ebytes) ||
-        !aligned(args.out, wgrad ? ebytes : vbytes) || !aligned(args.workspace, 4))
-      return invalid_argument(fmt::format("direct launch: operands must be aligned to {} bytes (vec {})", vbytes, t.vec));
+        !aligned(args.out, wgrad ? ebytes : vbytes) || !aligned(args.workspace, plan.params.fixup ? 8 : 4))
+      return invalid_argument(fmt::format(
+          "direct launch: operands must be aligned to {} bytes (vec {}), the workspace to {}", vbytes, t.vec,
+          plan.params.fixup ? 8 : 4));
 
     direct::DirectParams& params = plan.params;
     params.a = args.a;
@@ -166,10 +169,15 @@ class DirectFamily final : public KernelFamily {
                                                       : static_cast<float*>(args.workspace);
     cudaStream_t s = stream;
     const size_t dw_bytes = static_cast<size_t>(params.dw_elements) * 4;
-    if (plan.accum == WgradAccum::atomic_out)
+    if (params.fixup) {
+      // The kernel zeroes, adds and converts by region (wgrad.cuh).
+      params.flags = reinterpret_cast<unsigned long long*>(static_cast<char*>(args.workspace) + plan.fixup_offset);
+      params.epoch = next_launch_epoch();
+    } else if (plan.accum == WgradAccum::atomic_out) {
       GCONV_RETURN_IF_ERROR(cuda_status(cudaMemsetAsync(args.out, 0, dw_bytes, s), "cudaMemsetAsync(dw)"));
-    if (plan.accum == WgradAccum::atomic_workspace)
+    } else if (plan.accum == WgradAccum::atomic_workspace) {
       GCONV_RETURN_IF_ERROR(cuda_status(cudaMemsetAsync(args.workspace, 0, dw_bytes, s), "cudaMemsetAsync(workspace)"));
+    }
 
     void* kargs[] = {&params};
     const dim3 grid(static_cast<unsigned>(plan.blocks), static_cast<unsigned>(plan.grid_y),

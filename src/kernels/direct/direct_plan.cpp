@@ -11,6 +11,7 @@
 
 #include "core/int_math.hpp"
 #include "jit/env.hpp"
+#include "kernels/fixup.hpp"
 
 namespace gconv {
 namespace {
@@ -386,10 +387,17 @@ bool plan_rules(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_
       plan.accum = p.dtype == DType::fp32 ? WgradAccum::atomic_out : WgradAccum::atomic_workspace;
       plan.workspace = p.dtype == DType::fp32 ? 0 : static_cast<size_t>(dw * 4);
       q.acc_splits = 1;
+      if (splitk_fixup_enabled()) {
+        q.fixup = 1;
+        plan.fixup_offset = fixup_words_offset(p.dtype == DType::fp32 ? 0 : dw);
+        plan.workspace = plan.fixup_offset + fixup_words_bytes(slabs * passes);
+      }
     }
     q.splits = static_cast<int>(splits);
     plan.blocks = slabs * passes * splits;
-    plan.finish_blocks = plan.accum == WgradAccum::atomic_out ? 0 : std::min<int64_t>(ceil_div(dw, 256), 8192);
+    plan.finish_blocks = plan.accum == WgradAccum::atomic_out || q.fixup
+                             ? 0
+                             : std::min<int64_t>(ceil_div(dw, 256), 8192);
   }
   if (plan.blocks > INT32_MAX)
     return reject([&] { return fmt::format("grid of {} blocks exceeds gridDim.x", plan.blocks); });

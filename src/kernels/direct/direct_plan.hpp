@@ -52,6 +52,9 @@ inline constexpr int64_t kWgradMaxPartialBytes = int64_t{256} << 20;
 // How bwd_weight accumulates (fwd and bwd_data: none).
 enum class WgradAccum {
   none,
+  // With the one-launch fixup (params.fixup, kernels/fixup.hpp) the block of a
+  // (slab, pass) region that starts first zeroes it and the one that adds
+  // last converts it: no memset, no finish kernel. Without it:
   atomic_out,        // fp32: atomicAdd straight into dw (zeroed first); no finish kernel
   atomic_workspace,  // bf16/fp16: atomicAdd into a zeroed fp32 workspace, then finish converts
   partials,          // deterministic: per-split partials, finish sums them in split order
@@ -66,6 +69,7 @@ struct DirectPlan {
   size_t workspace = 0;
   WgradAccum accum = WgradAccum::none;
   int64_t finish_blocks = 0;  // gconv_finish grid (256 threads), 0 = not launched
+  size_t fixup_offset = 0;    // params.fixup: bytes from the workspace to the region words
   // Tile kernels: G of the grouped entry the launch runs (gconv_g<G>, Cg = Kg
   // = G in kDirectGroupedWidths; bwd_data only where block_w / per_thread is
   // a multiple of the W stride), 0 for the general or depthwise entry.

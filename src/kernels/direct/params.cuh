@@ -60,6 +60,14 @@ struct DirectParams {
   // (the rows a thread walks, so the source rows it reads again hit L1);
   // bwd_weight items are single rows.
   int rows_per_item;
+
+  // bwd_weight with atomics in one launch (common/fixup.cuh, direct/wgrad.cuh):
+  // fixup != 0 selects it (else the accumulator is zeroed before the kernel
+  // and converted by gconv_finish); flags: three words per (slab, pass)
+  // region after the accumulator; epoch: unique per launch, never 0.
+  unsigned long long* flags;
+  unsigned long long epoch;
+  int fixup;
 };
 
 }  // namespace gconv::direct

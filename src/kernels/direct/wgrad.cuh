@@ -12,16 +12,46 @@
 // Per item the block stages the dy tile and the x halo tile, each thread
 // accumulates in registers (fp32); at the end the pos_groups partial sums are
 // added in a fixed order through shared memory and the block's result goes to
-//   - atomicAdd into the fp32 accumulator (zeroed first), or
+//   - atomicAdd into the fp32 accumulator, or
 //   - (deterministic) its own split's slice of the workspace, which
 //     wgrad_finish adds up in split order.
-// wgrad_finish also converts to the output dtype (not needed for fp32 with
-// atomics, where the accumulator is dw itself).
+// With atomics the accumulator is zeroed and converted inside the launch
+// (p.fixup; common/fixup.cuh has the protocol): the splits of one (slab,
+// pass) region add into the same elements, so the split that starts first
+// zeroes the region while the others stage their tiles, every split waits
+// for that before it adds, and the split whose add completes the count
+// converts the region to the output dtype (fp32: the accumulator is dw
+// itself). A lone split stores its sums directly. Without p.fixup the
+// accumulator is zeroed by a memset and wgrad_finish converts it.
 #pragma once
 
+#include "common/fixup.cuh"
 #include "direct/common.cuh"
 
 namespace gconv::direct {
+
+// One pass over the dw elements of a (slab, pass) region, the elements the
+// block's final loop adds into: ZERO: acc = 0; else dw = dtype(acc) (nothing
+// when the accumulator is dw itself).
+template <class Cfg, bool ZERO>
+__device__ __forceinline__ void wgrad_region(const DirectParams& p, int eb0, int E, int chunk, int tpp, int fyx_n,
+                                             int fz, int fvol) {
+  using T = typename Cfg::T;
+  constexpr int SLAB = Cfg::kSlab;
+  if (!ZERO && static_cast<void*>(p.acc) == p.out) return;
+  T* dw = static_cast<T*>(p.out);
+  for (int o = threadIdx.x; o < tpp * SLAB; o += Cfg::kThreads) {
+    const int fyx = chunk * tpp + o / SLAB, e = eb0 + o % SLAB;
+    if (fyx >= fyx_n || e >= E) continue;
+    const int kk = e / p.cg, c = e - kk * p.cg;
+    const int idx = (kk * fvol + fz * fyx_n + fyx) * p.cg + c;
+    if constexpr (ZERO) {
+      p.acc[idx] = 0.f;
+    } else {
+      dw[idx] = from_f32<Cfg::kDT>(__ldcg(p.acc + idx));
+    }
+  }
+}
 
 // Grouped entries (Cg = Kg = G, compiled in): a lane's VEC pairs e0 + j are
 // kDy consecutive k (k0 = e0 / G) times their c, so they read kDy dy
@@ -118,6 +148,26 @@ __device__ __forceinline__ void wgrad(const DirectParams& p, unsigned char* smem
 #pragma unroll
     for (int j = 0; j < VEC; ++j) acc[r][j] = 0.f;
 
+  // One launch (p.fixup): the split of this region that starts first zeroes
+  // it; the shared word is read before the tiles are staged over it.
+  const int fvol = FZ * FYX;
+  dev::u64* fix = nullptr;
+  if constexpr (!Cfg::kDet) {
+    if (p.fixup && p.splits > 1) {
+      fix = p.flags + static_cast<long long>(dev::kFixupWords) * (blockIdx.x % (p.slabs * p.passes));
+      volatile int* word = reinterpret_cast<volatile int*>(smem);
+      if (threadIdx.x == 0) word[0] = dev::fixup_begin(fix, p.epoch);
+      __syncthreads();
+      const bool zero = word[0];
+      __syncthreads();
+      if (zero) {
+        wgrad_region<Cfg, true>(p, eb0, E, chunk, TPP, FYX, fz, fvol);
+        __syncthreads();  // the region is zeroed; the release below covers it
+        if (threadIdx.x == 0) dev::fixup_publish(fix, p.epoch);
+      }
+    }
+  }
+
   const T* __restrict__ x = static_cast<const T*>(p.a);
   const T* __restrict__ dy = static_cast<const T*>(p.b);
   const int it_begin = static_cast<int>(static_cast<long long>(split) * p.items / p.splits);
@@ -194,8 +244,8 @@ __device__ __forceinline__ void wgrad(const DirectParams& p, unsigned char* smem
 #pragma unroll
       for (int j = 0; j < VEC; ++j) red[((q * TS + ts) * R + r) * SLAB + lane * VEC + j] = acc[r][j];
   }
+  if (fix != nullptr && threadIdx.x == 0) dev::fixup_wait_ready(fix, p.epoch);  // the region is zeroed
   __syncthreads();
-  const int fvol = FZ * FYX;
   const int outs = TS * R * SLAB;
   for (int o = threadIdx.x; o < outs; o += Cfg::kThreads) {
     const int el = o % SLAB;
@@ -210,10 +260,20 @@ __device__ __forceinline__ void wgrad(const DirectParams& p, unsigned char* smem
     const int idx = (kk * fvol + fz * FYX + fyx) * p.cg + c;
     if constexpr (Cfg::kDet) {
       p.acc[static_cast<long long>(split) * p.dw_elements + idx] = sum;
+    } else if (p.fixup && p.splits == 1) {
+      static_cast<T*>(p.out)[idx] = from_f32<Cfg::kDT>(sum);  // the region's one split: no accumulator
     } else {
       atomicAdd(p.acc + idx, sum);
     }
   }
+  if (fix == nullptr) return;
+  __syncthreads();  // the block's sums are added (fixup_count releases them); red is no longer read
+  volatile int* word = reinterpret_cast<volatile int*>(smem);
+  if (threadIdx.x == 0) word[0] = dev::fixup_count(fix, p.splits);
+  __syncthreads();
+  if (!word[0]) return;
+  wgrad_region<Cfg, false>(p, eb0, E, chunk, TPP, FYX, fz, fvol);
+  if (threadIdx.x == 0) dev::fixup_reset(fix);
 }
 
 // dw[i] = sum over the acc_splits slices of the accumulator, in slice order,

@@ -28,6 +28,7 @@
 // run to run (cluster split-K is the deterministic mode).
 #pragma once
 
+#include "common/fixup.cuh"
 #include "common/types.cuh"
 #include "igemm/params.cuh"
 
@@ -35,6 +36,11 @@ namespace gconv {
 namespace igemm {
 
 using dev::u64;
+using dev::fixup_begin;
+using dev::fixup_count;
+using dev::fixup_publish;
+using dev::fixup_reset;
+using dev::fixup_wait_ready;
 
 // kFixOnly: the tile's one working split stores the output; kFixAdd: adds.
 enum FixupRole { kFixOnly = 0, kFixAdd = 1 };
@@ -43,56 +49,12 @@ __device__ __forceinline__ u64* fixup_words(const IgemmParams& p, int out_tile) 
   return p.flags + static_cast<long long>(kFixupWords) * out_tile;
 }
 
-__device__ __forceinline__ u64 ld_acquire_u64(const u64* a) {
-  u64 v;
-  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(v) : "l"(a) : "memory");
-  return v;
-}
-__device__ __forceinline__ void st_release_u64(u64* a, u64 v) {
-  asm volatile("st.release.gpu.global.u64 [%0], %1;\n" ::"l"(a), "l"(v) : "memory");
-}
-__device__ __forceinline__ void st_relaxed_u64(u64* a, u64 v) {
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;\n" ::"l"(a), "l"(v) : "memory");
-}
-
 // Splits of split_range's partition that get at least one K tile.
 __device__ __forceinline__ int active_splits(int gemm_k, int tile_k, int splits) {
   const int ktiles = (gemm_k + tile_k - 1) / tile_k;
   if (ktiles <= 0) return 0;
   const int per = (ktiles + splits - 1) / splits;
   return (ktiles + per - 1) / per;
-}
-
-// One thread per block, before the block's mainloop (active > 1): true for
-// the split that started first, which zeroes the tile.
-__device__ __forceinline__ bool fixup_begin(u64* w, u64 epoch) { return atomicExch(w, epoch) != epoch; }
-
-// The zeroing split, one thread, after every thread of the block has zeroed
-// its part and fenced: count = 0, then ready.
-__device__ __forceinline__ void fixup_publish(u64* w, u64 epoch) {
-  st_relaxed_u64(w + 2, 0ull);
-  __threadfence();
-  st_release_u64(w + 1, epoch);
-}
-
-// Every split, one thread, before it adds: the tile is zeroed.
-__device__ __forceinline__ void fixup_wait_ready(const u64* w, u64 epoch) {
-  while (ld_acquire_u64(w + 1) != epoch) __nanosleep(32);
-}
-
-// One thread, after every thread of the block has added its partial and
-// fenced: true for the split that completes the sum.
-__device__ __forceinline__ bool fixup_count(u64* w, int active) {
-  const u64 old = atomicAdd(w + 2, 1ull);
-  __threadfence();
-  return old + 1 == static_cast<u64>(active);
-}
-
-// The last split, one thread, after the tile is converted: the words no
-// longer hold this launch's epoch.
-__device__ __forceinline__ void fixup_reset(u64* w) {
-  st_relaxed_u64(w, 0ull);
-  st_relaxed_u64(w + 1, 0ull);
 }
 
 // Adds two adjacent floats (8-byte aligned) as one reduction.

@@ -57,8 +57,7 @@ __device__ __forceinline__ void fixup_zero(const FixupTile<Cfg, Ops>& f, int tid
   __syncthreads();  // read before the pipeline overwrites it
   if (!zero) return;
   f.template pass<true>(tid);
-  __threadfence();
-  __syncthreads();
+  __syncthreads();  // the tile is zeroed; the release below covers it
   if (tid == 0) fixup_publish(f.w, f.p.epoch);
 }
 
@@ -82,8 +81,7 @@ __device__ __forceinline__ void fixup_epilogue(const WarpMma<Cfg>& mma, const Fi
   __syncthreads();
   epilogue<Cfg>(mma, p, b.split, f.m0, f.n0, b.g0, b.ngroups, f.ops.gemm_m, gemm_n, cstride, row_off, igemm_smem,
                 kFixAdd);
-  __threadfence();
-  __syncthreads();  // the block's partial is added
+  __syncthreads();  // the block's partial is added; fixup_count releases it
   if (tid == 0) word[0] = fixup_count(f.w, f.active);
   __syncthreads();
   if (!word[0]) return;

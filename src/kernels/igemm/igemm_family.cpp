@@ -9,6 +9,7 @@
 #include "core/cuda_check.hpp"
 #include "jit/module.hpp"
 #include "kernels/family.hpp"
+#include "kernels/fixup.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
 #include "kernels/igemm/launch.hpp"
 
@@ -79,7 +80,7 @@ Status launch_plan(const char* who, const KernelTraits& t, const LoadedKernel& k
     q.ws = static_cast<float*>(args.workspace);
     if (q.fixup) {
       q.flags = reinterpret_cast<unsigned long long*>(static_cast<char*>(args.workspace) + plan.fixup_offset);
-      q.epoch = next_epoch();
+      q.epoch = next_launch_epoch();
     }
   }
 

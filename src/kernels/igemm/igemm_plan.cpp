@@ -4,15 +4,12 @@
 #include "kernels/igemm/igemm_plan.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <initializer_list>
-#include <random>
 #include <string>
 
 #include "core/int_math.hpp"
-#include "jit/env.hpp"
+#include "kernels/fixup.hpp"
 
 namespace gconv::igemm {
 namespace {
@@ -86,13 +83,12 @@ int64_t output_elements(const Problem& p) {
 // fp32 split-K workspace for an output of `out_elems` elements in
 // `out_tiles` output tiles: parallel slices, or serial's one slice followed
 // (at fixup_offset) by the fixup words of each output tile (fixup.cuh).
-size_t fixup_offset(int64_t out_elems) { return (size_t(out_elems) * sizeof(float) + 255) / 256 * 256; }
 size_t split_workspace(const KernelTraits& t, int64_t out_elems, int64_t out_tiles) {
   const size_t slice = size_t(out_elems) * sizeof(float);
   switch (t.split_mode) {
     case SplitKMode::none: return 0;
     case SplitKMode::parallel: return size_t(t.split_k) * slice;
-    case SplitKMode::serial: return fixup_offset(out_elems) + size_t(out_tiles) * kFixupWords * sizeof(uint64_t);
+    case SplitKMode::serial: return fixup_words_offset(out_elems) + fixup_words_bytes(out_tiles);
     case SplitKMode::cluster: return 0;  // partial tiles meet in shared memory
   }
   return 0;
@@ -344,29 +340,6 @@ Result<LaunchPlan> make_plan(const KernelTraits& t, const Problem& p) {
   return plan;
 }
 
-bool splitk_fixup_enabled() {
-  static const bool on = jit::process_env_int("GCONV_SPLITK_FIXUP", 0, 1).value_or(1) != 0;
-  return on;
-}
-
-unsigned long long next_epoch() {
-  static std::atomic<unsigned long long> counter{[] {
-    unsigned long long seed = static_cast<unsigned long long>(
-                                  std::chrono::steady_clock::now().time_since_epoch().count()) *
-                              0x9E3779B97F4A7C15ull;
-    try {
-      std::random_device rd;
-      seed ^= static_cast<unsigned long long>(rd()) << 32 ^ rd();
-    } catch (...) {
-      // No entropy source: the clock alone still differs between processes.
-    }
-    return seed;
-  }()};
-  unsigned long long e = counter.fetch_add(1, std::memory_order_relaxed);
-  while (e == 0) e = counter.fetch_add(1, std::memory_order_relaxed);
-  return e;
-}
-
 LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
   LaunchPlan plan;
   IgemmParams& q = plan.params;
@@ -448,7 +421,7 @@ LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
   plan.reduce_grid = unsigned(std::clamp<int64_t>(ceil_div(items, kReduceThreads), 1, kMaxReduceBlocks));
   plan.workspace = workspace_bytes(t, f);
   plan.zero_workspace = serial && !q.fixup;
-  plan.fixup_offset = serial ? fixup_offset(q.out_elems) : 0;
+  plan.fixup_offset = serial ? fixup_words_offset(q.out_elems) : 0;
   return plan;
 }
 

@@ -78,15 +78,6 @@ struct LaunchPlan {
   size_t fixup_offset = 0;      // serial split-K: bytes from the workspace to its fixup words
 };
 
-// Serial split-K converts inside gconv_main (params.fixup, igemm/fixup.cuh):
-// one launch, no memset. GCONV_SPLITK_FIXUP=0 (read once) restores the
-// zeroed slice and the reduce kernel, for A/B runs.
-bool splitk_fixup_enabled();
-
-// A 64-bit value unique per launch and never 0 (the fixup words' epoch):
-// a counter from a random start, so that no two launches of the process
-// share one.
-unsigned long long next_epoch();
 
 // Requires can_implement(t, p); returns internal_error otherwise.
 Result<LaunchPlan> make_plan(const KernelTraits& t, const Problem& p);

@@ -524,8 +524,7 @@ struct WgFixup {
     bar_sync<4>(kCT);
     if (!word[0]) return;
     pass<true>(ctid);
-    __threadfence();
-    bar_sync<4>(kCT);
+    bar_sync<4>(kCT);  // the tile is zeroed; the release below covers it
     if (ctid == 0) igemm::fixup_publish(w, p.epoch);
   }
 
@@ -543,8 +542,7 @@ struct WgFixup {
       store<Cfg>(acc, p, ops, b, m0, n0, wg * Cfg::kWgM, local, role);
     }
     if (role == igemm::kFixOnly) return;
-    __threadfence();
-    bar_sync<4>(kCT);  // the block's partial is added
+    bar_sync<4>(kCT);  // the block's partial is added; fixup_count releases it
     if (ctid == 0) word[1] = igemm::fixup_count(w, active);
     bar_sync<4>(kCT);
     if (!word[1]) return;
