@@ -214,10 +214,18 @@ TEST(DirectPlan, GroupedEntry) {
 
 TEST(DirectPlan, WorkspaceBytesAreExact) {
   // N=2, 64 channels, 16x16, 3x3: one slab, one pass, items = 2 images x 2 x 1
-  // tiles = 4 -> 4 splits; dw = 64 * 9 elements.
+  // tiles = 4 -> 4 splits; dw = 64 * 9 elements. With atomics the fp32
+  // accumulator (rounded up to 256 bytes) is followed by the one-launch
+  // fixup's three 8-byte words per (slab, pass) region (kernels/fixup.hpp).
   const int64_t dw = 64 * 9;
+  const size_t words = 3 * 8;  // one region
   Problem p = depthwise(Direction::bwd_weight, DType::bf16);
-  EXPECT_EQ(direct_family().workspace_bytes(traits(p), p), size_t(dw * 4));
+  EXPECT_EQ(direct_family().workspace_bytes(traits(p), p), size_t(dw * 4 + 255) / 256 * 256 + words);
+  Result<DirectPlan> atomic = plan_direct(traits(p), p);
+  ASSERT_TRUE(atomic.ok());
+  EXPECT_EQ(atomic->params.fixup, 1);
+  EXPECT_EQ(atomic->finish_blocks, 0);  // converted inside the launch
+  EXPECT_EQ(atomic->fixup_offset, size_t(dw * 4 + 255) / 256 * 256);
   EXPECT_EQ(direct_family().workspace_bytes(traits(p, 8, 16, 4, 8, true), p), size_t(4 * dw * 4));
   Result<DirectPlan> plan = plan_direct(traits(p, 8, 16, 4, 8, true), p);
   ASSERT_TRUE(plan.ok());
@@ -226,7 +234,11 @@ TEST(DirectPlan, WorkspaceBytesAreExact) {
   EXPECT_EQ(plan->accum, WgradAccum::partials);
   EXPECT_EQ(plan->blocks, 4);
   Problem f = depthwise(Direction::bwd_weight, DType::fp32);
-  EXPECT_EQ(direct_family().workspace_bytes(traits(f, 8, 16, 4, 4), f), 0u);  // atomics into dw
+  Result<DirectPlan> f_plan = plan_direct(traits(f, 8, 16, 4, 4), f);
+  ASSERT_TRUE(f_plan.ok());
+  const size_t f_regions = size_t(f_plan->params.slabs) * size_t(f_plan->params.passes);  // vec 4: 2 slabs
+  EXPECT_EQ(f_regions, 2u);
+  EXPECT_EQ(direct_family().workspace_bytes(traits(f, 8, 16, 4, 4), f), f_regions * words);  // atomics into dw: words only
   EXPECT_EQ(plan_direct(traits(f, 8, 16, 4, 4), f)->accum, WgradAccum::atomic_out);
   EXPECT_EQ(plan_direct(traits(f, 8, 16, 4, 4), f)->finish_blocks, 0);
   EXPECT_EQ(direct_family().workspace_bytes(traits(f, 8, 16, 4, 4, true), f), size_t(4 * dw * 4));

@@ -204,13 +204,20 @@ TEST(IgemmRules, WorkspaceIsExactlyTheSplitSlicesOfTheOutput) {
     t.split_mode = SplitKMode::parallel;
     t.split_k = 5;
     EXPECT_EQ(igemm_family().workspace_bytes(t, p), 5 * e * sizeof(float));
+    // Serial: one slice, rounded up to 256 bytes, then three 8-byte words
+    // per output tile for the one-launch fixup (kernels/fixup.hpp): no memset
+    // and no reduce launch.
     t.split_mode = SplitKMode::serial;
-    EXPECT_EQ(igemm_family().workspace_bytes(t, p), e * sizeof(float));
     Result<igemm::LaunchPlan> plan = igemm::make_plan(t, p);
     ASSERT_TRUE(plan.ok()) << plan.status().to_string();
-    EXPECT_EQ(plan->workspace, e * sizeof(float));
-    EXPECT_TRUE(plan->zero_workspace);
-    EXPECT_TRUE(plan->reduce);
+    const int64_t out_tiles = plan->grid / t.split_k;
+    const size_t slice = (e * sizeof(float) + 255) / 256 * 256;
+    EXPECT_EQ(igemm_family().workspace_bytes(t, p), slice + size_t(out_tiles) * 24);
+    EXPECT_EQ(plan->workspace, slice + size_t(out_tiles) * 24);
+    EXPECT_EQ(plan->fixup_offset, slice);
+    EXPECT_EQ(plan->params.fixup, 1);
+    EXPECT_FALSE(plan->zero_workspace);
+    EXPECT_FALSE(plan->reduce);
     EXPECT_EQ(size_t(plan->params.out_elems), e);
   }
 }
