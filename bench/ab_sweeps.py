@@ -2,7 +2,7 @@
 """A/B of two sweeps of the same (kernel, problem) pairs measured in one run.
 
     python3 bench/ab_sweeps.py --a one_tile_per_block.csv --b persistent.csv \
-        --label-a tile --label-b persistent [--family wgmma] [--match '_sk[0-9]+s_']
+        --label-a tile --label-b persistent [--family wgmma] [--match '_sk[0-9]+s_'] [--kernels-file names.txt]
 
 Prints, per direction, the geometric mean of time(A) / time(B) over the
 pairs both sweeps timed (> 1: B faster), and the same for each problem's
@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sweep_io import open_text  # noqa: E402
 
 
-def read(path, family, match=""):
+def read(path, family, match="", kernels=None):
     pattern = re.compile(match) if match else None
     out = {}
     for r in csv.DictReader(open_text(path)):
@@ -30,6 +30,8 @@ def read(path, family, match=""):
         if family and r["family"] != family:
             continue
         if pattern and not pattern.search(r["kernel"]):
+            continue
+        if kernels is not None and r["kernel"] not in kernels:
             continue
         out[(r["kernel"], r["spec"])] = float(r["latency_ms"])
     return out
@@ -47,8 +49,10 @@ def main():
     ap.add_argument("--label-b", default="B")
     ap.add_argument("--family", default="", help="only this kernel family (e.g. wgmma)")
     ap.add_argument("--match", default="", help="only kernels whose name matches this regular expression")
+    ap.add_argument("--kernels-file", default="", help="only the kernels named in this file (one per line)")
     a = ap.parse_args()
-    A, B = read(a.a, a.family, a.match), read(a.b, a.family, a.match)
+    names = set(open(a.kernels_file).read().split()) if a.kernels_file else None
+    A, B = read(a.a, a.family, a.match, names), read(a.b, a.family, a.match, names)
     common = sorted(set(A) & set(B))
     pair_ratio = defaultdict(list)
     best = defaultdict(lambda: [math.inf, math.inf])

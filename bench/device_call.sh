@@ -93,6 +93,16 @@
 #             direct tile kernel on .device/wgrad_pub.jsonl (the public set's grouped and depthwise
 #             bwd_weight problems) with GCONV_SPLITK_FIXUP=0 (memset + kernel + finish) and with the
 #             fixup in the same run (bench/ab_sweeps.py)
+#   deep      wgmma bwd_weight serial kernels with 64 / 128 splits: every bf16 one against the
+#             reference (+ DEEP_FP16 fp16 per pool); on the public bwd_weight problems
+#             (.device/bw_pub.jsonl) each problem's three best kernels of the stored sweeps
+#             (.device/bw_pairs.csv) with native cuDNN, and the new kernels; bench/best_by_label.py
+#   episep    wgmma kernels with their own epilogue staging area (kEpiSep: unsplit tiles >= 128 x 128,
+#             persistent by default): ES_SAMPLE of them per pool against the reference with the grid
+#             capped at 3 blocks (every dtype), 6 per bf16 pool on the default grid, memcheck /
+#             racecheck / synccheck (capped) on 2 per bf16 2D pool; then .device/sep_pairs.csv timed
+#             with GCONV_WGMMA_PERSISTENT=0 (one tile per block) and by default (bench/ab_sweeps.py,
+#             the kEpiSep kernels of .device/sep_names.txt and all pairs)
 # Usage: bash bench/device_call.sh STAGE...   ($OUT receives the logs)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -518,6 +528,60 @@ PY
       python3 bench/ab_sweeps.py --a /tmp/fd_0.csv --b /tmp/fd_on.csv --label-a three_launches --label-b fixup \
         | tee "$OUT/ab_direct.txt"
       tar -czf "$OUT/fd_logs.tar.gz" -C /tmp fdlogs ;;
+    deep)
+      L=/tmp/dplogs; mkdir -p $L/t $L/h
+      TEST_TIMEOUT_S=150 GCONV_GPU_TEST_FILTER='family==wgmma && split_k >= 64' LOG_DIR=$L/t timeout -k 5 170 \
+        scripts/gpu-test .device 'Pools/PoolCorrectness*bwd_weight_bf16*' > "$L/t.txt" 2>&1
+      echo "deep-split bf16 tests: $(tail -n 1 "$L/t.txt")"
+      cat $L/t/*.log 2>/dev/null | grep -h "^TALLY" | grep -v "kernels=0" | sort
+      cat $L/t/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch|wgmma_.* on " | head -n 12
+      TEST_TIMEOUT_S=80 GCONV_GPU_TEST_FILTER='family==wgmma && split_k >= 64' GCONV_GPU_TEST_SAMPLE=${DEEP_FP16:-3} \
+        LOG_DIR=$L/h timeout -k 5 90 scripts/gpu-test .device 'Pools/PoolCorrectness*bwd_weight_fp16*' > "$L/h.txt" 2>&1
+      echo "deep-split fp16 tests: $(tail -n 1 "$L/h.txt")"
+      cat $L/h/*.log 2>/dev/null | grep -h "^TALLY" | grep -v "kernels=0" | sort
+      timeout -k 5 "${DEEP_OLD_S:-150}" .device/gconv bench --problems .device/bw_pub.jsonl --pairs .device/bw_pairs.csv \
+        --provider gconv,cudnn --out /tmp/dp_old.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" 2> "$L/old_stderr.log"
+      echo "old pairs + cuDNN rc=$?: $(tail -n 1 "$L/old_stderr.log")"
+      timeout -k 5 "${DEEP_NEW_S:-120}" .device/gconv bench --problems .device/bw_pub.jsonl \
+        --filter 'family==wgmma && split_k >= 64' --out /tmp/dp_new.csv --warmup 2 --repeats 7 --jobs "$ncpu" \
+        2> "$L/new_stderr.log"
+      echo "new kernels rc=$?: $(tail -n 1 "$L/new_stderr.log")"
+      cp /tmp/dp_old.csv /tmp/dp_all.csv; tail -n +2 /tmp/dp_new.csv >> /tmp/dp_all.csv
+      python3 bench/best_by_label.py --baseline cudnn before=/tmp/dp_old.csv deep=/tmp/dp_new.csv with_deep=/tmp/dp_all.csv \
+        cudnn=/tmp/dp_old.csv:cudnn --per-problem "$OUT/deep_per_problem.csv" | tee "$OUT/deep_report.txt"
+      for f in old new; do .device/zstd -q -T0 -12 /tmp/dp_$f.csv -o "$OUT/dp_$f.csv.zst"; done
+      tar -czf "$OUT/dp_logs.tar.gz" -C /tmp dplogs ;;
+    episep)
+      L=/tmp/eslogs; mkdir -p $L/c $L/d
+      F='family==wgmma && split_k == 1 && tile_m >= 128 && tile_n >= 128'
+      GCONV_WGMMA_PERSISTENT=3 TEST_TIMEOUT_S=150 GCONV_GPU_TEST_FILTER="$F" GCONV_GPU_TEST_SAMPLE=${ES_SAMPLE:-10} \
+        LOG_DIR=$L/c timeout -k 5 180 scripts/gpu-test .device 'Pools/PoolCorrectness*' > "$L/c.txt" 2>&1
+      echo "kEpiSep-eligible wgmma, grid capped at 3: $(tail -n 1 "$L/c.txt")"
+      cat $L/c/*.log 2>/dev/null | grep -h "^TALLY" | grep -v "kernels=0" | sort
+      cat $L/c/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch|wgmma_.* on " | head -n 12
+      TEST_TIMEOUT_S=100 GCONV_GPU_TEST_FILTER="$F" GCONV_GPU_TEST_SAMPLE=6 LOG_DIR=$L/d timeout -k 5 110 \
+        scripts/gpu-test .device 'Pools/PoolCorrectness*bf16*' > "$L/d.txt" 2>&1
+      echo "default grid: $(tail -n 1 "$L/d.txt")"
+      cat $L/d/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
+      for tool in memcheck racecheck synccheck; do
+        mkdir -p $L/san_$tool
+        GCONV_WGMMA_PERSISTENT=3 GCONV_GPU_TEST_FILTER="$F" GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=$L/san_$tool \
+          timeout -k 5 70 scripts/gpu-test .device 'Pools/PoolCorrectness*bf16_2d' > "$L/san_$tool.txt" 2>&1
+        echo "$tool: $(tail -n 1 "$L/san_$tool.txt") | $(cat $L/san_$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      done
+      grep -v '^#' problems/cudnn_public_h200.jsonl > /tmp/pub.jsonl
+      for mode in 0 on; do
+        ( [ "$mode" = on ] && unset GCONV_WGMMA_PERSISTENT || export GCONV_WGMMA_PERSISTENT=0
+          timeout -k 10 "${ES_S:-100}" .device/gconv bench --problems /tmp/pub.jsonl --pairs .device/sep_pairs.csv \
+            --out /tmp/es_$mode.csv --warmup 2 --repeats "${REPEATS:-7}" --jobs "$ncpu" 2> "$L/es_${mode}_stderr.log" )
+        echo "episep bench $mode rc=$?: $(tail -n 1 "$L/es_${mode}_stderr.log")"
+        .device/zstd -q -T0 -12 /tmp/es_$mode.csv -o "$OUT/es_$mode.csv.zst"
+      done
+      python3 bench/ab_sweeps.py --a /tmp/es_0.csv --b /tmp/es_on.csv --label-a tile --label-b persistent_sep \
+        --kernels-file .device/sep_names.txt | tee "$OUT/ab_sep.txt"
+      python3 bench/ab_sweeps.py --a /tmp/es_0.csv --b /tmp/es_on.csv --label-a tile --label-b persistent_sep \
+        | tee "$OUT/ab_sep_all.txt"
+      tar -czf "$OUT/es_logs.tar.gz" -C /tmp eslogs ;;
     gtests)
       L=/tmp/gtlogs; mkdir -p $L/dir $L/odd $L/all $L/san
       TEST_TIMEOUT_S=60 GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_FILTER='window_w==0' \
@@ -734,14 +798,15 @@ PY
       .device/zstd -q -T0 -12 /tmp/dw_train_sweep.csv -o "$OUT/dw_train_window.csv.zst" ;;
     ncu)
       # Nsight Compute on one launch of chosen kernels (NCU_CASES: "spec|filter;..."): throughput
-      # against the ceilings, memory traffic, warp stalls.
+      # against the ceilings, memory traffic, warp stalls (NCU_EXTRA: more ncu arguments,
+      # e.g. "--section SourceCounters --section SchedulerStats").
       IFS=';' read -ra cases <<<"${NCU_CASES:-fwd_bf16_n32c256k256_h56w56_y3x3_p1|family==wgmma && tile_m==256 && tile_n==128 && stages==4;fwd_bf16_n32c256k256_h56w56_y3x3_p1|family==igemm && tile_m==128 && tile_n==256 && tile_k==64 && stages==3 && warps_n==4}"
       i=0
       for c in "${cases[@]}"; do
         spec=${c%%|*}; filt=${c#*|}; i=$((i + 1))
         timeout -k 5 120 ncu --clock-control none --kernel-name "${NCU_KERNEL:-gconv_main}" --launch-skip 3 --launch-count 1 \
           --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
-          --section LaunchStats --section ComputeWorkloadAnalysis \
+          --section LaunchStats --section ComputeWorkloadAnalysis ${NCU_EXTRA:-} \
           .device/gconv run "$spec" --policy exhaustive --filter "$filt" --tuning-cache off --warmup 3 --repeats 2 \
           > "$OUT/ncu_$i.txt" 2>&1
         echo "ncu $i rc=$? $spec [$filt]"

@@ -108,9 +108,7 @@ struct WgmmaConfig {
   // role to the consumers (igemm/fixup.cuh; the ring may hold the next tile).
   static constexpr int kFixOffset = kBarOffset + 2 * STAGES * 8;
   static constexpr int kFixBytes = SPLIT == igemm::kSplitSerial ? 16 : 0;
-  // + the slack that aligns the ring to 1024 bytes (dynamic shared memory is
-  // only 16-byte aligned); wgmma_plan.cpp's smem_bytes mirrors this.
-  static constexpr int kSmemBytes = kFixOffset + kFixBytes + 1024;
+  static constexpr int kEpiOffset = kFixOffset + kFixBytes;
   // Stages a producer thread keeps in flight before it publishes the oldest:
   // it then waits for a stage the consumers released one tile earlier. At
   // STAGES - 1 the producer, publishing tile t, would wait for the release of
@@ -135,6 +133,17 @@ struct WgmmaConfig {
   static constexpr int kOutPitch = TN * kOutBytes + 16;
   static constexpr int kStagedBytes = TM * kOutPitch + TM * 4;
   static constexpr bool kStaged = kStagedBytes <= kBarOffset;
+  // A staging area of its own (kEpiSep) for unsplit tiles of at least 128 x
+  // 128 outputs where it fits beside the ring: a persistent block's
+  // consumers stage and store tile t there while the producer already fills
+  // the ring with tile t + 1, so large tiles keep 16-byte stores on the
+  // persistent grid (wgmma_family.cpp runs these kernels persistent).
+  static constexpr int kMaxSmem = 232448;  // igemm::kMaxSmemBytes
+  static constexpr bool kEpiSep =
+      SPLIT == igemm::kSplitNone && TM * TN >= 128 * 128 && kEpiOffset + kStagedBytes + 1024 <= kMaxSmem;
+  // + the slack that aligns the ring to 1024 bytes (dynamic shared memory is
+  // only 16-byte aligned); wgmma_plan.cpp's smem_bytes mirrors this.
+  static constexpr int kSmemBytes = kEpiOffset + (kEpiSep ? kStagedBytes : 0) + 1024;
   // Two blocks per SM (128 registers a thread) when the accumulators fit half
   // of that and the producer's copies are at least 8 bytes (narrower ones
   // mean more copy slots per thread, which spill under the cap).

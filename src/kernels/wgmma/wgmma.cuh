@@ -340,14 +340,15 @@ __device__ __forceinline__ void store(const WgAcc<Cfg>& acc, const IgemmParams& 
 // stores its rows with 16-byte vectors along the output's contiguous
 // channels. stage_tile writes a warpgroup's rows (and their output offsets)
 // into the ring; store_staged then stores them.
+// stage_rows writes a warpgroup's rows into `buf` (the ring, or the
+// kernel's own staging area: kEpiSep) without a barrier of its own.
 template <class Cfg, class Ops>
-__device__ __forceinline__ void stage_tile(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops, int m0,
+__device__ __forceinline__ void stage_rows(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops, int m0,
                                            int wg, unsigned char* ring, int ctid) {
   constexpr int P = Cfg::kOutPitch, OB = Cfg::kOutBytes;
   const int warp = ctid >> 5, lane = ctid & 31;
   const int row0 = wg * Cfg::kWgM;
   int* rows = reinterpret_cast<int*>(ring + Cfg::kTileM * P);
-  bar_sync<1>(kWarpgroup * Cfg::kConsumers);  // every consumer is done with the ring
   for (int r = ctid; r < Cfg::kWgM; r += kWarpgroup) {
     const int m = m0 + row0 + r;
     rows[row0 + r] = m < ops.gemm_m ? ops.row_off(p, m) : -1;
@@ -374,19 +375,53 @@ __device__ __forceinline__ void stage_tile(const WgAcc<Cfg>& acc, const IgemmPar
 }
 
 template <class Cfg, class Ops>
-__device__ __forceinline__ void store_staged(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
-                                             const BlockPos& b, int m0, int n0, int wg, unsigned char* ring,
-                                             int ctid, int role = igemm::kFixAdd) {
-  constexpr int P = Cfg::kOutPitch, OB = Cfg::kOutBytes, V = 16 / OB;
-  const int row0 = wg * Cfg::kWgM;
-  const int* rows = reinterpret_cast<const int*>(ring + Cfg::kTileM * P);
-  stage_tile<Cfg>(acc, p, ops, m0, wg, ring, ctid);
-  // This warpgroup's rows are staged (one barrier per warpgroup).
+__device__ __forceinline__ void stage_tile(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops, int m0,
+                                           int wg, unsigned char* ring, int ctid) {
+  bar_sync<1>(kWarpgroup * Cfg::kConsumers);  // every consumer is done with the ring
+  stage_rows<Cfg>(acc, p, ops, m0, wg, ring, ctid);
+}
+
+// A barrier over one consumer warpgroup (named barriers 2 and 3).
+__device__ __forceinline__ void wg_sync(int wg) {
   if (wg == 0) {
     bar_sync<2>(kWarpgroup);
   } else {
     bar_sync<3>(kWarpgroup);
   }
+}
+
+// Stores a warpgroup's staged rows from `ring` (see stage_rows).
+template <class Cfg, class Ops>
+__device__ __forceinline__ void store_rows(const IgemmParams& p, const Ops& ops, const BlockPos& b, int n0, int wg,
+                                           const unsigned char* ring, int ctid, int role);
+
+template <class Cfg, class Ops>
+__device__ __forceinline__ void store_staged(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
+                                             const BlockPos& b, int m0, int n0, int wg, unsigned char* ring,
+                                             int ctid, int role = igemm::kFixAdd) {
+  stage_tile<Cfg>(acc, p, ops, m0, wg, ring, ctid);
+  wg_sync(wg);  // this warpgroup's rows are staged
+  store_rows<Cfg>(p, ops, b, n0, wg, ring, ctid, role);
+}
+
+// kEpiSep: the kernel's own staging area, so the ring keeps filling with the
+// next tile. A warpgroup's rows are written and read by its own threads
+// only: the barrier before staging also ends its reads of the previous tile.
+template <class Cfg, class Ops>
+__device__ __forceinline__ void store_sep(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
+                                          const BlockPos& b, int m0, int n0, int wg, unsigned char* epi, int ctid) {
+  wg_sync(wg);
+  stage_rows<Cfg>(acc, p, ops, m0, wg, epi, ctid);
+  wg_sync(wg);
+  store_rows<Cfg>(p, ops, b, n0, wg, epi, ctid, igemm::kFixOnly);
+}
+
+template <class Cfg, class Ops>
+__device__ __forceinline__ void store_rows(const IgemmParams& p, const Ops& ops, const BlockPos& b, int n0, int wg,
+                                           const unsigned char* ring, int ctid, int role) {
+  constexpr int P = Cfg::kOutPitch, OB = Cfg::kOutBytes, V = 16 / OB;
+  const int row0 = wg * Cfg::kWgM;
+  const int* rows = reinterpret_cast<const int*>(ring + Cfg::kTileM * P);
   const int gemm_n = ops.gemm_n(p);
   const long long goff = (long long)b.g0 * ops.col_stride(p) +
                          (Cfg::kSplit == igemm::kSplitParallel ? (long long)b.split * p.out_elems : 0);
@@ -676,6 +711,10 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
             fix.finish(acc, wg, local, ctid, ring_ptr, Cfg::kStaged && tile + static_cast<int>(gridDim.x) >= tiles);
             continue;
           }
+        }
+        if constexpr (Cfg::kEpiSep) {
+          store_sep<Cfg>(acc, p, ops, b, m0, n0, wg, ring_ptr + Cfg::kEpiOffset, local);
+          continue;
         }
         if constexpr (Cfg::kStaged) {
           if (tile + static_cast<int>(gridDim.x) >= tiles) {

@@ -36,6 +36,8 @@ int persistent_setting() {
 // block vs persistent, same run, one H100 (2026-11-25,
 // notes/device-runs.md): on 102 training problems, tiles <= 128x64 1.010,
 // larger 0.931; the rule was read off those and reported on the public set.
+// Kernels with a staging area of their own (wgmma::epilogue_separate: unsplit
+// tiles of at least 128 x 128) keep 16-byte stores there and run persistent.
 constexpr int kPersistentMaxTileOutputs = 128 * 64;
 
 // The persistent grid (wgmma.cuh walks the output tiles in strides of the
@@ -44,7 +46,8 @@ constexpr int kPersistentMaxTileOutputs = 128 * 64;
 Status cap_grid(const KernelTraits& t, const LoadedKernel& k, igemm::LaunchPlan& plan) {
   const int setting = persistent_setting();
   if (t.split_mode == SplitKMode::cluster || setting == 0 || k.entries.empty()) return Status::Ok();
-  if (setting < 0 && t.tile_m * t.tile_n > kPersistentMaxTileOutputs) return Status::Ok();
+  if (setting < 0 && t.tile_m * t.tile_n > kPersistentMaxTileOutputs && !wgmma::epilogue_separate(t))
+    return Status::Ok();
   unsigned cap = 0;
   if (setting > 0) {
     cap = unsigned(setting);

@@ -57,15 +57,34 @@ size_t staged_fp32_bytes(const KernelTraits& t) { return size_t(t.tile_m) * (siz
 
 }  // namespace
 
-size_t smem_bytes(const KernelTraits& t) {
-  // Mirrors WgmmaConfig: A and B tiles each rounded up to 1024 bytes, the
-  // full and empty mbarriers (8 bytes each per stage), serial split-K's two
-  // fixup words, 1024 bytes of slack to align the ring to the swizzle period.
+namespace {
+
+// Mirrors WgmmaConfig: A and B tiles each rounded up to 1024 bytes, the full
+// and empty mbarriers (8 bytes each per stage), serial split-K's two fixup
+// words (kEpiOffset); the output tile staged with rows padded by 16 bytes and
+// one int a row (kStagedBytes).
+size_t ring_and_words(const KernelTraits& t) {
   const size_t eb = size_t(elem_bytes(t.dtype));
   const size_t a = round_up(size_t(t.tile_m) * t.tile_k * eb, 1024);
   const size_t b = round_up(size_t(t.tile_n) * t.tile_k * eb, 1024);
   const size_t fix = t.split_mode == SplitKMode::serial ? 16 : 0;
-  return size_t(t.stages) * (a + b + 16) + fix + 1024;
+  return size_t(t.stages) * (a + b + 16) + fix;
+}
+size_t staged_bytes(const KernelTraits& t) {
+  const size_t ob = t.split_mode != SplitKMode::none || t.dtype == DType::fp32 ? 4 : 2;
+  return size_t(t.tile_m) * (size_t(t.tile_n) * ob + 16) + size_t(t.tile_m) * 4;
+}
+
+}  // namespace
+
+bool epilogue_separate(const KernelTraits& t) {
+  return t.split_mode == SplitKMode::none && t.tile_m * t.tile_n >= 128 * 128 &&
+         ring_and_words(t) + staged_bytes(t) + 1024 <= igemm::kMaxSmemBytes;
+}
+
+size_t smem_bytes(const KernelTraits& t) {
+  // + 1024 bytes of slack to align the ring to the swizzle period.
+  return ring_and_words(t) + (epilogue_separate(t) ? staged_bytes(t) : 0) + 1024;
 }
 
 bool traits_ok(const KernelTraits& t, std::string* why) {

@@ -51,6 +51,11 @@ bool can_implement(const KernelTraits& t, const igemm::ProblemFacts& f, std::str
 // 1024 bytes, the swizzle period), the mbarriers, and alignment slack.
 size_t smem_bytes(const KernelTraits& t);
 
+// The kernel stages its output tiles in shared memory of its own beside the
+// ring (WgmmaConfig::kEpiSep: unsplit tiles of at least 128 x 128 where it
+// fits), so it runs on the persistent grid by default.
+bool epilogue_separate(const KernelTraits& t);
+
 size_t workspace_bytes(const KernelTraits& t, const Problem& p);
 
 std::string instance_source(const KernelTraits& t);
