@@ -261,7 +261,13 @@ TEST(DirectPlan, WgradSplitsTapsAcrossSlotsAndPositions) {
   EXPECT_EQ(plan->params.tap_slots, 3);
   EXPECT_EQ(plan->params.pos_groups, 10);
   EXPECT_EQ(plan->params.passes, 1);
-  EXPECT_EQ(plan->params.splits, 896);  // 1024 blocks wanted, but only 32 x 7 x 4 items
+  // 512 blocks wanted with atomics in one launch (kWgradTargetBlocksOneLaunch;
+  // 32 x 7 x 4 = 896 items); the deterministic variant wants 1024 but has
+  // only the 896 items.
+  EXPECT_EQ(plan->params.splits, 512);
+  Result<DirectPlan> det = plan_direct(traits(p, 8, 16, 4, 8, true), p);
+  ASSERT_TRUE(det.ok());
+  EXPECT_EQ(det->params.splits, 896);
   // 3D 7x7x7: 49 taps per z-slice fit 128 tap places -> 7 passes.
   Problem q = p;
   q.ndim = 3;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -54,13 +55,14 @@ int grouped_width(const KernelTraits& t, const Problem& p, int64_t cg, int64_t k
   return 0;
 }
 
-// GCONV_DIRECT_WGRAD_BLOCKS=N (64..65536) replaces kWgradTargetBlocks, for
-// A/B measurements of the bwd_weight split; read once, anything else is
-// ignored. The deterministic summation order then follows N too.
-int64_t wgrad_target_blocks() {
-  static const int64_t v =
-      jit::process_env_int("GCONV_DIRECT_WGRAD_BLOCKS", 64, 65536).value_or(kWgradTargetBlocks);
-  return v;
+// GCONV_DIRECT_WGRAD_BLOCKS=N (64..65536) replaces kWgradTargetBlocks and
+// kWgradTargetBlocksOneLaunch, for A/B measurements of the bwd_weight split;
+// read once, anything else is ignored. The deterministic summation order then
+// follows N too.
+int64_t wgrad_target_blocks(bool one_launch) {
+  static const std::optional<long long> v = jit::process_env_int("GCONV_DIRECT_WGRAD_BLOCKS", 64, 65536);
+  if (v) return *v;
+  return one_launch ? kWgradTargetBlocksOneLaunch : kWgradTargetBlocks;
 }
 
 // Staged rows (or columns) of a source tile for `tile` destination
@@ -377,7 +379,8 @@ bool plan_rules(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_
 
     const int64_t dw = p.k * p.filter_volume() * cg;
     q.dw_elements = static_cast<int>(dw);
-    int64_t splits = std::clamp<int64_t>(ceil_div(wgrad_target_blocks(), slabs * passes), 1, items);
+    const bool one_launch = !t.deterministic && splitk_fixup_enabled();
+    int64_t splits = std::clamp<int64_t>(ceil_div(wgrad_target_blocks(one_launch), slabs * passes), 1, items);
     if (t.deterministic) {
       splits = std::max<int64_t>(1, std::min(splits, kWgradMaxPartialBytes / (dw * 4)));
       plan.accum = WgradAccum::partials;

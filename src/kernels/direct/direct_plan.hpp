@@ -48,6 +48,13 @@ inline constexpr size_t kMaxSmemBytes = 232448;
 inline constexpr int64_t kWgradTargetBlocks = 1024;
 // ... and the deterministic partials stay below this size.
 inline constexpr int64_t kWgradMaxPartialBytes = int64_t{256} << 20;
+// With atomics in one launch (kernels/fixup.hpp) every block waits for its
+// atomics before it counts, so fewer, longer blocks pay: same run, one H200,
+// every non-deterministic direct tile kernel, target 512 / 1024: each of 45
+// depthwise training problems' best 1.018 (256: 1.022, 2048: 0.979, repeat
+// 1.001); reported on the public set's 40 grouped and depthwise bwd_weight
+// problems: 1.050 (notes/device-runs.md, twelfth session).
+inline constexpr int64_t kWgradTargetBlocksOneLaunch = 512;
 
 // How bwd_weight accumulates (fwd and bwd_data: none).
 enum class WgradAccum {
