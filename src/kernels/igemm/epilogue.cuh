@@ -10,23 +10,30 @@
 namespace gconv {
 namespace igemm {
 
+// Stores two adjacent results converted to the output dtype at out[idx],
+// out[idx + 1]: one paired access when both exist and idx is even (aligned),
+// else singles.
+template <class Cfg>
+__device__ __forceinline__ void store_pair_out(const IgemmParams& p, int idx, float v0, float v1, bool ok0, bool ok1) {
+  typedef dev::Elem<Cfg::kDType> E;
+  typename Cfg::T* out = static_cast<typename Cfg::T*>(p.dst);
+  if (ok0 && ok1 && (idx & 1) == 0) {
+    E::store2(out + idx, v0, v1);
+  } else {
+    if (ok0) out[idx] = E::from_f32(v0);
+    if (ok1) out[idx + 1] = E::from_f32(v1);
+  }
+}
+
 // Stores two horizontally adjacent results (columns nn, nn + 1) at idx, idx + 1.
-// One paired access when both exist and idx is even (aligned), else singles.
 // Serial split-K: `role` (fixup.cuh) when p.fixup is set, else atomics into
 // the zeroed slice.
 template <class Cfg>
 __device__ __forceinline__ void store_pair(const IgemmParams& p, int split, int idx, float v0, float v1, bool ok0,
                                            bool ok1, int role = kFixAdd) {
-  typedef dev::Elem<Cfg::kDType> E;
   if constexpr (Cfg::kSplit == kSplitSerial) {
     if (role == kFixOnly) {
-      typename Cfg::T* out = static_cast<typename Cfg::T*>(p.dst);
-      if (ok0 && ok1 && (idx & 1) == 0) {
-        E::store2(out + idx, v0, v1);
-      } else {
-        if (ok0) out[idx] = E::from_f32(v0);
-        if (ok1) out[idx + 1] = E::from_f32(v1);
-      }
+      store_pair_out<Cfg>(p, idx, v0, v1, ok0, ok1);
     } else if (ok0 && ok1 && (idx & 1) == 0) {
       red_add_v2(p.ws + idx, v0, v1);
     } else {
@@ -34,13 +41,7 @@ __device__ __forceinline__ void store_pair(const IgemmParams& p, int split, int 
       if (ok1) atomicAdd(p.ws + idx + 1, v1);
     }
   } else if constexpr (Cfg::kSplit == kSplitNone) {
-    typename Cfg::T* out = static_cast<typename Cfg::T*>(p.dst);
-    if (ok0 && ok1 && (idx & 1) == 0) {
-      E::store2(out + idx, v0, v1);
-    } else {
-      if (ok0) out[idx] = E::from_f32(v0);
-      if (ok1) out[idx + 1] = E::from_f32(v1);
-    }
+    store_pair_out<Cfg>(p, idx, v0, v1, ok0, ok1);
   } else if constexpr (Cfg::kSplit == kSplitParallel) {
     float* ws = p.ws + static_cast<long long>(split) * p.out_elems;
     if (ok0 && ok1 && (idx & 1) == 0) {

@@ -46,7 +46,7 @@ using dev::fixup_wait_ready;
 enum FixupRole { kFixOnly = 0, kFixAdd = 1 };
 
 __device__ __forceinline__ u64* fixup_words(const IgemmParams& p, int out_tile) {
-  return p.flags + static_cast<long long>(kFixupWords) * out_tile;
+  return p.flags + static_cast<long long>(dev::kFixupWords) * out_tile;
 }
 
 // Splits of split_range's partition that get at least one K tile.

@@ -16,9 +16,6 @@ enum DirId { kFwd = 0, kBwdData = 1, kBwdWeight = 2 };
 // kSplitCluster: wgmma only (the splits of a tile are one cluster and add
 // through distributed shared memory; wgmma/wgmma.cuh store_cluster).
 enum SplitId { kSplitNone = 0, kSplitParallel = 1, kSplitSerial = 2, kSplitCluster = 3 };
-// Serial split-K in one launch: 64-bit words per output tile after the fp32
-// slice (tag, ready, count; igemm/fixup.cuh). kernels/fixup.hpp mirrors it.
-constexpr int kFixupWords = 3;
 
 struct IgemmParams {
   // GEMM operands and result, see igemm.cuh: fwd: a = x, b = w, dst = y;

@@ -338,10 +338,10 @@ __device__ __forceinline__ void store(const WgAcc<Cfg>& acc, const IgemmParams& 
 // MMAs (so the ring is idle: the producer's last copies were consumed), each
 // warpgroup writes its accumulators as output-typed rows into the ring, then
 // stores its rows with 16-byte vectors along the output's contiguous
-// channels. stage_tile writes a warpgroup's rows (and their output offsets)
-// into the ring; store_staged then stores them.
-// stage_rows writes a warpgroup's rows into `buf` (the ring, or the
-// kernel's own staging area: kEpiSep) without a barrier of its own.
+// channels. stage_rows writes a warpgroup's rows (and their output offsets)
+// into the ring, or into the kernel's own staging area (kEpiSep), without a
+// barrier of its own; stage_tile is that after a barrier over the consumers;
+// store_rows stores the staged rows and store_staged does all three.
 template <class Cfg, class Ops>
 __device__ __forceinline__ void stage_rows(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops, int m0,
                                            int wg, unsigned char* ring, int ctid) {
@@ -391,31 +391,6 @@ __device__ __forceinline__ void wg_sync(int wg) {
 }
 
 // Stores a warpgroup's staged rows from `ring` (see stage_rows).
-template <class Cfg, class Ops>
-__device__ __forceinline__ void store_rows(const IgemmParams& p, const Ops& ops, const BlockPos& b, int n0, int wg,
-                                           const unsigned char* ring, int ctid, int role);
-
-template <class Cfg, class Ops>
-__device__ __forceinline__ void store_staged(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
-                                             const BlockPos& b, int m0, int n0, int wg, unsigned char* ring,
-                                             int ctid, int role = igemm::kFixAdd) {
-  stage_tile<Cfg>(acc, p, ops, m0, wg, ring, ctid);
-  wg_sync(wg);  // this warpgroup's rows are staged
-  store_rows<Cfg>(p, ops, b, n0, wg, ring, ctid, role);
-}
-
-// kEpiSep: the kernel's own staging area, so the ring keeps filling with the
-// next tile. A warpgroup's rows are written and read by its own threads
-// only: the barrier before staging also ends its reads of the previous tile.
-template <class Cfg, class Ops>
-__device__ __forceinline__ void store_sep(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
-                                          const BlockPos& b, int m0, int n0, int wg, unsigned char* epi, int ctid) {
-  wg_sync(wg);
-  stage_rows<Cfg>(acc, p, ops, m0, wg, epi, ctid);
-  wg_sync(wg);
-  store_rows<Cfg>(p, ops, b, n0, wg, epi, ctid, igemm::kFixOnly);
-}
-
 template <class Cfg, class Ops>
 __device__ __forceinline__ void store_rows(const IgemmParams& p, const Ops& ops, const BlockPos& b, int n0, int wg,
                                            const unsigned char* ring, int ctid, int role) {
@@ -477,6 +452,28 @@ __device__ __forceinline__ void store_rows(const IgemmParams& p, const Ops& ops,
     }
   }
 }
+
+template <class Cfg, class Ops>
+__device__ __forceinline__ void store_staged(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
+                                             const BlockPos& b, int m0, int n0, int wg, unsigned char* ring,
+                                             int ctid, int role = igemm::kFixAdd) {
+  stage_tile<Cfg>(acc, p, ops, m0, wg, ring, ctid);
+  wg_sync(wg);  // this warpgroup's rows are staged
+  store_rows<Cfg>(p, ops, b, n0, wg, ring, ctid, role);
+}
+
+// kEpiSep: the kernel's own staging area, so the ring keeps filling with the
+// next tile. A warpgroup's rows are written and read by its own threads
+// only: the barrier before staging also ends its reads of the previous tile.
+template <class Cfg, class Ops>
+__device__ __forceinline__ void store_sep(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
+                                          const BlockPos& b, int m0, int n0, int wg, unsigned char* epi, int ctid) {
+  wg_sync(wg);
+  stage_rows<Cfg>(acc, p, ops, m0, wg, epi, ctid);
+  wg_sync(wg);
+  store_rows<Cfg>(p, ops, b, n0, wg, epi, ctid, igemm::kFixOnly);
+}
+
 
 // Cluster split-K (Cfg::kCluster): the p.splits blocks of one output tile
 // are one cluster (rank = split) and each has staged its fp32 partial tile
