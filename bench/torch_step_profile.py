@@ -51,15 +51,7 @@ def run(net, mode, steps, cprof):
         gconv.convert(model)
         gconv.warmup(model, data[0][0], dtype=torch.bfloat16)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    loss_fn = torch.nn.CrossEntropyLoss()
-
-    def step(i):
-        x, y = data[i % len(data)]
-        opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
+    step = tts.make_step(model, data, opt, torch.nn.CrossEntropyLoss())
 
     for i in range(5):
         step(i)

@@ -63,6 +63,19 @@ def batches(shape, classes, fmt, count=4):
              torch.randint(0, classes, (shape[0],), device="cuda", generator=g)) for _ in range(count)]
 
 
+def make_step(fwd, data, opt, loss_fn):
+    """One training step on batch i % len(data): bf16 autocast forward, backward, optimizer; its loss."""
+    def step(i):
+        x, y = data[i % len(data)]
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = loss_fn(fwd(x), y)
+        loss.backward()
+        opt.step()
+        return loss.detach()
+    return step
+
+
 def gpu_times_us(prof):
     """(all kernels, convolution kernels) device time in microseconds."""
     total = conv = 0.0
@@ -91,15 +104,7 @@ def run(net: str, mode: str):
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
     fwd = torch.compile(model) if mode.endswith("compile") else model
-
-    def step(i):
-        x, y = data[i % len(data)]
-        opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = loss_fn(fwd(x), y)
-        loss.backward()
-        opt.step()
-        return loss.detach()
+    step = make_step(fwd, data, opt, loss_fn)
 
     losses = []
     t0 = time.monotonic()
