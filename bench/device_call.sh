@@ -103,6 +103,11 @@
 #             racecheck / synccheck (capped) on 2 per bf16 2D pool; then .device/sep_pairs.csv timed
 #             with GCONV_WGMMA_PERSISTENT=0 (one tile per block) and by default (bench/ab_sweeps.py,
 #             the kEpiSep kernels of .device/sep_names.txt and all pairs)
+#   retime    re-measure the (kernel, problem) pairs of .device/rt_pairs.csv over .device/rt_problems.csv
+#             (bench/retime_pairs.py: kernels whose times changed since the stored sweeps, with anchors)
+#             for RT_S seconds (default 540), no checks -> $OUT/rt_rows.csv.zst
+#   abpicks   two selectors' picks (.device/ab_pairs.csv, the union) on AB_PROBLEMS (default the public
+#             cuDNN shapes) with native cuDNN in the same run -> $OUT/ab_picks.csv.zst (bench/compare_picks.py)
 # Usage: bash bench/device_call.sh STAGE...   ($OUT receives the logs)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -280,6 +285,20 @@ for stage in "$@"; do
           scripts/gpu-test .device 'Pools/PoolCorrectness.*bf16*' > "$OUT/wsan_$tool.txt" 2>&1
         echo "$tool: $(tail -n 1 "$OUT/wsan_$tool.txt") | $(cat /tmp/wsan_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       done ;;
+    abpicks)
+      timeout -k 10 "${AB_S:-420}" .device/gconv bench --problems "${AB_PROBLEMS:-problems/cudnn_public_h200.jsonl}" \
+        --pairs .device/ab_pairs.csv --provider gconv,cudnn --out /tmp/ab.csv --warmup 2 --repeats 5 --check none \
+        --jobs "$ncpu" --progress-s 60 2> "$OUT/ab_bench.log"
+      echo "abpicks bench rc=$?"; grep -v ETA "$OUT/ab_bench.log" | tail -n 3
+      .device/zstd -q -T0 -12 /tmp/ab.csv -o "$OUT/ab_picks.csv.zst" ;;
+    retime)
+      for f in rt_pairs rt_problems; do [ -f .device/$f.csv.zst ] && .device/zstd -dqf .device/$f.csv.zst -o .device/$f.csv; done
+      echo "retime: $(($(wc -l < .device/rt_pairs.csv) - 1)) pairs, $(($(wc -l < .device/rt_problems.csv) - 1)) problems"
+      timeout -k 10 "${RT_S:-540}" .device/gconv bench --problems .device/rt_problems.csv --pairs .device/rt_pairs.csv \
+        --out /tmp/rt.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --progress-s 60 --jobs "$ncpu" \
+        2> "$OUT/rt_bench.log"
+      echo "retime bench rc=$?"; tail -n 2 "$OUT/rt_bench.log"; echo "rows: $(wc -l < /tmp/rt.csv)"
+      .device/zstd -q -T0 -12 /tmp/rt.csv -o "$OUT/rt_rows.csv.zst" ;;
     candrows)
       filt=${CAND_FILTER:-family==wgmma || window_w > 0}
       for dt in bf16 fp16 fp32; do

@@ -27,7 +27,7 @@ namespace gconv::cli {
 namespace {
 
 struct EvalFlags {
-  std::string model, compare, data, per_problem, rows, plots, json;
+  std::string model, compare, data, per_problem, rows, plots, json, stale_kernels, fresh;
   int candidates = 0;
   bool strict = false;
 };
@@ -58,9 +58,17 @@ void register_eval_command(CLI::App& app) {
                   "score only each problem's K best kernels by the analytic estimate plus the analytic best of "
                   "each kernel class, as the registry does with RegistryOptions::model_candidates (32); default 0 = all");
   cmd->add_flag("--strict", f->strict, "a sweep row of an invalid problem is an error (default: skipped and counted)");
+  cmd->add_option("--stale-kernels", f->stale_kernels,
+                  "kernel filter: these kernels changed after some sweeps measured them; their rows are read only "
+                  "from the --fresh files");
+  cmd->add_option("--fresh", f->fresh, "comma list of --data files measured with the current kernels");
   cmd->callback([f] {
     heuristic::LoadStats stats;
-    auto d = heuristic::load_sweeps(bench::split_list(f->data), &stats, 2, f->strict);
+    const std::vector<std::string> files = bench::split_list(f->data);
+    auto stale = heuristic::make_stale_rows(f->stale_kernels, f->fresh.empty() ? std::vector<std::string>{}
+                                                                              : bench::split_list(f->fresh), files);
+    if (!stale.ok()) fail(stale.status().to_string());
+    auto d = heuristic::load_sweeps(files, &stats, 2, f->strict, &*stale);
     if (!d.ok()) fail(d.status().to_string());
     std::string model_dir;
     auto sel = heuristic::load_model_for_data(f->model, d->gpu, &model_dir);
@@ -82,6 +90,12 @@ void register_eval_command(CLI::App& app) {
     std::printf("data: %s\nmodel %s (objective %s, trained on %s)\n%s", stats.summary().c_str(), model_dir.c_str(),
                 s.manifest().objective.c_str(), g.name.c_str(), heuristic::format_slices(model_slices).c_str());
     std::printf("\nanalytic policy on the same problems\n%s", heuristic::format_slices(an_slices).c_str());
+    const heuristic::CandidateCoverage cov = heuristic::candidate_coverage(*d, scored);
+    if (f->candidates > 0)
+      std::printf("\ncandidates (analytic top %d + the first of each class): %.1f a problem; the oracle kernel is "
+                  "outside them in %.1f%% of the problems; their best reaches %.4f of the oracle on average "
+                  "(min %.4f)\n",
+                  f->candidates, cov.mean_candidates, 100.0 * cov.oracle_outside, cov.mean_ceiling, cov.min_ceiling);
 
     // --compare: the second model on the same rows and candidates.
     std::vector<std::pair<std::string, heuristic::Summary>> cmp_slices;
@@ -115,6 +129,12 @@ void register_eval_command(CLI::App& app) {
       j["data"] = f->data;
       j["model_slices"] = put(model_slices);
       j["analytic_slices"] = put(an_slices);
+      if (f->candidates > 0)
+        j["candidates"] = {{"top_k", f->candidates},
+                           {"mean_candidates", cov.mean_candidates},
+                           {"oracle_outside", cov.oracle_outside},
+                           {"mean_ceiling", cov.mean_ceiling},
+                           {"min_ceiling", cov.min_ceiling}};
       if (!f->compare.empty()) {
         j["compare"] = {{"model", cmp_dir},
                         {"slices", put(cmp_slices)},

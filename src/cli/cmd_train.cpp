@@ -17,7 +17,7 @@ struct TrainFlags {
   std::string data, out, gpu, objectives = "reg,rank:pairwise,rank:ndcg", objective, warm_start, revision,
       model_format = "json";
   int candidates = 0, prefilter_keep = 0;
-  std::string prefilter;
+  std::string prefilter, stale_kernels, fresh;
   int folds = 5, rounds = 200, depth = 7, threads = 0, seed = 0;
   double eta = 0.1, subsample = 0.8, colsample = 0.8, min_child_weight = 1;
   bool strict = false;
@@ -61,6 +61,10 @@ void register_train_command(CLI::App& app) {
   cmd->add_option("--prefilter-keep", f->prefilter_keep, "candidates the prefilter passes on per problem");
   cmd->add_option("--revision", f->revision, "source revision recorded in the manifest (e.g. git describe)");
   cmd->add_flag("--strict", f->strict, "a sweep row of an invalid problem is an error (default: skipped and counted)");
+  cmd->add_option("--stale-kernels", f->stale_kernels,
+                  "kernel filter: these kernels changed after some sweeps measured them; their rows are read only "
+                  "from the --fresh files");
+  cmd->add_option("--fresh", f->fresh, "comma list of --data files measured with the current kernels");
   cmd->callback([f, cmd] {
     auto gt = problem_io::read_text_file(f->gpu);
     if (!gt.ok()) fail(gt.status().to_string());
@@ -69,6 +73,8 @@ void register_train_command(CLI::App& app) {
     heuristic::TrainOptions o;
     o.data = bench::split_list(f->data);
     o.strict = f->strict;
+    o.stale_kernels = f->stale_kernels;
+    if (!f->fresh.empty()) o.fresh = bench::split_list(f->fresh);
     o.out = f->out;
     o.gpu = *g;
     // 'none': no cross-validation, only the final model of --objective

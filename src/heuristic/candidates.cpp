@@ -27,14 +27,20 @@ constexpr int kIgemmFirst = 1, kWgmmaFirst = kIgemmFirst + kGemmClasses;
 constexpr int kClusterFirst = kWgmmaFirst + kGemmClasses;
 // tinyc: one class.
 constexpr int kTinycClass = kClusterFirst + 2 * 5;
-constexpr int kClasses = kTinycClass + 1;
+// The direct family's register-window kernels and its deterministic tile
+// kernels: the analytic estimate judges them apart from the atomic tile
+// kernels (class 0) and got them wrong as a group (window bwd_weight ranked
+// behind every tile kernel while measuring 2-3x faster on the public
+// depthwise layers), so each class keeps its own best candidate.
+constexpr int kWindowClass = kTinycClass + 1, kDirectDetClass = kTinycClass + 2;
+constexpr int kClasses = kDirectDetClass + 1;
 
 }  // namespace
 
 static_assert(kClasses <= 256, "kernel_class fits a uint8_t");
 
 int kernel_class(const KernelTraits& t) {
-  if (t.family == Family::direct) return 0;
+  if (t.family == Family::direct) return t.win_fx > 0 ? kWindowClass : t.deterministic ? kDirectDetClass : 0;
   if (t.family == Family::tinyc) return kTinycClass;
   const int large = t.tile_m * t.tile_n >= 128 * 128 ? 1 : 0;
   if (t.split_mode == SplitKMode::cluster) return kClusterFirst + large * 5 + vec_index(t.vec);
@@ -103,6 +109,35 @@ std::vector<bool> top_rows_by_score(const Dataset& d, const std::vector<float>& 
     for (size_t i = size_t(keep); i < n; ++i) out[rows[i]] = false;
   }
   return out;
+}
+
+CandidateCoverage candidate_coverage(const Dataset& d, const std::vector<bool>& rows) {
+  CandidateCoverage c;
+  size_t cands = 0, outside = 0;
+  double ceiling = 0;
+  for (size_t g = 0; g < d.groups(); ++g) {
+    float best = 0;
+    size_t n = 0;
+    for (size_t r = d.begin[g]; r < d.begin[g + 1]; ++r) {
+      if (!rows[r]) continue;
+      best = n == 0 ? d.time_ms[r] : std::min(best, d.time_ms[r]);
+      ++n;
+    }
+    if (n == 0) continue;
+    ++c.problems;
+    cands += n;
+    const float oracle = d.best_ms(g);
+    outside += best > oracle ? 1 : 0;
+    const double e = double(oracle) / double(best);
+    ceiling += e;
+    c.min_ceiling = std::min(c.min_ceiling, e);
+  }
+  if (c.problems > 0) {
+    c.mean_candidates = double(cands) / double(c.problems);
+    c.oracle_outside = double(outside) / double(c.problems);
+    c.mean_ceiling = ceiling / double(c.problems);
+  }
+  return c;
 }
 
 std::vector<float> score_rows(const Selector& s, const Dataset& d, const std::vector<bool>& rows, const GpuProps& g,

@@ -30,7 +30,8 @@
 
 namespace gconv::heuristic {
 
-// A small id of the kernel's class: direct kernels are one class (0); igemm
+// A small id of the kernel's class: direct tile kernels (0), with their
+// deterministic and register-window kernels as two more classes; igemm
 // kernels (1..30) and wgmma kernels (31..60) each by split-K mode (none /
 // parallel / serial) x tile area (>= 128x128 or smaller) x vector width. The
 // analytic model judges the two GEMM families by different tensor rates, so
@@ -59,6 +60,18 @@ std::vector<bool> model_candidate_rows(const Dataset& d, const std::vector<float
 // (ties: the earlier row); keep <= 0: every row. The cascade's second stage
 // sees these.
 std::vector<bool> top_rows_by_score(const Dataset& d, const std::vector<float>& scores, int keep);
+
+// How well a candidate subset (model_candidate_rows) can do at best: per
+// problem its fastest candidate against the problem's oracle (its fastest
+// row, or the dataset's oracle_ms).
+struct CandidateCoverage {
+  size_t problems = 0;
+  double mean_candidates = 0;  // candidates per problem
+  double oracle_outside = 0;   // share of problems whose oracle kernel is not a candidate
+  double mean_ceiling = 0;     // mean of oracle time / fastest candidate's time
+  double min_ceiling = 1;
+};
+CandidateCoverage candidate_coverage(const Dataset& d, const std::vector<bool>& rows);
 
 // Selector::score of the rows with rows[row], problem by problem, as
 // selection scores a candidate list; the other rows get -1e30.

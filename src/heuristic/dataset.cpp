@@ -4,11 +4,14 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <set>
 
 #include "core/fnv1a.hpp"
 #include "perf/sweep_csv.hpp"
+#include "pool/arch_rules.hpp"
+#include "pool/filter.hpp"
 
 namespace gconv::heuristic {
 
@@ -26,7 +29,7 @@ std::string LoadStats::summary() const {
          " rows in groups too small to rank" +
          (invalid ? ", " + std::to_string(invalid) + " rows of invalid problems skipped, the first: " + first_invalid
                   : std::string()) +
-         ")";
+         (stale ? ", " + std::to_string(stale) + " stale rows dropped" : std::string()) + ")";
 }
 
 const char* kind_of(const Problem& p) {
@@ -59,8 +62,30 @@ bool parse_float(const std::string& s, float* out) {
 
 }  // namespace
 
+Result<StaleRows> make_stale_rows(const std::string& expr, const std::vector<std::string>& fresh,
+                                  const std::vector<std::string>& data) {
+  StaleRows out;
+  if (expr.empty()) {
+    if (!fresh.empty()) return invalid_argument("--fresh needs --stale-kernels (which kernels the fresh files update)");
+    return out;
+  }
+  auto f = Filter::parse(expr);
+  if (!f.ok()) return invalid_argument("--stale-kernels: " + f.status().message());
+  auto rules = load_default_arch_rules();
+  if (!rules.ok()) return rules.status();
+  for (const std::string& path : fresh) {
+    if (std::find(data.begin(), data.end(), path) == data.end())
+      return invalid_argument("--fresh " + path + " is not one of the --data files");
+    out.fresh.insert(path);
+  }
+  auto filter = std::make_shared<const Filter>(std::move(*f));
+  auto arch = std::make_shared<const ArchRules>(std::move(*rules));
+  out.is_stale = [filter, arch](const KernelTraits& t) { return filter->matches(*arch, t); };
+  return out;
+}
+
 Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* stats_out, size_t min_rows,
-                            bool strict) {
+                            bool strict, const StaleRows* stale) {
   LoadStats stats;
   Dataset d;
   std::map<std::string, std::vector<Row>> by_spec;  // ordered: a stable group order
@@ -71,6 +96,7 @@ Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* st
     auto t = bench::read_sweep_csv(path);
     if (!t.ok()) return t.status();
     ++stats.files;
+    const bool drop_stale = stale != nullptr && stale->is_stale && !stale->fresh.count(path);
     for (const char* col : {"kernel", "spec", "provider", "status", "latency_ms", "gpu"})
       if (t->column(col) < 0) return parse_error(path + ": not a sweep file (no '" + std::string(col) + "' column)");
     const int c_kernel = t->column("kernel"), c_spec = t->column("spec"), c_prov = t->column("provider"),
@@ -104,6 +130,10 @@ Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* st
       auto k = parse_kernel_name(r.kernel);
       if (!k.ok()) return parse_error(where() + ": " + k.status().message());
       r.traits = *k;
+      if (drop_stale && stale->is_stale(r.traits)) {
+        ++stats.stale;
+        continue;
+      }
       auto pit = problem_of.find(r.spec);
       if (pit == problem_of.end()) {
         auto bad = invalid_spec.find(r.spec);

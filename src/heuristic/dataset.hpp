@@ -9,6 +9,8 @@
 // a corrupt file is never half-read.
 #pragma once
 
+#include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,7 +49,18 @@ struct LoadStats {
   // first one's file, row and rule are kept for the summary.
   size_t invalid = 0;
   std::string first_invalid;
+  // Rows of stale kernels (StaleRows) dropped from files that are not fresh.
+  size_t stale = 0;
   std::string summary() const;
+};
+
+// Kernels whose code changed after some sweeps measured them: their rows are
+// read only from the `fresh` files (those measured since, e.g. by
+// bench/retime_pairs.py), so that no model learns a time the kernel no longer
+// takes (gconv train / eval --stale-kernels EXPR --fresh FILES).
+struct StaleRows {
+  std::function<bool(const KernelTraits&)> is_stale;  // empty: no kernel is stale
+  std::set<std::string> fresh;                        // paths as given in the data list
 };
 
 // Reads every file (CSV, .gz, .zst); groups with fewer than `min_rows` ok
@@ -55,8 +68,13 @@ struct LoadStats {
 // files' GPUs differ or nothing is left. Rows of invalid problems are
 // skipped and counted in LoadStats, or with `strict` (--strict) the first
 // one is an invalid_argument naming its file, line and rule.
+// StaleRows from a kernel filter expression (pool/filter.hpp, sm90 rules)
+// and the fresh files, each of which must be one of `data`.
+Result<StaleRows> make_stale_rows(const std::string& expr, const std::vector<std::string>& fresh,
+                                  const std::vector<std::string>& data);
+
 Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* stats = nullptr, size_t min_rows = 2,
-                            bool strict = false);
+                            bool strict = false, const StaleRows* stale = nullptr);
 
 // The rows with keep[row] (groups left with fewer than `min_rows` are
 // dropped); oracle_ms keeps each group's best time over all of d's rows.

@@ -26,6 +26,7 @@
 #include "core/int_math.hpp"
 #include "core/json_depth.hpp"
 #include "kernels/direct/direct_plan.hpp"
+#include "kernels/fixup.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
 #include "kernels/tinyc/tinyc_plan.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
@@ -554,7 +555,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
     } else if (t.split_mode == SplitKMode::serial) {
       workspace = out_el * 4;
       out_l2 += (split + 2) * workspace;
-      launches += 2;  // memset + reduce as the training sweeps measured them (see analytic.cpp)
+      if (!splitk_fixup_enabled()) launches += 2;  // memset + reduce (see analytic.cpp)
     }  // cluster split-K: no workspace, one launch (partials meet in shared memory)
     l2_bytes = blocks * k_iters * bytes_per_kstep + out_l2;
     set(x_log_bytes_per_kstep, lg(bytes_per_kstep));
@@ -596,7 +597,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
       // The spatial tensor the tiles cover: y for fwd and bwd_weight, dx for bwd_data.
       const int64_t rows = p.direction == Direction::bwd_data ? p.in[1] : od[1];
       const int64_t cols = p.direction == Direction::bwd_data ? p.in[2] : od[2];
-      blocks = double(std::max<int64_t>(1, plan->blocks));
+      blocks = double(std::max<int64_t>(1, plan->total_blocks()));
       smem = double(plan->smem);
       workspace = double(plan->workspace);
       split = wgrad ? std::max(1, q.splits) : 1;
@@ -637,10 +638,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
         const double weights_per_block = double(filt_vol) * ceil_div(dst, slabs) * src_per_dst * eb;
         l2_bytes = blocks * (double(q.tile_rows) * q.tile_cols * q.src_cstride * eb + weights_per_block) + out_el * eb;
       }
-      // As the training sweeps measured them (see analytic.cpp): memset and finish.
-      const bool atomic = plan->accum == WgradAccum::atomic_out || plan->accum == WgradAccum::atomic_workspace;
-      const bool finish = plan->accum == WgradAccum::atomic_workspace || plan->accum == WgradAccum::partials;
-      launches += (finish ? 1 : 0) + (atomic ? 1 : 0);
+      launches += plan->launches() - 1;  // as analytic.cpp counts them
       set(x_log_bytes_per_block, lg(l2_bytes / blocks));
     } else {
       plan.reset();  // not implementable: the analytic estimate ranks it last

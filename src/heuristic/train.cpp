@@ -252,7 +252,9 @@ Result<TrainReport> train_selector(const TrainOptions& given) {
   // Before the data is read: a bad parameter fails in a moment, not after
   // minutes of loading.
   GCONV_RETURN_IF_ERROR(validate_params(o.params));
-  auto d = load_sweeps(o.data, &rep.load, 2, o.strict);
+  auto stale = make_stale_rows(o.stale_kernels, o.fresh, o.data);
+  if (!stale.ok()) return stale.status();
+  auto d = load_sweeps(o.data, &rep.load, 2, o.strict, &*stale);
   if (!d.ok()) return d.status();
   if (o.gpu.name != "none" && o.gpu.name != d->gpu)
     return invalid_argument("the data was measured on " + d->gpu + " but --gpu describes " + o.gpu.name);
@@ -391,6 +393,11 @@ Result<TrainReport> train_selector(const TrainOptions& given) {
   m["data"] = files;
   m["rows"] = rep.rows;
   if (o.candidates > 0) m["train_candidates"] = o.candidates;
+  if (!o.stale_kernels.empty()) {
+    m["stale_kernels"] = o.stale_kernels;
+    m["fresh_data"] = o.fresh;
+    m["stale_rows_dropped"] = rep.load.stale;
+  }
   if (pre) {
     // The prefilter travels with the model: a copy of its folder.
     const std::filesystem::path dst = std::filesystem::path(o.out) / "prefilter";

@@ -33,6 +33,10 @@ class Selector;
 struct TrainOptions {
   std::vector<std::string> data;  // sweep CSVs
   bool strict = false;            // a row of an invalid problem is an error, not skipped (--strict)
+  // Kernels (filter expression) whose rows are read only from the `fresh`
+  // files (dataset.hpp StaleRows); "" = every row of every file.
+  std::string stale_kernels;
+  std::vector<std::string> fresh;
   std::string out;                // model folder ("" = evaluate only)
   GpuProps gpu;                   // the GPU that measured the data
   std::vector<std::string> objectives = {"reg", "rank:pairwise", "rank:ndcg"};

@@ -33,7 +33,8 @@
 //             L2   = blocks x k_iters x (gpb x tile_m + tile_n) x tile_k x dtype
 //                    (every A and B tile load: the re-reads across tiles)
 //                    + output writes (split-K: split x fp32 slices + reduce)
-//   launches  1, +1 reduce with split-K, +1 memset with serial split-K
+//   launches  1, +1 reduce with parallel split-K (serial split-K converts in the
+//             kernel: kernels/fixup.hpp; +memset +reduce with GCONV_SPLITK_FIXUP=0)
 // wgmma (warp-specialized warpgroup MMA): the igemm formula with
 //   mma peak  x kWgmmaOverMmaSync (1.6): the device file's mma_sync rates are
 //             about half of Hopper's wgmma peak (989 / 495 TFLOP/s dense);
@@ -56,7 +57,8 @@
 //             that rate x 0.22 for grouped problems' tile kernels with a
 //             grouped entry (Cg = Kg = 2, 4, 8) and x 0.10 for the others
 //             with C/G or K/G > 1 (measured, see the constants)
-//   launches 1, +1 finish kernel, +1 memset for atomic accumulation
+//   launches 1, +1 finish kernel for deterministic partials (atomic
+//            accumulation is zeroed and converted in the kernel; DirectPlan::launches)
 //   register-window kernels: L2 = items x filter rows x window pixels (+ R
 //   dy pixels for bwd_weight) x C, one launch
 // vec_penalty = 1 + 0.25 x log2(16 / (vec x dtype bytes)): narrower global
@@ -71,6 +73,7 @@
 
 #include "core/int_math.hpp"
 #include "kernels/direct/direct_plan.hpp"
+#include "kernels/fixup.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
 #include "kernels/tinyc/tinyc_plan.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
@@ -218,11 +221,9 @@ double gemm_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticPr
   } else if (t.split_mode == SplitKMode::serial) {
     ws_bytes = double(out) * 4;
     out_l2 += (t.split_k + 2) * ws_bytes;  // zeroing, split_k atomic adds, the convert's read
-    // memset + reduce as the stored training sweeps measured them; the
-    // one-launch fixup (kernels/fixup.hpp) saves them: count it once the
-    // training sweeps are re-measured with it (the learned model's features
-    // mirror this estimate).
-    launches += 2;
+    // The one-launch fixup (kernels/fixup.hpp) zeroes and converts inside the
+    // kernel; without it a memset and a reduce kernel run beside it.
+    if (!splitk_fixup_enabled()) launches += 2;
   }
   // SplitKMode::cluster: the partial tiles meet in distributed shared memory,
   // neither L2 nor a second launch.
@@ -245,7 +246,7 @@ double direct_ms(const KernelTraits& t, const AnalyticKernel& ak, const Analytic
   }
   const DirectPlan& plan = *plan_or;
   const direct::DirectParams& q = plan.params;
-  b->blocks = std::max<int64_t>(1, plan.blocks);
+  b->blocks = std::max<int64_t>(1, plan.total_blocks());
   b->tile_efficiency = -1;  // not modeled: a direct tile wastes only its edge
   b->blocks_per_sm = blocks_per_sm(ak.regs, d, plan.threads, int64_t(plan.smem));
   const int warps = std::max(1, plan.threads / kWarp);
@@ -277,14 +278,9 @@ double direct_ms(const KernelTraits& t, const AnalyticKernel& ak, const Analytic
   }
   const double dram = double(ops.x + ops.w + ops.y) * eb + 2.0 * plan.workspace;
   const double memory = std::max(dram / (d.hbm_gbps * 1e6), l2 / (d.l2_gbps * 1e6));
-  // Launches as the stored training sweeps measured them (memset + kernel +
-  // finish for atomic accumulation): the learned model's features mirror
-  // this estimate, and its training rows predate the one-launch fixup
-  // (kernels/fixup.hpp), which saves those two launches' overhead. Count one
-  // launch once the training sweeps are re-measured with it.
-  const bool atomic = plan.accum == WgradAccum::atomic_out || plan.accum == WgradAccum::atomic_workspace;
-  const bool finishes = plan.accum == WgradAccum::atomic_workspace || plan.accum == WgradAccum::partials;
-  const int launches = 1 + (finishes ? 1 : 0) + (atomic ? 1 : 0);
+  // memset + kernel + finish for atomic accumulation without the one-launch
+  // fixup (kernels/fixup.hpp), the finish alone for per-split partials.
+  const int launches = plan.launches();
   finish(compute, memory, vec_penalty(ap, t.vec), launches, d, b);
   return b->total_ms;
 }

@@ -51,6 +51,9 @@ TEST(WgmmaClasses, FollowIgemmsAndKeepItsIds) {
         if (t.split_mode == SplitKMode::cluster) EXPECT_GE(c, 61) << kernel_name(t);
       } else if (t.family == Family::tinyc) {
         EXPECT_EQ(c, 71) << kernel_name(t);  // one class, after the cluster split-K classes
+      } else if (t.family == Family::direct && (t.win_fx > 0 || t.deterministic)) {
+        // The register-window and the deterministic direct kernels: a class each, after tinyc.
+        EXPECT_EQ(c, t.win_fx > 0 ? 72 : 73) << kernel_name(t);
       } else {
         EXPECT_LT(c, 31) << kernel_name(t);
       }

@@ -81,6 +81,15 @@ struct DirectPlan {
   // = G in kDirectGroupedWidths; bwd_data only where block_w / per_thread is
   // a multiple of the W stride), 0 for the general or depthwise entry.
   int grouped = 0;
+  // Every block of the main launch (gconv_win's grid is 3D).
+  int64_t total_blocks() const { return blocks * grid_y * grid_z; }
+  // Kernel launches run() makes: the main kernel, plus a memset and a finish
+  // kernel where the one-launch fixup is off.
+  int launches() const {
+    if (params.fixup) return 1;
+    const bool atomic = accum == WgradAccum::atomic_out || accum == WgradAccum::atomic_workspace;
+    return 1 + (atomic ? 1 : 0) + (finish_blocks > 0 ? 1 : 0);
+  }
 };
 
 Result<DirectPlan> plan_direct(const KernelTraits& t, const Problem& p);

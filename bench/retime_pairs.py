@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Kernel pairs to re-measure after kernels changed under stored sweeps (issue 19).
+
+  retime_pairs.py --select SELECT.jsonl --sweep SWEEP.csv[.zst] [--sweep ...] \
+      [--top 48] [--anchors 3] [--limit N] [--seed S] --pairs OUT_PAIRS.csv --problems OUT_PROBLEMS.csv
+
+SELECT: `gconv select --policy analytic --top 1000 --json` over the problems
+(every applicable kernel in analytic order). For each problem the kernels the
+learned model would score (heuristic/candidates.hpp: the analytic top --top
+plus the first kernel of every class the top lacks) are kept when their
+measured time changed since the stored sweeps (`changed` below); beside them
+the --anchors fastest kernels of the stored sweeps that did NOT change, so
+that the new rows can be compared with (and, measured on another GPU or on
+another day, scaled to) the stored rows of the same problem
+(bench/retime_merge.py). --limit keeps a seeded random subset of problems,
+balanced over directions; the problems are written in a seeded random order.
+
+Standard library only (zstd for .zst through the zstd command).
+"""
+import argparse
+import csv
+import io
+import json
+import random
+import re
+import subprocess
+import sys
+from collections import defaultdict
+
+TILE = re.compile(r"_m(\d+)n(\d+)k\d+_")
+SPLIT = re.compile(r"_sk(\d+)([psc]?)_")
+VEC = re.compile(r"_v(\d+)(?:_|$)")
+WINDOW = re.compile(r"_w\d+s\d+$")
+
+
+def vec_index(v):
+    return {1: 0, 2: 1, 4: 2, 8: 3}.get(v, 4)
+
+
+def kernel_class(name):
+    """heuristic/candidates.cpp's kernel_class, from the kernel's name."""
+    fam = name.split("_", 1)[0]
+    if fam == "direct":
+        return 72 if WINDOW.search(name) else 73 if name.endswith("_det") else 0
+    if fam == "tinyc":
+        return 71
+    m = TILE.search(name)
+    large = 1 if m and int(m.group(1)) * int(m.group(2)) >= 128 * 128 else 0
+    v = VEC.search(name)
+    vi = vec_index(int(v.group(1)) if v else 0)
+    s = SPLIT.search(name)
+    mode = s.group(2) if s and int(s.group(1)) > 1 else ""
+    if mode == "c":
+        return 61 + large * 5 + vi
+    split = {"": 0, "p": 1, "s": 2}[mode]
+    first = 31 if fam == "wgmma" else 1
+    return first + (split * 2 + large) * 5 + vi
+
+
+def changed(name):
+    """Kernels whose times moved since the stored training sweeps: every wgmma
+    kernel (persistent grid, separate epilogue staging, one-launch serial
+    split-K, deep splits), igemm serial split-K (one launch), the direct
+    family's atomic bwd_weight tile kernels (one launch, 512-block target)
+    and its register-window kernels (bwd rows were never swept)."""
+    fam = name.split("_", 1)[0]
+    if fam == "wgmma":
+        return True
+    if fam == "igemm":
+        s = SPLIT.search(name)
+        return bool(s and s.group(2) == "s" and int(s.group(1)) > 1)
+    if fam == "direct":
+        if WINDOW.search(name):
+            return True
+        return name.startswith("direct_bwd_weight_") and not name.endswith("_det")
+    return False
+
+
+def candidates(ranked, top):
+    """The first `top` kernels, then the first of every class not yet seen."""
+    keep = list(ranked[:top])
+    seen = {kernel_class(k) for k in keep}
+    for k in ranked[top:]:
+        c = kernel_class(k)
+        if c not in seen:
+            keep.append(k)
+            seen.add(c)
+    return keep
+
+
+def open_text(path):
+    if path.endswith(".zst"):
+        return io.StringIO(subprocess.run(["zstd", "-dqc", path], check=True, capture_output=True).stdout.decode())
+    return open(path, newline="")
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--select", required=True, action="append")
+    ap.add_argument("--sweep", required=True, action="append")
+    ap.add_argument("--top", type=int, default=48)
+    ap.add_argument("--anchors", type=int, default=3)
+    ap.add_argument("--limit", type=int, default=0, help="problems kept (0: all), balanced over directions")
+    ap.add_argument("--seed", type=int, default=19)
+    ap.add_argument("--pairs", required=True)
+    ap.add_argument("--problems", required=True)
+    ap.add_argument("--problem-csv", action="append", default=[], help="problem CSVs the specs come from")
+    a = ap.parse_args(argv)
+
+    ranked = {}
+    for path in a.select:
+        with open(path) as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                j = json.loads(line)
+                names = [r["kernel"] for r in j.get("ranked", []) if not r["kernel"].startswith("naive_")]
+                if names:
+                    ranked[j["spec"]] = names
+    stored = defaultdict(dict)
+    for path in a.sweep:
+        for r in csv.DictReader(l for l in open_text(path) if not l.startswith("#")):
+            if r["spec"] not in ranked or r["status"] != "ok" or r.get("provider", "gconv") != "gconv":
+                continue
+            t = float(r["latency_ms"])
+            k = r["kernel"]
+            if k not in stored[r["spec"]] or t < stored[r["spec"]][k]:
+                stored[r["spec"]][k] = t
+
+    specs = sorted(s for s in ranked if s in stored)
+    if a.limit and a.limit < len(specs):
+        by_dir = defaultdict(list)
+        for s in specs:
+            by_dir[s.split("_bf16_")[0].split("_fp16_")[0].split("_fp32_")[0]].append(s)
+        rng = random.Random(a.seed)
+        per = a.limit // max(1, len(by_dir))
+        specs = sorted(x for d in sorted(by_dir) for x in rng.sample(by_dir[d], min(per, len(by_dir[d]))))
+
+    rows = []
+    n_changed = n_anchor = 0
+    for s in specs:
+        cand = [k for k in candidates(ranked[s], a.top) if changed(k)]
+        anchors = sorted((t, k) for k, t in stored[s].items() if not changed(k))[: a.anchors]
+        rows += [(k, s) for k in cand] + [(k, s) for _, k in anchors]
+        n_changed += len(cand)
+        n_anchor += len(anchors)
+    with open(a.pairs, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["kernel", "spec"])
+        w.writerows(rows)
+    keep = set(specs)
+    header = None
+    out = []
+    for path in a.problem_csv:
+        with open(path, newline="") as f:
+            rd = csv.reader(l for l in f if not l.startswith("#"))
+            h = next(rd)
+            header = header or h
+            si = h.index("spec")
+            out += [r for r in rd if r[si] in keep]
+    with open(a.problems, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        if header:
+            w.writerow(header)
+        seen = set()
+        # Seeded random order: a sweep cut by its time limit measured a random
+        # subset of the problems, not the first rows of one network.
+        random.Random(a.seed).shuffle(out)
+        for r in out:
+            if r[header.index("spec")] not in seen:
+                seen.add(r[header.index("spec")])
+                w.writerow(r)
+    print(f"retime_pairs: {len(specs)} problems, {n_changed} changed pairs, {n_anchor} anchors", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
