@@ -9,28 +9,17 @@ holds every (kernel, spec) of the picks files (kernel,spec CSVs, e.g.
 `gconv select --json` turned into pairs, or a policy sweep's gconv rows).
 Per direction and per class (bench/class_report.py): the geometric
 mean of cuDNN best / pick time for each selector, of A's time / B's time
-(> 1: B faster), and how many picks differ. Standard library only.
+(> 1: B faster), and how many picks differ. Standard library only (zstd for .zst through the zstd command).
 """
 import argparse
-import csv
-import io
 import math
 import os
-import subprocess
 import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from class_report import Shape  # noqa: E402
-
-
-def read_rows(path):
-    if path.endswith(".zst"):
-        text = subprocess.run(["zstd", "-dqc", path], check=True, capture_output=True).stdout.decode()
-    else:
-        with open(path, newline="") as f:
-            text = f.read()
-    return list(csv.DictReader(l for l in io.StringIO(text) if not l.startswith("#")))
+from sweep_io import read_rows  # noqa: E402
 
 
 def gmean(v):

@@ -26,24 +26,14 @@ Standard library only (zstd for .zst through the zstd command).
 """
 import argparse
 import csv
-import io
 import os
 import statistics
-import subprocess
 import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from retime_pairs import changed  # noqa: E402
-
-
-def read_rows(path):
-    if path.endswith(".zst"):
-        text = subprocess.run(["zstd", "-dqc", path], check=True, capture_output=True).stdout.decode()
-    else:
-        with open(path, newline="") as f:
-            text = f.read()
-    return csv.DictReader(l for l in io.StringIO(text) if not l.startswith("#"))
+from sweep_io import read_rows  # noqa: E402
 
 
 def spec_set(path):
@@ -69,9 +59,9 @@ def main(argv):
     new = []
     fields = None
     for path in a.new:
-        rd = read_rows(path)
-        fields = fields or rd.fieldnames
-        for r in rd:
+        rows = read_rows(path)
+        fields = fields or (list(rows[0].keys()) if rows else None)
+        for r in rows:
             if r["status"] != "ok" or r.get("provider", "gconv") != "gconv":
                 continue
             if (only is not None and r["spec"] not in only) or r["spec"] in exclude:

@@ -19,13 +19,13 @@ Standard library only (zstd for .zst through the zstd command).
 """
 import argparse
 import csv
-import io
 import json
 import random
 import re
-import subprocess
 import sys
 from collections import defaultdict
+
+from sweep_io import read_rows
 
 TILE = re.compile(r"_m(\d+)n(\d+)k\d+_")
 SPLIT = re.compile(r"_sk(\d+)([psc]?)_")
@@ -88,12 +88,6 @@ def candidates(ranked, top):
     return keep
 
 
-def open_text(path):
-    if path.endswith(".zst"):
-        return io.StringIO(subprocess.run(["zstd", "-dqc", path], check=True, capture_output=True).stdout.decode())
-    return open(path, newline="")
-
-
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--select", required=True, action="append")
@@ -119,7 +113,7 @@ def main(argv):
                     ranked[j["spec"]] = names
     stored = defaultdict(dict)
     for path in a.sweep:
-        for r in csv.DictReader(l for l in open_text(path) if not l.startswith("#")):
+        for r in read_rows(path):
             if r["spec"] not in ranked or r["status"] != "ok" or r.get("provider", "gconv") != "gconv":
                 continue
             t = float(r["latency_ms"])

@@ -15,6 +15,13 @@ def open_text(path):
     return open(path, encoding="utf-8")
 
 
+def read_rows(path):
+    """The dict rows of a CSV (plain, .gz or .zst), comment lines ('#') skipped."""
+    import csv
+    with open_text(path) as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
 def _lst(v):
     """One value when all are equal, else the comma list (the spec grammar)."""
     return str(v[0]) if all(x == v[0] for x in v) else ",".join(map(str, v))
