@@ -13,6 +13,7 @@
 #include <string>
 
 #include "../registry/registry_test_util.hpp"
+#include "kernels/direct/direct_plan.hpp"
 #include "kernels/family.hpp"
 #include "pool/pool.hpp"
 
@@ -177,6 +178,31 @@ TEST(RegistryAnalytic, EveryEstimateIsFiniteAndPositive) {
     EXPECT_GT(n, 0) << s;
     EXPECT_GT(naive_ms(p, d), 0);
   }
+}
+
+
+// The register-window kernels' grid is 3D (blocks x channel slabs x filter
+// rows for bwd_weight): the estimate counts every block (it once counted the
+// 8 blocks of a cluster, so the estimate ranked these kernels last), and
+// they run in one launch.
+TEST(RegistryAnalytic, WindowKernelsCountTheirWholeGrid) {
+  const Problem p = spec("bwd_weight_bf16_n32c144k144g144_h56w56_y3x3_p1");
+  const DeviceInfo& d = test_device();
+  auto pool = load_pool(*d.rules, p.direction, p.dtype);
+  ASSERT_TRUE(pool.ok());
+  int windows = 0;
+  for (const KernelTraits& t : *pool) {
+    if (t.ndim != p.ndim || t.win_fx == 0 || !family_of(t).can_implement(t, p, nullptr)) continue;
+    ++windows;
+    AnalyticBreakdown b;
+    analytic_ms(t, p, d, &b);
+    auto plan = plan_direct(t, p);
+    ASSERT_TRUE(plan.ok()) << kernel_name(t);
+    EXPECT_EQ(b.blocks, plan->total_blocks()) << kernel_name(t);
+    EXPECT_GT(b.blocks, plan->blocks) << kernel_name(t);  // 3 filter rows at least
+    EXPECT_EQ(plan->launches(), 1) << kernel_name(t);
+  }
+  EXPECT_GT(windows, 0);
 }
 
 }  // namespace
