@@ -58,15 +58,11 @@ void register_eval_command(CLI::App& app) {
                   "score only each problem's K best kernels by the analytic estimate plus the analytic best of "
                   "each kernel class, as the registry does with RegistryOptions::model_candidates (32); default 0 = all");
   cmd->add_flag("--strict", f->strict, "a sweep row of an invalid problem is an error (default: skipped and counted)");
-  cmd->add_option("--stale-kernels", f->stale_kernels,
-                  "kernel filter: these kernels changed after some sweeps measured them; their rows are read only "
-                  "from the --fresh files");
-  cmd->add_option("--fresh", f->fresh, "comma list of --data files measured with the current kernels");
+  add_stale_rows_options(cmd, &f->stale_kernels, &f->fresh);
   cmd->callback([f] {
     heuristic::LoadStats stats;
     const std::vector<std::string> files = bench::split_list(f->data);
-    auto stale = heuristic::make_stale_rows(f->stale_kernels, f->fresh.empty() ? std::vector<std::string>{}
-                                                                              : bench::split_list(f->fresh), files);
+    auto stale = heuristic::make_stale_rows(f->stale_kernels, bench::split_list(f->fresh), files);
     if (!stale.ok()) fail(stale.status().to_string());
     auto d = heuristic::load_sweeps(files, &stats, 2, f->strict, &*stale);
     if (!d.ok()) fail(d.status().to_string());
@@ -90,7 +86,9 @@ void register_eval_command(CLI::App& app) {
     std::printf("data: %s\nmodel %s (objective %s, trained on %s)\n%s", stats.summary().c_str(), model_dir.c_str(),
                 s.manifest().objective.c_str(), g.name.c_str(), heuristic::format_slices(model_slices).c_str());
     std::printf("\nanalytic policy on the same problems\n%s", heuristic::format_slices(an_slices).c_str());
-    const heuristic::CandidateCoverage cov = heuristic::candidate_coverage(*d, scored);
+    // The subset's ceiling: only with --candidates (else every row is scored).
+    const heuristic::CandidateCoverage cov =
+        f->candidates > 0 ? heuristic::candidate_coverage(*d, scored) : heuristic::CandidateCoverage{};
     if (f->candidates > 0)
       std::printf("\ncandidates (analytic top %d + the first of each class): %.1f a problem; the oracle kernel is "
                   "outside them in %.1f%% of the problems; their best reaches %.4f of the oracle on average "

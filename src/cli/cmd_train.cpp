@@ -61,10 +61,7 @@ void register_train_command(CLI::App& app) {
   cmd->add_option("--prefilter-keep", f->prefilter_keep, "candidates the prefilter passes on per problem");
   cmd->add_option("--revision", f->revision, "source revision recorded in the manifest (e.g. git describe)");
   cmd->add_flag("--strict", f->strict, "a sweep row of an invalid problem is an error (default: skipped and counted)");
-  cmd->add_option("--stale-kernels", f->stale_kernels,
-                  "kernel filter: these kernels changed after some sweeps measured them; their rows are read only "
-                  "from the --fresh files");
-  cmd->add_option("--fresh", f->fresh, "comma list of --data files measured with the current kernels");
+  add_stale_rows_options(cmd, &f->stale_kernels, &f->fresh);
   cmd->callback([f, cmd] {
     auto gt = problem_io::read_text_file(f->gpu);
     if (!gt.ok()) fail(gt.status().to_string());
@@ -74,7 +71,7 @@ void register_train_command(CLI::App& app) {
     o.data = bench::split_list(f->data);
     o.strict = f->strict;
     o.stale_kernels = f->stale_kernels;
-    if (!f->fresh.empty()) o.fresh = bench::split_list(f->fresh);
+    o.fresh = bench::split_list(f->fresh);
     o.out = f->out;
     o.gpu = *g;
     // 'none': no cross-validation, only the final model of --objective

@@ -4,7 +4,17 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+
 namespace gconv::cli {
+
+// --stale-kernels and --fresh of train and eval (heuristic/dataset.hpp StaleRows).
+inline void add_stale_rows_options(CLI::App* cmd, std::string* stale_kernels, std::string* fresh) {
+  cmd->add_option("--stale-kernels", *stale_kernels,
+                  "kernel filter: these kernels changed after some sweeps measured them; their rows are read only "
+                  "from the --fresh files");
+  cmd->add_option("--fresh", *fresh, "comma list of --data files measured with the current kernels");
+}
 
 void register_problem_command(CLI::App& app);    // gconv problem
 void register_summary_command(CLI::App& app);    // gconv summary

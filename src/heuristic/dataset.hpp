@@ -63,16 +63,17 @@ struct StaleRows {
   std::set<std::string> fresh;                        // paths as given in the data list
 };
 
-// Reads every file (CSV, .gz, .zst); groups with fewer than `min_rows` ok
-// rows are dropped (a ranking needs at least 2). invalid_argument when the
-// files' GPUs differ or nothing is left. Rows of invalid problems are
-// skipped and counted in LoadStats, or with `strict` (--strict) the first
-// one is an invalid_argument naming its file, line and rule.
 // StaleRows from a kernel filter expression (pool/filter.hpp, sm90 rules)
 // and the fresh files, each of which must be one of `data`.
 Result<StaleRows> make_stale_rows(const std::string& expr, const std::vector<std::string>& fresh,
                                   const std::vector<std::string>& data);
 
+// Reads every file (CSV, .gz, .zst); groups with fewer than `min_rows` ok
+// rows are dropped (a ranking needs at least 2). invalid_argument when the
+// files' GPUs differ or nothing is left. Rows of invalid problems are
+// skipped and counted in LoadStats, or with `strict` (--strict) the first
+// one is an invalid_argument naming its file, line and rule. With `stale`, rows
+// of its stale kernels are read only from its fresh files (LoadStats::stale).
 Result<Dataset> load_sweeps(const std::vector<std::string>& paths, LoadStats* stats = nullptr, size_t min_rows = 2,
                             bool strict = false, const StaleRows* stale = nullptr);
 

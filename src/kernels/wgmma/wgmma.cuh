@@ -474,7 +474,6 @@ __device__ __forceinline__ void store_sep(const WgAcc<Cfg>& acc, const IgemmPara
   store_rows<Cfg>(p, ops, b, n0, wg, epi, ctid, igemm::kFixOnly);
 }
 
-
 // Cluster split-K (Cfg::kCluster): the p.splits blocks of one output tile
 // are one cluster (rank = split) and each has staged its fp32 partial tile
 // (stage_tile). Block `rank` owns rows [rank, rank + 1) * kTileM / splits of
