@@ -117,6 +117,19 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 # head_shapes FILE N: the comment and header lines of a problem CSV and its first N problems
 head_shapes() { awk -v n="$2" '/^#/ || !h++ {print; next} k++ < n' "$1"; }
+# ab_env VAR TAG LABEL LOGDIR SECONDS REPEATS PAIRS: the public set's PAIRS timed with VAR=0 (mode 0) and
+# with VAR unset (mode on) -> /tmp/TAG_MODE.csv and $OUT/TAG_MODE.csv.zst, bench stderr in LOGDIR
+ab_env() {
+  local var=$1 tag=$2 label=$3 logs=$4 secs=$5 reps=$6 pairs=$7 mode
+  grep -v '^#' problems/cudnn_public_h200.jsonl > /tmp/pub.jsonl
+  for mode in 0 on; do
+    ( [ "$mode" = on ] && unset "$var" || export "$var=0"
+      timeout -k 10 "$secs" .device/gconv bench --problems /tmp/pub.jsonl --pairs "$pairs" \
+        --out "/tmp/${tag}_$mode.csv" --warmup 2 --repeats "$reps" --jobs "$ncpu" 2> "$logs/${tag}_${mode}_stderr.log" )
+    echo "$label bench $mode rc=$?: $(tail -n 1 "$logs/${tag}_${mode}_stderr.log")"
+    .device/zstd -q -T0 -12 "/tmp/${tag}_$mode.csv" -o "$OUT/${tag}_$mode.csv.zst"
+  done
+}
 ngpu=$(nvidia-smi -L | wc -l); ncpu=$(nproc)
 export GPUS=$ngpu GCONV_GPU_TEST_JOBS=$(( ncpu / ngpu )) GCONV_CLI=$PWD/.device/gconv
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sort | uniq -c; echo "cpus $ncpu"
@@ -487,14 +500,7 @@ PY
       cat $L/bf16/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
       cat $L/bf16/*.log | grep -h -E "Failure|failed|crash|mismatch|_sk[0-9]+s_.* on " | head -n 12
       tar -czf "$OUT/fx1_logs.tar.gz" -C /tmp fxlogs
-      grep -v '^#' problems/cudnn_public_h200.jsonl > /tmp/pub.jsonl
-      for mode in 0 on; do
-        ( [ "$mode" = on ] && unset GCONV_SPLITK_FIXUP || export GCONV_SPLITK_FIXUP=0
-          timeout -k 10 "${FIX_S:-130}" .device/gconv bench --problems /tmp/pub.jsonl --pairs .device/fixup_pairs.csv \
-            --out /tmp/fx_$mode.csv --warmup 2 --repeats "${REPEATS:-5}" --jobs "$ncpu" 2> "$OUT/fx_${mode}_stderr.log" )
-        echo "fixup bench $mode rc=$?: $(tail -n 1 "$OUT/fx_${mode}_stderr.log")"
-        .device/zstd -q -T0 -12 /tmp/fx_$mode.csv -o "$OUT/fx_$mode.csv.zst"
-      done
+      ab_env GCONV_SPLITK_FIXUP fx fixup "$OUT" "${FIX_S:-130}" "${REPEATS:-5}" .device/fixup_pairs.csv
       python3 bench/ab_sweeps.py --a /tmp/fx_0.csv --b /tmp/fx_on.csv --label-a three_launches --label-b fixup \
         --match '_sk[0-9]+s_' | tee "$OUT/ab_serial.txt"
       python3 bench/ab_sweeps.py --a /tmp/fx_0.csv --b /tmp/fx_on.csv --label-a three_launches --label-b fixup \
@@ -588,14 +594,7 @@ PY
           timeout -k 5 70 scripts/gpu-test .device 'Pools/PoolCorrectness*bf16_2d' > "$L/san_$tool.txt" 2>&1
         echo "$tool: $(tail -n 1 "$L/san_$tool.txt") | $(cat $L/san_$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       done
-      grep -v '^#' problems/cudnn_public_h200.jsonl > /tmp/pub.jsonl
-      for mode in 0 on; do
-        ( [ "$mode" = on ] && unset GCONV_WGMMA_PERSISTENT || export GCONV_WGMMA_PERSISTENT=0
-          timeout -k 10 "${ES_S:-100}" .device/gconv bench --problems /tmp/pub.jsonl --pairs .device/sep_pairs.csv \
-            --out /tmp/es_$mode.csv --warmup 2 --repeats "${REPEATS:-7}" --jobs "$ncpu" 2> "$L/es_${mode}_stderr.log" )
-        echo "episep bench $mode rc=$?: $(tail -n 1 "$L/es_${mode}_stderr.log")"
-        .device/zstd -q -T0 -12 /tmp/es_$mode.csv -o "$OUT/es_$mode.csv.zst"
-      done
+      ab_env GCONV_WGMMA_PERSISTENT es episep "$L" "${ES_S:-100}" "${REPEATS:-7}" .device/sep_pairs.csv
       python3 bench/ab_sweeps.py --a /tmp/es_0.csv --b /tmp/es_on.csv --label-a tile --label-b persistent_sep \
         --kernels-file .device/sep_names.txt | tee "$OUT/ab_sep.txt"
       python3 bench/ab_sweeps.py --a /tmp/es_0.csv --b /tmp/es_on.csv --label-a tile --label-b persistent_sep \

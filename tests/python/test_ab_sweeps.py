@@ -3,14 +3,9 @@ sweeps: the pair and per-problem-best ratios it prints, checked exactly, and
 the row filters (--family, --match, --kernels-file; failed rows and other
 providers never count). Standard library only."""
 import csv
-import io
 import math
-import os
-import sys
-from contextlib import redirect_stdout
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "bench"))  # as the bench scripts import sweep_io
+from bench_script import run_main  # bench/ on sys.path
 import ab_sweeps  # noqa: E402
 
 FWD = "fwd_bf16_n2c64k64g1_h8w8_y3x3_s1_p1_dil1"
@@ -30,15 +25,7 @@ def _write(tmp_path, name, rows):
 
 
 def _run(args):
-    out = io.StringIO()
-    saved = sys.argv
-    sys.argv = ["ab_sweeps.py"] + args
-    try:
-        with redirect_stdout(out):
-            ab_sweeps.main()
-    finally:
-        sys.argv = saved
-    return out.getvalue()
+    return run_main(ab_sweeps.main, "ab_sweeps.py", args)
 
 
 def _row(text, key):

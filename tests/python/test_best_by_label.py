@@ -3,14 +3,9 @@ baseline) on tiny synthetic sweeps: which rows each label keeps (gconv rows,
 a kernel prefix, the cuDNN provider; failed and non-finite rows never), and
 the geometric means it prints, checked exactly. Standard library only."""
 import csv
-import io
 import math
-import os
-import sys
-from contextlib import redirect_stdout
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "bench"))  # as the bench scripts import sweep_io
+from bench_script import run_main  # bench/ on sys.path
 import best_by_label as bbl  # noqa: E402
 
 FWD = "fwd_bf16_n2c64k64g16_h8w8_y3x3_s1_p1_dil1"
@@ -28,15 +23,7 @@ def _write(tmp_path, name, rows):
 
 
 def _run(args):
-    out = io.StringIO()
-    saved = sys.argv
-    sys.argv = ["best_by_label.py"] + args
-    try:
-        with redirect_stdout(out):
-            bbl.main()
-    finally:
-        sys.argv = saved
-    return out.getvalue()
+    return run_main(bbl.main, "best_by_label.py", args)
 
 
 def test_labels_keep_their_rows_and_the_ratios_are_exact(tmp_path):
