@@ -13,6 +13,7 @@
 #   wgcheck   the wgmma pools (every dtype) built, then their GPU correctness tests
 #             (GCONV_GPU_TEST_FAMILY=wgmma), then `gconv run --check` on a few shapes
 #   ncu       Nsight Compute on a few kernels (NCU_CASES)
+#   cudnnk    cuDNN's kernels for CK_SPECS through PyTorch: names, times, Nsight Compute sections
 #   dwcheck   direct register-window kernels (DW_FILTER): built, GPU correctness (bf16 all, fp16/fp32
 #             samples), sanitizers (DW_SAN) on 2 kernels per bf16 2D pool
 #   dwsweep   the public set's depthwise problems: every direct kernel (DW_SWEEP_FILTER), cuDNN, compared
@@ -102,7 +103,8 @@
 #             capped at 3 blocks (every dtype), 6 per bf16 pool on the default grid, memcheck /
 #             racecheck / synccheck (capped) on 2 per bf16 2D pool; then .device/sep_pairs.csv timed
 #             with GCONV_WGMMA_PERSISTENT=0 (one tile per block) and by default (bench/ab_sweeps.py,
-#             the kEpiSep kernels of .device/sep_names.txt and all pairs)
+#             the kEpiSep kernels of .device/sep_names.txt and all pairs); ES_FILTER: the kernels tested;
+#             ES_SAN: the sanitizers (default memcheck racecheck synccheck; '' none)
 #   retime    re-measure the (kernel, problem) pairs of .device/rt_pairs.csv over .device/rt_problems.csv
 #             (bench/retime_pairs.py: kernels whose times changed since the stored sweeps, with anchors)
 #             for RT_S seconds (default 540), no checks -> $OUT/rt_rows.csv.zst
@@ -578,7 +580,7 @@ PY
       tar -czf "$OUT/dp_logs.tar.gz" -C /tmp dplogs ;;
     episep)
       L=/tmp/eslogs; mkdir -p $L/c $L/d
-      F='family==wgmma && split_k == 1 && tile_m >= 128 && tile_n >= 128'
+      F=${ES_FILTER:-'family==wgmma && split_k == 1 && tile_m >= 128 && tile_n >= 128'}
       GCONV_WGMMA_PERSISTENT=3 TEST_TIMEOUT_S=150 GCONV_GPU_TEST_FILTER="$F" GCONV_GPU_TEST_SAMPLE=${ES_SAMPLE:-10} \
         LOG_DIR=$L/c timeout -k 5 180 scripts/gpu-test .device 'Pools/PoolCorrectness*' > "$L/c.txt" 2>&1
       echo "kEpiSep-eligible wgmma, grid capped at 3: $(tail -n 1 "$L/c.txt")"
@@ -588,7 +590,7 @@ PY
         scripts/gpu-test .device 'Pools/PoolCorrectness*bf16*' > "$L/d.txt" 2>&1
       echo "default grid: $(tail -n 1 "$L/d.txt")"
       cat $L/d/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
-      for tool in memcheck racecheck synccheck; do
+      for tool in ${ES_SAN-memcheck racecheck synccheck}; do
         mkdir -p $L/san_$tool
         GCONV_WGMMA_PERSISTENT=3 GCONV_GPU_TEST_FILTER="$F" GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=$L/san_$tool \
           timeout -k 5 70 scripts/gpu-test .device 'Pools/PoolCorrectness*bf16_2d' > "$L/san_$tool.txt" 2>&1
@@ -830,6 +832,20 @@ PY
         echo "ncu $i rc=$? $spec [$filt]"
         grep -E "kernel  |Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|L1/TEX Cache Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Executed Ipc A|Issue Slots Busy|Stall|One or More|No Eligible" "$OUT/ncu_$i.txt" | head -n 30
       done ;;
+    cudnnk)
+      # cuDNN's kernels for CK_SPECS (space-separated gconv specs): names and mean times from
+      # torch.profiler (cudnn.benchmark=True), then Nsight Compute on one call of each
+      # (bench/cudnn_kernels.py --nvtx), the sections of the ncu stage.
+      python3 bench/cudnn_kernels.py $CK_SPECS > "$OUT/cudnn_kernels.txt" 2>&1
+      echo "cudnn_kernels rc=$?"; cat "$OUT/cudnn_kernels.txt"
+      for spec in $CK_SPECS; do
+        timeout -k 5 120 ncu --clock-control none --nvtx --nvtx-include "measure/" \
+          --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
+          --section LaunchStats --section ComputeWorkloadAnalysis ${NCU_EXTRA:-} \
+          python3 bench/cudnn_kernels.py "$spec" --reps 1 --nvtx >> "$OUT/ncu_cudnn.txt" 2>&1
+        echo "ncu cudnn rc=$? $spec"
+      done
+      grep -E "^  [a-zA-Z_].*\(|Duration|Compute \(SM\) Throughput|DRAM Throughput|L2 Cache Throughput|Registers Per|Achieved Occupancy|Block Size|Grid Size|Shared Memory Configuration Size|Executed Ipc A" "$OUT/ncu_cudnn.txt" | head -n 120 ;;
     sanitize)
       for tool in memcheck racecheck; do
         mkdir -p /tmp/san_$tool

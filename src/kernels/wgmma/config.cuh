@@ -134,16 +134,23 @@ struct WgmmaConfig {
   static constexpr int kStagedBytes = TM * kOutPitch + TM * 4;
   static constexpr bool kStaged = kStagedBytes <= kBarOffset;
   // A staging area of its own (kEpiSep) for unsplit tiles of at least 128 x
-  // 128 outputs where it fits beside the ring: a persistent block's
-  // consumers stage and store tile t there while the producer already fills
-  // the ring with tile t + 1, so large tiles keep 16-byte stores on the
-  // persistent grid (wgmma_family.cpp runs these kernels persistent).
+  // 128 outputs: a persistent block's consumers stage and store tile t there
+  // while the producer already fills the ring with tile t + 1, so large
+  // tiles keep 16-byte stores on the persistent grid (wgmma_family.cpp runs
+  // these kernels persistent). The area holds kEpiCols columns of every row:
+  // the whole tile where that fits beside the ring, else 128 or 64 columns
+  // at a time (a deep ring of 128 x 256 tiles leaves ~20 KB), staged and
+  // stored in turn. Without any of these the kernel runs one tile per block.
   static constexpr int kMaxSmem = 232448;  // igemm::kMaxSmemBytes
-  static constexpr bool kEpiSep =
-      SPLIT == igemm::kSplitNone && TM * TN >= 128 * 128 && kEpiOffset + kStagedBytes + 1024 <= kMaxSmem;
+  static constexpr int epi_bytes(int cols) { return TM * (cols * kOutBytes + 16) + TM * 4; }
+  static constexpr bool epi_fits(int cols) {
+    return cols <= TN && TN % cols == 0 && kEpiOffset + epi_bytes(cols) + 1024 <= kMaxSmem;
+  }
+  static constexpr int kEpiCols = epi_fits(TN) ? TN : epi_fits(128) ? 128 : epi_fits(64) ? 64 : 0;
+  static constexpr bool kEpiSep = SPLIT == igemm::kSplitNone && TM * TN >= 128 * 128 && kEpiCols > 0;
   // + the slack that aligns the ring to 1024 bytes (dynamic shared memory is
   // only 16-byte aligned); wgmma_plan.cpp's smem_bytes mirrors this.
-  static constexpr int kSmemBytes = kEpiOffset + (kEpiSep ? kStagedBytes : 0) + 1024;
+  static constexpr int kSmemBytes = kEpiOffset + (kEpiSep ? epi_bytes(kEpiCols) : 0) + 1024;
   // Two blocks per SM (128 registers a thread) when the accumulators fit half
   // of that and the producer's copies are at least 8 bytes (narrower ones
   // mean more copy slots per thread, which spill under the cap).

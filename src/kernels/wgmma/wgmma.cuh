@@ -338,20 +338,26 @@ __device__ __forceinline__ void store(const WgAcc<Cfg>& acc, const IgemmParams& 
 // MMAs (so the ring is idle: the producer's last copies were consumed), each
 // warpgroup writes its accumulators as output-typed rows into the ring, then
 // stores its rows with 16-byte vectors along the output's contiguous
-// channels. stage_rows writes a warpgroup's rows (and their output offsets)
-// into the ring, or into the kernel's own staging area (kEpiSep), without a
-// barrier of its own; stage_tile is that after a barrier over the consumers;
-// store_rows stores the staged rows and store_staged does all three.
-template <class Cfg, class Ops>
+// channels. stage_rows writes columns [c0, c0 + CW) of a warpgroup's rows
+// (rows padded by 16 bytes, then one int per row: its output offset, written
+// with the first columns) into the ring, or into the kernel's own staging
+// area (kEpiSep), without a barrier of its own; stage_tile is that for the
+// whole tile after a barrier over the consumers; store_rows stores the
+// staged columns and store_staged does all three. c0 is a constant once the
+// callers' loops are unrolled, so each pass keeps only its columns'
+// accumulators.
+template <class Cfg, int CW, class Ops>
 __device__ __forceinline__ void stage_rows(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops, int m0,
-                                           int wg, unsigned char* ring, int ctid) {
-  constexpr int P = Cfg::kOutPitch, OB = Cfg::kOutBytes;
+                                           int wg, unsigned char* ring, int ctid, int c0 = 0) {
+  constexpr int OB = Cfg::kOutBytes, P = CW * OB + 16;
   const int warp = ctid >> 5, lane = ctid & 31;
   const int row0 = wg * Cfg::kWgM;
   int* rows = reinterpret_cast<int*>(ring + Cfg::kTileM * P);
-  for (int r = ctid; r < Cfg::kWgM; r += kWarpgroup) {
-    const int m = m0 + row0 + r;
-    rows[row0 + r] = m < ops.gemm_m ? ops.row_off(p, m) : -1;
+  if (c0 == 0) {
+    for (int r = ctid; r < Cfg::kWgM; r += kWarpgroup) {
+      const int m = m0 + row0 + r;
+      rows[row0 + r] = m < ops.gemm_m ? ops.row_off(p, m) : -1;
+    }
   }
 #pragma unroll
   for (int mi = 0; mi < Cfg::kMI; ++mi)
@@ -362,8 +368,9 @@ __device__ __forceinline__ void stage_rows(const WgAcc<Cfg>& acc, const IgemmPar
       for (int ni = 0; ni < Cfg::kNI; ++ni)
 #pragma unroll
         for (int j = 0; j < Cfg::kInstrN / 8; ++j) {
-          const int col = ni * Cfg::kInstrN + j * 8 + 2 * (lane & 3);
-          unsigned char* dst = ring + row * P + col * OB;
+          const int col8 = ni * Cfg::kInstrN + j * 8 - c0;  // this 8-column group, relative to the pass
+          if (col8 < 0 || col8 >= CW) continue;
+          unsigned char* dst = ring + row * P + (col8 + 2 * (lane & 3)) * OB;
           const float v0 = acc.d[mi][ni][4 * j + 2 * h], v1 = acc.d[mi][ni][4 * j + 2 * h + 1];
           if constexpr (Cfg::kF32Out) {
             *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
@@ -378,7 +385,7 @@ template <class Cfg, class Ops>
 __device__ __forceinline__ void stage_tile(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops, int m0,
                                            int wg, unsigned char* ring, int ctid) {
   bar_sync<1>(kWarpgroup * Cfg::kConsumers);  // every consumer is done with the ring
-  stage_rows<Cfg>(acc, p, ops, m0, wg, ring, ctid);
+  stage_rows<Cfg, Cfg::kTileN>(acc, p, ops, m0, wg, ring, ctid);
 }
 
 // A barrier over one consumer warpgroup (named barriers 2 and 3).
@@ -390,20 +397,21 @@ __device__ __forceinline__ void wg_sync(int wg) {
   }
 }
 
-// Stores a warpgroup's staged rows from `ring` (see stage_rows).
-template <class Cfg, class Ops>
+// Stores a warpgroup's staged columns [c0, c0 + CW) from `ring` (see
+// stage_rows).
+template <class Cfg, int CW, class Ops>
 __device__ __forceinline__ void store_rows(const IgemmParams& p, const Ops& ops, const BlockPos& b, int n0, int wg,
-                                           const unsigned char* ring, int ctid, int role) {
-  constexpr int P = Cfg::kOutPitch, OB = Cfg::kOutBytes, V = 16 / OB;
+                                           const unsigned char* ring, int ctid, int role, int c0 = 0) {
+  constexpr int OB = Cfg::kOutBytes, P = CW * OB + 16, V = 16 / OB;
   const int row0 = wg * Cfg::kWgM;
   const int* rows = reinterpret_cast<const int*>(ring + Cfg::kTileM * P);
   const int gemm_n = ops.gemm_n(p);
   const long long goff = (long long)b.g0 * ops.col_stride(p) +
                          (Cfg::kSplit == igemm::kSplitParallel ? (long long)b.split * p.out_elems : 0);
-  constexpr int VPR = Cfg::kTileN / V;  // vectors per row
+  constexpr int VPR = CW / V;  // vectors per row
   for (int v = ctid; v < Cfg::kWgM * VPR; v += kWarpgroup) {
     const int row = row0 + v / VPR, col = (v % VPR) * V;
-    const int roff = rows[row], n = n0 + col;
+    const int roff = rows[row], n = n0 + c0 + col;
     if (roff < 0 || n >= gemm_n) continue;
     const long long idx = roff + goff + n;
     const uint4 val = *reinterpret_cast<const uint4*>(ring + row * P + col * OB);
@@ -459,19 +467,25 @@ __device__ __forceinline__ void store_staged(const WgAcc<Cfg>& acc, const IgemmP
                                              int ctid, int role = igemm::kFixAdd) {
   stage_tile<Cfg>(acc, p, ops, m0, wg, ring, ctid);
   wg_sync(wg);  // this warpgroup's rows are staged
-  store_rows<Cfg>(p, ops, b, n0, wg, ring, ctid, role);
+  store_rows<Cfg, Cfg::kTileN>(p, ops, b, n0, wg, ring, ctid, role);
 }
 
 // kEpiSep: the kernel's own staging area, so the ring keeps filling with the
 // next tile. A warpgroup's rows are written and read by its own threads
-// only: the barrier before staging also ends its reads of the previous tile.
+// only: the barrier before staging also ends its reads of the previous tile
+// (or pass). The area holds kEpiCols columns: the tile goes through it in
+// kTileN / kEpiCols passes.
 template <class Cfg, class Ops>
 __device__ __forceinline__ void store_sep(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
                                           const BlockPos& b, int m0, int n0, int wg, unsigned char* epi, int ctid) {
-  wg_sync(wg);
-  stage_rows<Cfg>(acc, p, ops, m0, wg, epi, ctid);
-  wg_sync(wg);
-  store_rows<Cfg>(p, ops, b, n0, wg, epi, ctid, igemm::kFixOnly);
+  constexpr int CW = Cfg::kEpiCols;
+#pragma unroll
+  for (int c0 = 0; c0 < Cfg::kTileN; c0 += CW) {
+    wg_sync(wg);
+    stage_rows<Cfg, CW>(acc, p, ops, m0, wg, epi, ctid, c0);
+    wg_sync(wg);
+    store_rows<Cfg, CW>(p, ops, b, n0, wg, epi, ctid, igemm::kFixOnly, c0);
+  }
 }
 
 // Cluster split-K (Cfg::kCluster): the p.splits blocks of one output tile

@@ -70,21 +70,30 @@ size_t ring_and_words(const KernelTraits& t) {
   const size_t fix = t.split_mode == SplitKMode::serial ? 16 : 0;
   return size_t(t.stages) * (a + b + 16) + fix;
 }
-size_t staged_bytes(const KernelTraits& t) {
+size_t staged_bytes(const KernelTraits& t, int cols) {
   const size_t ob = t.split_mode != SplitKMode::none || t.dtype == DType::fp32 ? 4 : 2;
-  return size_t(t.tile_m) * (size_t(t.tile_n) * ob + 16) + size_t(t.tile_m) * 4;
+  return size_t(t.tile_m) * (size_t(cols) * ob + 16) + size_t(t.tile_m) * 4;
+}
+bool staging_fits(const KernelTraits& t, int cols) {
+  return cols <= t.tile_n && t.tile_n % cols == 0 &&
+         ring_and_words(t) + staged_bytes(t, cols) + 1024 <= igemm::kMaxSmemBytes;
 }
 
 }  // namespace
 
+int epilogue_columns(const KernelTraits& t) {
+  for (const int cols : {t.tile_n, 128, 64})
+    if (staging_fits(t, cols)) return cols;
+  return 0;
+}
+
 bool epilogue_separate(const KernelTraits& t) {
-  return t.split_mode == SplitKMode::none && t.tile_m * t.tile_n >= 128 * 128 &&
-         ring_and_words(t) + staged_bytes(t) + 1024 <= igemm::kMaxSmemBytes;
+  return t.split_mode == SplitKMode::none && t.tile_m * t.tile_n >= 128 * 128 && epilogue_columns(t) > 0;
 }
 
 size_t smem_bytes(const KernelTraits& t) {
   // + 1024 bytes of slack to align the ring to the swizzle period.
-  return ring_and_words(t) + (epilogue_separate(t) ? staged_bytes(t) : 0) + 1024;
+  return ring_and_words(t) + (epilogue_separate(t) ? staged_bytes(t, epilogue_columns(t)) : 0) + 1024;
 }
 
 bool traits_ok(const KernelTraits& t, std::string* why) {
@@ -156,6 +165,9 @@ std::string instance_source(const KernelTraits& t) {
        std::to_string(t.tile_n) + ", " + std::to_string(t.tile_k) + ", " + std::to_string(t.warps_m) + ", " +
        std::to_string(t.stages) + ", " + std::to_string(split_id(t.split_mode)) + ", " + std::to_string(t.vec) +
        (t.tma ? ", true" : "") + "> Cfg;\n";
+  // The launch's dynamic shared memory is the host's mirror of the config.
+  s += "static_assert(Cfg::kSmemBytes == " + std::to_string(smem_bytes(t)) +
+       ", \"wgmma_plan.cpp smem_bytes mirrors WgmmaConfig::kSmemBytes\");\n";
   // Cluster split-K: the attribute forms the clusters on a plain launch of
   // split_k consecutive blocks per tile (grid = tiles * split_k).
   const std::string cluster = t.split_mode == SplitKMode::cluster

@@ -52,9 +52,14 @@ bool can_implement(const KernelTraits& t, const igemm::ProblemFacts& f, std::str
 size_t smem_bytes(const KernelTraits& t);
 
 // The kernel stages its output tiles in shared memory of its own beside the
-// ring (WgmmaConfig::kEpiSep: unsplit tiles of at least 128 x 128 where it
-// fits), so it runs on the persistent grid by default.
+// ring (WgmmaConfig::kEpiSep: unsplit tiles of at least 128 x 128 where
+// epilogue_columns > 0), so it runs on the persistent grid by default.
 bool epilogue_separate(const KernelTraits& t);
+
+// Columns of the output tile such a staging area holds (WgmmaConfig::
+// kEpiCols): the whole tile_n where it fits beside the ring, else 128 or 64
+// (staged and stored in turn); 0 when none fits.
+int epilogue_columns(const KernelTraits& t);
 
 size_t workspace_bytes(const KernelTraits& t, const Problem& p);
 
