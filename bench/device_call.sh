@@ -104,7 +104,8 @@
 #             racecheck / synccheck (capped) on 2 per bf16 2D pool; then .device/sep_pairs.csv timed
 #             with GCONV_WGMMA_PERSISTENT=0 (one tile per block) and by default (bench/ab_sweeps.py,
 #             the kEpiSep kernels of .device/sep_names.txt and all pairs); ES_FILTER: the kernels tested;
-#             ES_SAN: the sanitizers (default memcheck racecheck synccheck; '' none)
+#             ES_SAN: the sanitizers (default memcheck racecheck synccheck; '' none); ES_VAR: the
+#             variable of the A/B (default GCONV_WGMMA_PERSISTENT; 0 vs unset), ES_LA / ES_LB its labels
 #   retime    re-measure the (kernel, problem) pairs of .device/rt_pairs.csv over .device/rt_problems.csv
 #             (bench/retime_pairs.py: kernels whose times changed since the stored sweeps, with anchors)
 #             for RT_S seconds (default 540), no checks -> $OUT/rt_rows.csv.zst
@@ -596,10 +597,11 @@ PY
           timeout -k 5 70 scripts/gpu-test .device 'Pools/PoolCorrectness*bf16_2d' > "$L/san_$tool.txt" 2>&1
         echo "$tool: $(tail -n 1 "$L/san_$tool.txt") | $(cat $L/san_$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       done
-      ab_env GCONV_WGMMA_PERSISTENT es episep "$L" "${ES_S:-100}" "${REPEATS:-7}" .device/sep_pairs.csv
-      python3 bench/ab_sweeps.py --a /tmp/es_0.csv --b /tmp/es_on.csv --label-a tile --label-b persistent_sep \
+      ab_env "${ES_VAR:-GCONV_WGMMA_PERSISTENT}" es episep "$L" "${ES_S:-100}" "${REPEATS:-7}" .device/sep_pairs.csv
+      la=${ES_LA:-tile} lb=${ES_LB:-persistent_sep}
+      python3 bench/ab_sweeps.py --a /tmp/es_0.csv --b /tmp/es_on.csv --label-a "$la" --label-b "$lb" \
         --kernels-file .device/sep_names.txt | tee "$OUT/ab_sep.txt"
-      python3 bench/ab_sweeps.py --a /tmp/es_0.csv --b /tmp/es_on.csv --label-a tile --label-b persistent_sep \
+      python3 bench/ab_sweeps.py --a /tmp/es_0.csv --b /tmp/es_on.csv --label-a "$la" --label-b "$lb" \
         | tee "$OUT/ab_sep_all.txt"
       tar -czf "$OUT/es_logs.tar.gz" -C /tmp eslogs ;;
     gtests)

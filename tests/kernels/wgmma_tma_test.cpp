@@ -185,5 +185,55 @@ TEST(WgmmaTma, BwdWeightMapsDyAsAMatrixAndXThroughIm2col) {
   EXPECT_EQ(b.elem_strides[1], 2u);
 }
 
+// The output map of kernels with a staging area of their own: rows of K
+// (fwd), C (bwd_data) or C/G * filter (bwd_weight) elements, a box of 128
+// bytes x one consumer warpgroup's rows; kernels without the area, strided
+// bwd_data and rows that are not a multiple of 16 bytes stay off it.
+TEST(WgmmaTma, OutputMapsOfEachDirection) {
+  KernelTraits t = tma_kernel(DType::bf16, 2, 128, 256);
+  t.warps_m = 2;
+  ASSERT_TRUE(epilogue_separate(t));
+  std::string why;
+
+  const Problem f = spec("fwd_bf16_n2c64k96g2_h9w7_y3x3_s2_p1_dil1");
+  ASSERT_TRUE(out_map_ok(t, f, &why)) << why;
+  TmaArgs o = out_args(t, f);
+  EXPECT_FALSE(o.im2col);
+  ASSERT_EQ(o.rank, 2);
+  EXPECT_EQ(o.dims[0], 96u);                                     // K, all groups
+  EXPECT_EQ(o.dims[1], uint64_t(2 * f.out_volume()));            // N * output pixels
+  EXPECT_EQ(o.strides[0], 96u * 2);
+  EXPECT_EQ(o.box[0], 64u);                                      // 128 bytes of bf16
+  EXPECT_EQ(o.box[1], 64u);                                      // rows of one consumer warpgroup
+
+  t.direction = Direction::bwd_data;
+  const Problem d = spec("bwd_data_bf16_n2c40k64g1_h9w7_y3x3_s1_p1_dil1");
+  ASSERT_TRUE(out_map_ok(t, d, &why)) << why;
+  o = out_args(t, d);
+  EXPECT_EQ(o.dims[0], 40u);
+  EXPECT_EQ(o.dims[1], 2u * 9 * 7);
+  EXPECT_FALSE(out_map_ok(t, spec("bwd_data_bf16_n2c40k64g1_h9w7_y3x3_s2_p1_dil1"), &why));
+  EXPECT_NE(why.find("stride"), std::string::npos) << why;
+  EXPECT_FALSE(out_map_ok(t, spec("bwd_data_bf16_n2c36k64g1_h9w7_y3x3_s1_p1_dil1"), &why));  // 72-byte rows
+  EXPECT_NE(why.find("16"), std::string::npos) << why;
+
+  t.direction = Direction::bwd_weight;
+  const Problem w = spec("bwd_weight_bf16_n2c32k48g2_h9w7_y3x3_s1_p1_dil1");
+  ASSERT_TRUE(out_map_ok(t, w, &why)) << why;
+  o = out_args(t, w);
+  EXPECT_EQ(o.dims[0], 9u * 16);  // C/G * filter
+  EXPECT_EQ(o.dims[1], 48u);      // K: the groups' rows one after another
+
+  KernelTraits fp = tma_kernel(DType::fp32, 2, 128, 128);
+  fp.tma = false;
+  ASSERT_TRUE(epilogue_separate(fp));
+  o = out_args(fp, spec("fwd_fp32_n2c64k96g1_h9w7_y3x3_s1_p1_dil1"));
+  EXPECT_EQ(o.box[0], 32u);  // 128 bytes of fp32
+
+  KernelTraits small = tma_kernel(DType::bf16, 2, 64, 64);
+  ASSERT_FALSE(epilogue_separate(small));
+  EXPECT_FALSE(out_map_ok(small, f, &why));
+}
+
 }  // namespace
 }  // namespace gconv::wgmma

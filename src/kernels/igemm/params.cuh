@@ -55,6 +55,10 @@ struct IgemmParams {
   unsigned long long* flags;
   unsigned long long epoch;
   int fixup;
+  // wgmma kernels with a staging area of their own: 1 when the launch passes
+  // a tensor map of the output (its rows an affine map of the GEMM rows), so
+  // that whole tiles leave through TMA stores (wgmma.cuh store_tma).
+  int out_map;
 };
 
 }  // namespace igemm

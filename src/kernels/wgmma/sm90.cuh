@@ -87,6 +87,25 @@ __device__ __forceinline__ void tma_load_3d(u32 dst, const TensorMap* map, int x
       : "memory");
 }
 
+// A tiled 2D box from shared memory at src to (x, y) of the tensor (x
+// innermost); elements outside the tensor are not written. One bulk group
+// per call (the issuing thread waits on its groups: bulk_wait_read /
+// bulk_wait_all).
+__device__ __forceinline__ void tma_store_2d(const TensorMap* map, u32 src, int x, int y) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
+      "cp.async.bulk.commit_group;\n" ::"l"(map),
+      "r"(src), "r"(x), "r"(y)
+      : "memory");
+}
+// Until at most N of this thread's bulk stores still read shared memory.
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+// Until every bulk store of this thread has completed.
+__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+
 // An im2col load: channels from c, pixels from the filter base (w, h, d) of
 // image n onwards, each shifted by the tap offsets (ow, oh, od).
 template <int NDIM>

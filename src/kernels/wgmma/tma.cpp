@@ -2,6 +2,8 @@
 // The device side that reads these maps: produce_tma in wgmma/wgmma.cuh.
 #include "kernels/wgmma/tma.hpp"
 
+#include "kernels/wgmma/wgmma_plan.hpp"
+
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
@@ -258,6 +260,40 @@ Status encode_tensor_map(const TmaArgs& a, DType dtype, const void* base, Tensor
     return internal_error(std::string(a.im2col ? "cuTensorMapEncodeIm2col" : "cuTensorMapEncodeTiled") +
                           " failed with CUresult " + std::to_string(int(r)) + " (rank " + std::to_string(a.rank) + ")");
   return Status::Ok();
+}
+
+bool out_map_ok(const KernelTraits& t, const Problem& p, std::string* why) {
+  if (!epilogue_separate(t)) return fail(why, "out map: the kernel has no staging area of its own");
+  const int64_t eb = elem_bytes(p.dtype);
+  int64_t row = 0;
+  switch (p.direction) {
+    case Direction::fwd: row = p.k; break;
+    case Direction::bwd_data:
+      for (int d = p.first_slot(); d < 3; ++d)
+        if (p.stride[d] != 1) return fail(why, "out map: bwd_data with stride > 1 writes its phases' rows apart");
+      row = p.c;
+      break;
+    case Direction::bwd_weight: row = p.filter_volume() * p.c_per_group(); break;
+  }
+  if (row * eb % 16 != 0)
+    return fail(why, "out map: output rows of " + std::to_string(row * eb) + " bytes are not a multiple of 16");
+  return true;
+}
+
+TmaArgs out_args(const KernelTraits& t, const Problem& p) {
+  const uint64_t eb = uint64_t(elem_bytes(p.dtype));
+  const int box_rows = t.tile_m / t.warps_m, box_cols = int(128 / eb);
+  switch (p.direction) {
+    case Direction::fwd:
+      return tiled(uint64_t(p.k), uint64_t(p.n * p.out_volume()), uint64_t(p.k) * eb, box_cols, box_rows);
+    case Direction::bwd_data:
+      return tiled(uint64_t(p.c), uint64_t(p.n * p.in_volume()), uint64_t(p.c) * eb, box_cols, box_rows);
+    case Direction::bwd_weight: {
+      const uint64_t row = uint64_t(p.filter_volume() * p.c_per_group());
+      return tiled(row, uint64_t(p.k), row * eb, box_cols, box_rows);
+    }
+  }
+  return {};
 }
 
 }  // namespace gconv::wgmma

@@ -58,6 +58,17 @@ bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why);
 TmaArgs a_args(const KernelTraits& t, const Problem& p);
 TmaArgs b_args(const KernelTraits& t, const Problem& p);
 
+// Whether the output of problem p can leave traits t's kernel through a
+// tensor map (wgmma.cuh store_tma): a kernel with a staging area of its own
+// (epilogue_separate), output rows an affine map of the GEMM rows (not
+// bwd_data's strided phases) and a multiple of 16 bytes long. On false,
+// *why says why (the kernel then stores from the staging area itself).
+bool out_map_ok(const KernelTraits& t, const Problem& p, std::string* why = nullptr);
+
+// The output as a 2D tiled map (rows of K, C or C/G * filter elements; a box
+// of 128 bytes x the rows of one consumer warpgroup). Requires out_map_ok.
+TmaArgs out_args(const KernelTraits& t, const Problem& p);
+
 // Encodes args for the tensor at `base` (16-byte aligned) with 128-byte
 // swizzle (the layout the kernels' K-major tiles and wgmma read). Errors
 // name the driver call and its result.

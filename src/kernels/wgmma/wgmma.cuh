@@ -488,6 +488,74 @@ __device__ __forceinline__ void store_sep(const WgAcc<Cfg>& acc, const IgemmPara
   }
 }
 
+// The output map's coordinates (x: column, innermost; y: row) of GEMM row m,
+// column n of group g0: rows of K (fwd) or C (bwd_data) channels with the
+// group's channels from g0 * K/G (C/G) on; bwd_weight rows of C/G * filter
+// with the group's rows from g0 * K/G on.
+template <class Cfg>
+__device__ __forceinline__ void store_coords(const IgemmParams& p, int g0, int m, int n, int& x, int& y) {
+  if constexpr (Cfg::kDir == kBwdWeight) {
+    x = n;
+    y = g0 * p.Kg + m;
+  } else {
+    x = g0 * (Cfg::kDir == kFwd ? p.Kg : p.Cg) + n;
+    y = m;
+  }
+}
+
+// TMA stores (kEpiSep with p.out_map): each consumer warpgroup stages
+// kStoreCols columns of its rows at a time in a buffer of its own, laid out
+// as the map's 128-byte swizzle wants it (16-byte chunk c of row r at chunk
+// c ^ (r % 8): the fragment writes of 8 rows hit distinct banks), and one
+// thread stores the box; the stores run on while the warpgroup stages the
+// next pass or goes on to its next tile's MMAs. A buffer is written again
+// once its previous store has read it (bulk_wait_read by the thread that
+// issued it, then the warpgroup's barrier). The map clips rows and columns
+// outside the tensor: whole tiles or a problem of one group only
+// (tma_store_tile), so that a tile's tail never reaches another group.
+template <class Cfg>
+__device__ __forceinline__ bool tma_store_tile(const IgemmParams& p, int gemm_m, int gemm_n, int m0, int n0) {
+  return p.out_map && (p.G == 1 || (m0 + Cfg::kTileM <= gemm_m && n0 + Cfg::kTileN <= gemm_n));
+}
+
+template <class Cfg>
+__device__ __forceinline__ void store_tma(const WgAcc<Cfg>& acc, const TensorMap* tc, int x0, int y0, int wg,
+                                          u32 area, unsigned char* area_ptr, int ctid) {
+  constexpr int CW = Cfg::kStoreCols, NB = Cfg::kStoreBufs, OB = Cfg::kOutBytes, BB = Cfg::kStoreBufBytes;
+  const int warp = ctid >> 5, lane = ctid & 31;
+  const int first = Cfg::kStoreOffset - Cfg::kEpiOffset + wg * NB * BB;
+#pragma unroll
+  for (int pass = 0; pass < Cfg::kStorePasses; ++pass) {
+    const int c0 = pass * CW, buf = first + (pass % NB) * BB;
+    if (ctid == 0) bulk_wait_read<NB - 1>();
+    wg_sync(wg);  // the buffer's previous store has read it
+#pragma unroll
+    for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = mi * 64 + warp * 16 + h * 8 + (lane >> 2);
+#pragma unroll
+        for (int ni = 0; ni < Cfg::kNI; ++ni)
+#pragma unroll
+          for (int j = 0; j < Cfg::kInstrN / 8; ++j) {
+            const int col8 = ni * Cfg::kInstrN + j * 8 - c0;
+            if (col8 < 0 || col8 >= CW) continue;
+            const int byte = (col8 + 2 * (lane & 3)) * OB;
+            unsigned char* dst = area_ptr + buf + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
+            const float v0 = acc.d[mi][ni][4 * j + 2 * h], v1 = acc.d[mi][ni][4 * j + 2 * h + 1];
+            if constexpr (Cfg::kF32Out) {
+              *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
+            } else {
+              dev::Elem<Cfg::kDType>::store2(reinterpret_cast<typename Cfg::T*>(dst), v0, v1);
+            }
+          }
+      }
+    fence_proxy_async();  // the staged rows, visible to the bulk copy
+    wg_sync(wg);
+    if (ctid == 0) tma_store_2d(tc, area + buf, x0 + c0, y0);
+  }
+}
+
 // Cluster split-K (Cfg::kCluster): the p.splits blocks of one output tile
 // are one cluster (rank = split) and each has staged its fp32 partial tile
 // (stage_tile). Block `rank` owns rows [rank, rank + 1) * kTileM / splits of
@@ -652,7 +720,7 @@ __device__ __forceinline__ void produce_tile(const IgemmParams& p, const TensorM
 // 16-byte stores) when it fits.
 template <class Cfg>
 __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap* ta = nullptr,
-                                           const TensorMap* tb = nullptr) {
+                                           const TensorMap* tb = nullptr, const TensorMap* tc = nullptr) {
   typedef typename igemm::OperandsOf<typename Cfg::Load, Cfg::kDir>::type Ops;
   const int tid = threadIdx.x;
   const u32 ring = (dev::smem_u32(wg_smem) + 1023u) & ~1023u;
@@ -723,7 +791,20 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
           }
         }
         if constexpr (Cfg::kEpiSep) {
-          store_sep<Cfg>(acc, p, ops, b, m0, n0, wg, ring_ptr + Cfg::kEpiOffset, local);
+          if (tma_store_tile<Cfg>(p, ops.gemm_m, ops.gemm_n(p), m0, n0)) {
+            int x0, y0;
+            store_coords<Cfg>(p, b.g0, m0 + wg * Cfg::kWgM, n0, x0, y0);
+            store_tma<Cfg>(acc, tc, x0, y0, wg, ring + Cfg::kEpiOffset, ring_ptr + Cfg::kEpiOffset, local);
+          } else if (p.out_map) {
+            // The padded rows of both warpgroups overlap the TMA buffers:
+            // no store may still read them, before or after.
+            if (local == 0) bulk_wait_read<0>();
+            bar_sync<1>(kWarpgroup * Cfg::kConsumers);
+            store_sep<Cfg>(acc, p, ops, b, m0, n0, wg, ring_ptr + Cfg::kEpiOffset, local);
+            bar_sync<1>(kWarpgroup * Cfg::kConsumers);
+          } else {
+            store_sep<Cfg>(acc, p, ops, b, m0, n0, wg, ring_ptr + Cfg::kEpiOffset, local);
+          }
           continue;
         }
         if constexpr (Cfg::kStaged) {
@@ -733,6 +814,10 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
           }
         }
         store<Cfg>(acc, p, ops, b, m0, n0, wg * Cfg::kWgM, local);
+      }
+      // The block's shared memory must outlive the reads of its last stores.
+      if constexpr (Cfg::kEpiSep) {
+        if (local == 0) bulk_wait_all();
       }
     }
   }

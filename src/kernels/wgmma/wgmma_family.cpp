@@ -28,6 +28,17 @@ int persistent_setting() {
   return v;
 }
 
+// GCONV_WGMMA_TMA_STORE=0: no output map, so kernels with a staging area of
+// their own store from it with their threads (as before the TMA stores), for
+// A/B measurements. Read once; anything else is ignored (unset).
+bool tma_store_enabled() {
+  static const bool v = [] {
+    const auto n = jit::process_env_int("GCONV_WGMMA_TMA_STORE", 0, 1);
+    return !n || *n != 0;
+  }();
+  return v;
+}
+
 // Tiles of at most this many outputs run on the persistent grid by default.
 // A persistent block stores all but its last tile straight from the
 // accumulators (the ring already holds the next tile's stages), two 4-byte
@@ -81,9 +92,21 @@ class WgmmaFamily final : public KernelFamily {
     Result<igemm::LaunchPlan> plan = wgmma::make_plan(t, p);
     if (!plan.ok()) return plan.status();
     GCONV_RETURN_IF_ERROR(cap_grid(t, k, *plan));
-    if (!t.tma) return igemm::launch_plan("wgmma", t, k, p, args, *plan, stream);
     // The maps hold the tensor addresses: encoded for every launch (a few
-    // microseconds of host time, no device work).
+    // microseconds of host time, no device work). A kernel with a staging
+    // area of its own takes the output's map (zeros, with p.out_map unset,
+    // where the output cannot be written through one).
+    wgmma::TensorMap tc{};
+    const bool out = wgmma::epilogue_separate(t);
+    if (out && tma_store_enabled() && args.out && reinterpret_cast<uintptr_t>(args.out) % 16 == 0 &&
+        wgmma::out_map_ok(t, p)) {
+      GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::out_args(t, p), p.dtype, args.out, &tc));
+      plan->params.out_map = 1;
+    }
+    if (!t.tma) {
+      if (out) return igemm::launch_plan("wgmma", t, k, p, args, *plan, stream, {&tc});
+      return igemm::launch_plan("wgmma", t, k, p, args, *plan, stream);
+    }
     if (!args.a || !args.b) return invalid_argument("wgmma launch: null tensor pointer");
     if (reinterpret_cast<uintptr_t>(args.a) % 16 != 0 || reinterpret_cast<uintptr_t>(args.b) % 16 != 0)
       return invalid_argument("wgmma launch: tensor-map operands must be 16-byte aligned");
@@ -93,6 +116,7 @@ class WgmmaFamily final : public KernelFamily {
     const bool swap = p.direction == Direction::bwd_weight;
     GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::a_args(t, p), p.dtype, swap ? args.b : args.a, &ta));
     GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_args(t, p), p.dtype, swap ? args.a : args.b, &tb));
+    if (out) return igemm::launch_plan("wgmma", t, k, p, args, *plan, stream, {&ta, &tb, &tc});
     return igemm::launch_plan("wgmma", t, k, p, args, *plan, stream, {&ta, &tb});
   }
 };

@@ -175,10 +175,14 @@ std::string instance_source(const KernelTraits& t) {
                                   : std::string();
   s += "extern \"C\" __global__ void " + cluster + "__launch_bounds__(" + std::to_string(threads) +
        ", Cfg::kMinBlocks) gconv_main(const __grid_constant__ gconv::igemm::IgemmParams p";
-  // A TMA producer takes the tensor maps of A and B by value (wgmma/tma.hpp).
-  s += t.tma ? ", const __grid_constant__ gconv::wg::TensorMap ta, const __grid_constant__ gconv::wg::TensorMap tb) { "
-               "gconv::wg::wgmma_main<Cfg>(p, &ta, &tb); }\n"
-             : ") { gconv::wg::wgmma_main<Cfg>(p); }\n";
+  // A TMA producer takes the tensor maps of A and B by value (wgmma/tma.hpp),
+  // a kernel with a staging area of its own the output's (used when
+  // p.out_map is set).
+  const std::string map = ", const __grid_constant__ gconv::wg::TensorMap ";
+  const bool out = epilogue_separate(t);
+  s += (t.tma ? map + "ta" + map + "tb" : std::string()) + (out ? map + "tc" : std::string()) + ") { ";
+  s += std::string("gconv::wg::wgmma_main<Cfg>(p") + (t.tma ? ", &ta, &tb" : out ? ", nullptr, nullptr" : "") +
+       (out ? ", &tc" : "") + "); }\n";
   if (has_reduce(t)) {
     s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(igemm::kReduceThreads) +
          ") gconv_reduce(const __grid_constant__ gconv::igemm::IgemmParams p) { gconv::igemm::igemm_reduce<Cfg>(p); "
