@@ -105,7 +105,8 @@
 #             with GCONV_WGMMA_PERSISTENT=0 (one tile per block) and by default (bench/ab_sweeps.py,
 #             the kEpiSep kernels of .device/sep_names.txt and all pairs); ES_FILTER: the kernels tested;
 #             ES_SAN: the sanitizers (default memcheck racecheck synccheck; '' none); ES_VAR: the
-#             variable of the A/B (default GCONV_WGMMA_PERSISTENT; 0 vs unset), ES_LA / ES_LB its labels
+#             variable of the A/B (default GCONV_WGMMA_PERSISTENT), ES_VA / ES_VB its values (default 0 /
+#             unset), ES_LA / ES_LB their labels
 #   retime    re-measure the (kernel, problem) pairs of .device/rt_pairs.csv over .device/rt_problems.csv
 #             (bench/retime_pairs.py: kernels whose times changed since the stored sweeps, with anchors)
 #             for RT_S seconds (default 540), no checks -> $OUT/rt_rows.csv.zst
@@ -120,13 +121,14 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 # head_shapes FILE N: the comment and header lines of a problem CSV and its first N problems
 head_shapes() { awk -v n="$2" '/^#/ || !h++ {print; next} k++ < n' "$1"; }
-# ab_env VAR TAG LABEL LOGDIR SECONDS REPEATS PAIRS: the public set's PAIRS timed with VAR=0 (mode 0) and
-# with VAR unset (mode on) -> /tmp/TAG_MODE.csv and $OUT/TAG_MODE.csv.zst, bench stderr in LOGDIR
+# ab_env VAR TAG LABEL LOGDIR SECONDS REPEATS PAIRS [A [B]]: the public set's PAIRS timed with VAR=A
+# (default 0; mode 0) and with VAR=B (default unset; mode on) -> /tmp/TAG_MODE.csv and $OUT/TAG_MODE.csv.zst,
+# bench stderr in LOGDIR
 ab_env() {
-  local var=$1 tag=$2 label=$3 logs=$4 secs=$5 reps=$6 pairs=$7 mode
+  local var=$1 tag=$2 label=$3 logs=$4 secs=$5 reps=$6 pairs=$7 va=${8:-0} vb=${9:-} mode
   grep -v '^#' problems/cudnn_public_h200.jsonl > /tmp/pub.jsonl
   for mode in 0 on; do
-    ( [ "$mode" = on ] && unset "$var" || export "$var=0"
+    ( if [ "$mode" = on ]; then if [ -n "$vb" ]; then export "$var=$vb"; else unset "$var"; fi; else export "$var=$va"; fi
       timeout -k 10 "$secs" .device/gconv bench --problems /tmp/pub.jsonl --pairs "$pairs" \
         --out "/tmp/${tag}_$mode.csv" --warmup 2 --repeats "$reps" --jobs "$ncpu" 2> "$logs/${tag}_${mode}_stderr.log" )
     echo "$label bench $mode rc=$?: $(tail -n 1 "$logs/${tag}_${mode}_stderr.log")"
@@ -597,7 +599,8 @@ PY
           timeout -k 5 70 scripts/gpu-test .device 'Pools/PoolCorrectness*bf16_2d' > "$L/san_$tool.txt" 2>&1
         echo "$tool: $(tail -n 1 "$L/san_$tool.txt") | $(cat $L/san_$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       done
-      ab_env "${ES_VAR:-GCONV_WGMMA_PERSISTENT}" es episep "$L" "${ES_S:-100}" "${REPEATS:-7}" .device/sep_pairs.csv
+      ab_env "${ES_VAR:-GCONV_WGMMA_PERSISTENT}" es episep "$L" "${ES_S:-100}" "${REPEATS:-7}" .device/sep_pairs.csv \
+        "${ES_VA:-0}" "${ES_VB:-}"
       la=${ES_LA:-tile} lb=${ES_LB:-persistent_sep}
       python3 bench/ab_sweeps.py --a /tmp/es_0.csv --b /tmp/es_on.csv --label-a "$la" --label-b "$lb" \
         --kernels-file .device/sep_names.txt | tee "$OUT/ab_sep.txt"

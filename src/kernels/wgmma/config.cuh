@@ -70,7 +70,10 @@ struct TileFor<MN, TK, EB, false> {
 // Threads of one warpgroup.
 constexpr int kWarpgroup = 128;
 
-template <int DIR, int DT, int NDIM, int TM, int TN, int TK, int CWG, int STAGES, int SPLIT, int VEC, bool TMA = false>
+// EPI_MIN: the fewest outputs per tile of a kernel with a staging area of its
+// own (kEpiSep; wgmma_plan.cpp passes its epilogue_min_outputs).
+template <int DIR, int DT, int NDIM, int TM, int TN, int TK, int CWG, int STAGES, int SPLIT, int VEC, bool TMA = false,
+          int EPI_MIN = 128 * 128>
 struct WgmmaConfig {
   static constexpr int kDir = DIR, kDType = DT, kNdim = NDIM;
   // The producer: one thread issuing TMA loads (fwd: im2col A, tiled B), or
@@ -133,8 +136,8 @@ struct WgmmaConfig {
   static constexpr int kOutPitch = TN * kOutBytes + 16;
   static constexpr int kStagedBytes = TM * kOutPitch + TM * 4;
   static constexpr bool kStaged = kStagedBytes <= kBarOffset;
-  // A staging area of its own (kEpiSep) for unsplit tiles of at least 128 x
-  // 128 outputs: a persistent block's consumers stage and store tile t there
+  // A staging area of its own (kEpiSep) for unsplit tiles of at least
+  // EPI_MIN outputs and 128 bytes of output per row: a persistent block's consumers stage and store tile t there
   // while the producer already fills the ring with tile t + 1, so large
   // tiles keep 16-byte stores on the persistent grid (wgmma_family.cpp runs
   // these kernels persistent). The area holds kEpiCols columns of every row:
@@ -147,7 +150,8 @@ struct WgmmaConfig {
     return cols <= TN && TN % cols == 0 && kEpiOffset + epi_bytes(cols) + 1024 <= kMaxSmem;
   }
   static constexpr int kEpiCols = epi_fits(TN) ? TN : epi_fits(128) ? 128 : epi_fits(64) ? 64 : 0;
-  static constexpr bool kEpiSep = SPLIT == igemm::kSplitNone && TM * TN >= 128 * 128 && kEpiCols > 0;
+  static constexpr int kStoreCols = 128 / kOutBytes;
+  static constexpr bool kEpiSep = SPLIT == igemm::kSplitNone && TM * TN >= EPI_MIN && TN % kStoreCols == 0 && kEpiCols > 0;
   // TMA stores from that area (wgmma.cuh store_tma, when the launch passes
   // an output map): passes of kStoreCols columns, 128 bytes of output per
   // row (the width of the 128-byte swizzle the map and the staged rows use),
@@ -155,7 +159,6 @@ struct WgmmaConfig {
   // its own (two where they fit, so one pass is staged while the previous
   // one is still read; one when a tile has an odd number of passes), from
   // the first 1024-byte boundary of the area on.
-  static constexpr int kStoreCols = 128 / kOutBytes;
   static constexpr int kStorePasses = TN / kStoreCols;
   static constexpr int kStoreBufBytes = kWgM * 128;
   static constexpr int kStoreOffset = round_up(kEpiOffset, 1024);

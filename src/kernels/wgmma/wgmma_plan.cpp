@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "jit/env.hpp"
 #include "kernels/wgmma/tma.hpp"
 
 namespace gconv::wgmma {
@@ -87,8 +88,18 @@ int epilogue_columns(const KernelTraits& t) {
   return 0;
 }
 
+int epilogue_min_outputs() {
+  static const int v = [] {
+    const auto n = jit::process_env_int("GCONV_WGMMA_EPI_MIN", 1, 1 << 20);
+    return n ? int(*n) : kEpilogueMinOutputs;
+  }();
+  return v;
+}
+
 bool epilogue_separate(const KernelTraits& t) {
-  return t.split_mode == SplitKMode::none && t.tile_m * t.tile_n >= 128 * 128 && epilogue_columns(t) > 0;
+  const int store_cols = 128 / (t.dtype == DType::fp32 ? 4 : 2);  // WgmmaConfig::kStoreCols (unsplit)
+  return t.split_mode == SplitKMode::none && t.tile_m * t.tile_n >= epilogue_min_outputs() &&
+         t.tile_n % store_cols == 0 && epilogue_columns(t) > 0;
 }
 
 size_t smem_bytes(const KernelTraits& t) {
@@ -164,7 +175,7 @@ std::string instance_source(const KernelTraits& t) {
        std::to_string(dtype_id(t.dtype)) + ", " + std::to_string(t.ndim) + ", " + std::to_string(t.tile_m) + ", " +
        std::to_string(t.tile_n) + ", " + std::to_string(t.tile_k) + ", " + std::to_string(t.warps_m) + ", " +
        std::to_string(t.stages) + ", " + std::to_string(split_id(t.split_mode)) + ", " + std::to_string(t.vec) +
-       (t.tma ? ", true" : "") + "> Cfg;\n";
+       (t.tma ? ", true" : ", false") + ", " + std::to_string(epilogue_min_outputs()) + "> Cfg;\n";
   // The launch's dynamic shared memory is the host's mirror of the config.
   s += "static_assert(Cfg::kSmemBytes == " + std::to_string(smem_bytes(t)) +
        ", \"wgmma_plan.cpp smem_bytes mirrors WgmmaConfig::kSmemBytes\");\n";

@@ -52,9 +52,18 @@ bool can_implement(const KernelTraits& t, const igemm::ProblemFacts& f, std::str
 size_t smem_bytes(const KernelTraits& t);
 
 // The kernel stages its output tiles in shared memory of its own beside the
-// ring (WgmmaConfig::kEpiSep: unsplit tiles of at least 128 x 128 where
-// epilogue_columns > 0), so it runs on the persistent grid by default.
+// ring (WgmmaConfig::kEpiSep: unsplit tiles of at least
+// epilogue_min_outputs() outputs, rows of at least 128 bytes and
+// epilogue_columns > 0) and stores them through TMA, so it runs on the
+// persistent grid by default.
 bool epilogue_separate(const KernelTraits& t);
+
+// The fewest outputs per tile of such kernels: kEpilogueMinOutputs, or
+// GCONV_WGMMA_EPI_MIN (read once) for A/B measurements; the instance source
+// passes it to WgmmaConfig, so kernels built with another value are other
+// cache entries.
+inline constexpr int kEpilogueMinOutputs = 128 * 128;
+int epilogue_min_outputs();
 
 // Columns of the output tile such a staging area holds (WgmmaConfig::
 // kEpiCols): the whole tile_n where it fits beside the ring, else 128 or 64
