@@ -4,12 +4,12 @@ time scale of the stored sweeps, for training and evaluation (issue 19).
 
   retime_merge.py --new RT.csv[.zst] [--new ...] --stored SWEEP.csv[.zst] [--stored ...] \
       --out OUT.csv [--only-specs FILE | --exclude-specs FILE] [--gpu 'NVIDIA H200'] [--min-anchors 1] \
-      [--anchors-out ANCHORS.csv]
+      [--changed s13|episep] [--anchors-out ANCHORS.csv]
 
 Per problem, the anchors are the kernels measured in both the new rows and
-the stored sweeps that did NOT change (retime_pairs.changed). Their median
-ratio stored / new is the problem's scale; every new row of a changed
-kernel is written with latency_ms and min_ms multiplied by it (tflops and
+the stored sweeps that did NOT change (in any of retime_pairs.CHANGED's
+lists). Their median ratio stored / new is the problem's scale; every new
+row of a kernel of the --changed list is written with latency_ms and min_ms multiplied by it (tflops and
 gbps divided) and its gpu column set to --gpu, so that the stored rows of the
 same problem and the new ones rank on one scale. It corrects for the other
 GPU (new rows measured on an H100 for an H200 model: measured median scale
@@ -32,7 +32,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from retime_pairs import changed  # noqa: E402
+from retime_pairs import CHANGED  # noqa: E402
 from sweep_io import read_rows  # noqa: E402
 
 
@@ -50,9 +50,16 @@ def main(argv):
     ap.add_argument("--exclude-specs", help="problem CSV: leave its problems out")
     ap.add_argument("--gpu", default="NVIDIA H200")
     ap.add_argument("--min-anchors", type=int, default=1)
+    ap.add_argument("--changed", choices=sorted(CHANGED), default="s13",
+                    help="the kernels whose rows are written (retime_pairs.py --changed); anchors are never among "
+                         "any list's")
     ap.add_argument("--anchors-out", help="CSV of every anchor: spec, kernel, gpu, new_ms, stored_ms (with the "
                     "written rows, whose times are new_ms x the problem's scale, it keeps the raw measurements)")
     a = ap.parse_args(argv)
+    changed = CHANGED[a.changed]
+
+    def anchor(k):
+        return not any(f(k) for f in CHANGED.values())
 
     only = spec_set(a.only_specs) if a.only_specs else None
     exclude = spec_set(a.exclude_specs) if a.exclude_specs else set()
@@ -78,7 +85,7 @@ def main(argv):
     anchors = []
     for r in new:
         k, s = r["kernel"], r["spec"]
-        if not changed(k) and k in stored[s]:
+        if anchor(k) and k in stored[s]:
             ratios[s].append(stored[s][k] / float(r["latency_ms"]))
             anchors.append((s, k, r["gpu"], r["latency_ms"], f"{stored[s][k]:.6g}"))
     if a.anchors_out:

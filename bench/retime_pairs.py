@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Kernel pairs to re-measure after kernels changed under stored sweeps (issue 19).
 
-  retime_pairs.py --select SELECT.jsonl --sweep SWEEP.csv[.zst] [--sweep ...] \
+  retime_pairs.py --select SELECT.jsonl --sweep SWEEP.csv[.zst] [--sweep ...] [--changed s13|episep] \
       [--top 48] [--anchors 3] [--limit N] [--seed S] --pairs OUT_PAIRS.csv --problems OUT_PROBLEMS.csv
 
 SELECT: `gconv select --policy analytic --top 1000 --json` over the problems
@@ -76,6 +76,20 @@ def changed(name):
     return False
 
 
+def changed_episep(name):
+    """Kernels whose times moved in the fourteenth session: the wgmma kernels
+    with a staging area of their own (unsplit tiles of at least 128 x 128
+    outputs: m128n256 / m256n128 with 4 stages and m128n128 with 6 now stage
+    in passes and run persistent, and all of them store through TMA)."""
+    if not name.startswith("wgmma_") or SPLIT.search(name).group(1) != "1":
+        return False
+    t = TILE.search(name)
+    return int(t.group(1)) * int(t.group(2)) >= 128 * 128
+
+
+CHANGED = {"s13": changed, "episep": changed_episep}
+
+
 def candidates(ranked, top):
     """The first `top` kernels, then the first of every class not yet seen."""
     keep = list(ranked[:top])
@@ -99,7 +113,11 @@ def main(argv):
     ap.add_argument("--pairs", required=True)
     ap.add_argument("--problems", required=True)
     ap.add_argument("--problem-csv", action="append", default=[], help="problem CSVs the specs come from")
+    ap.add_argument("--changed", choices=sorted(CHANGED), default="s13",
+                    help="which kernels changed: s13 (the thirteenth session's list) or episep (the "
+                         "fourteenth's); anchors are never among either")
     a = ap.parse_args(argv)
+    is_changed = CHANGED[a.changed]
 
     ranked = {}
     for path in a.select:
@@ -133,8 +151,8 @@ def main(argv):
     rows = []
     n_changed = n_anchor = 0
     for s in specs:
-        cand = [k for k in candidates(ranked[s], a.top) if changed(k)]
-        anchors = sorted((t, k) for k, t in stored[s].items() if not changed(k))[: a.anchors]
+        cand = [k for k in candidates(ranked[s], a.top) if is_changed(k)]
+        anchors = sorted((t, k) for k, t in stored[s].items() if not any(f(k) for f in CHANGED.values()))[: a.anchors]
         rows += [(k, s) for k in cand] + [(k, s) for _, k in anchors]
         n_changed += len(cand)
         n_anchor += len(anchors)

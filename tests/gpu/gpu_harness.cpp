@@ -40,6 +40,8 @@ std::vector<std::string> odd_problem_specs() {
       "n2c64k64_w50_x5_s2_p2",                  // 1D
       "n2c48k48g48_w33_x7_p3",                  // 1D depthwise (conformer-like)
       "n2c1k8_w37_x11_s3_p4:1_dil2",            // 1D, C=1, odd everything
+      "n2c128k264g2_h9w9_y3x3_p1",              // K/G = 132: groups of y off 16-byte boundaries
+      "n2c264k128g2_h9w9_y3x3_p1",              // C/G = 132: groups of dx off 16-byte boundaries
   };
 }
 

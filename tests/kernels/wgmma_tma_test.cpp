@@ -217,6 +217,12 @@ TEST(WgmmaTma, OutputMapsOfEachDirection) {
   EXPECT_FALSE(out_map_ok(t, spec("bwd_data_bf16_n2c36k64g1_h9w7_y3x3_s1_p1_dil1"), &why));  // 72-byte rows
   EXPECT_NE(why.find("16"), std::string::npos) << why;
 
+  // Groups whose columns start off 16-byte boundaries (K/G = 132 bf16).
+  t.direction = Direction::fwd;
+  EXPECT_FALSE(out_map_ok(t, spec("fwd_bf16_n2c128k264g2_h9w9_y3x3_s1_p1_dil1"), &why));
+  EXPECT_NE(why.find("groups"), std::string::npos) << why;
+  EXPECT_TRUE(out_map_ok(t, spec("fwd_bf16_n2c128k272g2_h9w9_y3x3_s1_p1_dil1"), &why)) << why;
+
   t.direction = Direction::bwd_weight;
   const Problem w = spec("bwd_weight_bf16_n2c32k48g2_h9w7_y3x3_s1_p1_dil1");
   ASSERT_TRUE(out_map_ok(t, w, &why)) << why;

@@ -277,6 +277,14 @@ bool out_map_ok(const KernelTraits& t, const Problem& p, std::string* why) {
   }
   if (row * eb % 16 != 0)
     return fail(why, "out map: output rows of " + std::to_string(row * eb) + " bytes are not a multiple of 16");
+  // A group's columns start at g * K/G (C/G) within a row: a store box that
+  // starts off a 16-byte boundary faults (cudaErrorIllegalInstruction).
+  const int64_t group_cols = p.direction == Direction::fwd        ? p.k_per_group()
+                             : p.direction == Direction::bwd_data ? p.c_per_group()
+                                                                  : 0;
+  if (p.g > 1 && group_cols * eb % 16 != 0)
+    return fail(why, "out map: groups of " + std::to_string(group_cols * eb) +
+                         " bytes of a row do not start on 16-byte boundaries");
   return true;
 }
 

@@ -61,7 +61,8 @@ TmaArgs b_args(const KernelTraits& t, const Problem& p);
 // Whether the output of problem p can leave traits t's kernel through a
 // tensor map (wgmma.cuh store_tma): a kernel with a staging area of its own
 // (epilogue_separate), output rows an affine map of the GEMM rows (not
-// bwd_data's strided phases) and a multiple of 16 bytes long. On false,
+// bwd_data's strided phases), a multiple of 16 bytes long, and groups that
+// start on 16-byte boundaries within a row. On false,
 // *why says why (the kernel then stores from the staging area itself).
 bool out_map_ok(const KernelTraits& t, const Problem& p, std::string* why = nullptr);
 

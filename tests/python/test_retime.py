@@ -1,0 +1,52 @@
+"""bench/retime_pairs.py's lists of changed kernels and bench/retime_merge.py
+with --changed episep on tiny synthetic sweeps: which kernels the fourteenth
+session's list names, that anchors come from kernels no list names, and that
+only the named kernels' rows are written, scaled by the anchors' median
+stored / new ratio. Standard library only."""
+import csv
+
+import bench_script  # noqa: F401  (bench/ on sys.path)
+import retime_merge
+from retime_pairs import CHANGED, changed_episep
+
+SPEC = "fwd_bf16_n2c64k64g1_h8w8_y3x3_s1_p1_dil1"
+FIELDS = ["kernel", "spec", "provider", "status", "gpu", "latency_ms", "min_ms", "tflops", "gbps"]
+
+
+def test_episep_list_names_unsplit_wgmma_tiles_of_128x128_outputs_and_more():
+    assert changed_episep("wgmma_fwd_bf16_2d_m128n128k64_c2_s4_sk1_v8")
+    assert changed_episep("wgmma_bwd_data_bf16_3d_m128n256k64_c2_s4_sk1_v8_tma")
+    assert changed_episep("wgmma_bwd_weight_bf16_2d_m256n64k64_c2_s4_sk1_v8")
+    assert not changed_episep("wgmma_fwd_bf16_2d_m128n64k64_c1_s4_sk1_v8")  # 8192 outputs
+    assert not changed_episep("wgmma_bwd_weight_bf16_2d_m128n128k64_c2_s4_sk8s_v8")  # split
+    assert not changed_episep("igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1")
+    assert set(CHANGED) == {"s13", "episep"}
+
+
+def _write(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w.writeheader()
+        for kernel, ms in rows:
+            w.writerow(dict(kernel=kernel, spec=SPEC, provider="gconv", status="ok", gpu="NVIDIA H100 80GB HBM3",
+                            latency_ms=ms, min_ms=ms, tflops="10", gbps="100"))
+    return str(path)
+
+
+def test_merge_episep_scales_only_the_listed_kernels(tmp_path):
+    sep = "wgmma_fwd_bf16_2d_m128n128k64_c2_s4_sk1_v8"
+    small = "wgmma_fwd_bf16_2d_m64n64k64_c1_s4_sk1_v8"  # changed in s13's list: neither anchor nor written
+    a1, a2 = "igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1", "direct_fwd_bf16_2d_t8x8_r4_v8"
+    stored = _write(tmp_path / "stored.csv", [(a1, "0.020"), (a2, "0.030"), (sep, "0.050"), (small, "0.040")])
+    # New times: anchors 2x and 3x faster than stored -> median scale 2.5.
+    new = _write(tmp_path / "new.csv", [(a1, "0.010"), (a2, "0.010"), (sep, "0.008"), (small, "0.004")])
+    out = tmp_path / "out.csv"
+    retime_merge.main(["--changed", "episep", "--new", new, "--stored", stored, "--out", str(out),
+                       "--anchors-out", str(tmp_path / "anchors.csv")])
+    rows = list(csv.DictReader(open(out)))
+    assert [r["kernel"] for r in rows] == [sep]
+    assert abs(float(rows[0]["latency_ms"]) - 0.008 * 2.5) < 1e-9
+    assert abs(float(rows[0]["tflops"]) - 10 / 2.5) < 1e-9
+    assert rows[0]["gpu"] == "NVIDIA H200"
+    anchors = [r["kernel"] for r in csv.DictReader(open(tmp_path / "anchors.csv"))]
+    assert sorted(anchors) == sorted([a1, a2])
