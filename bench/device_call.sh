@@ -107,6 +107,7 @@
 #             ES_SAN: the sanitizers (default memcheck racecheck synccheck; '' none); ES_VAR: the
 #             variable of the A/B (default GCONV_WGMMA_PERSISTENT), ES_VA / ES_VB its values (default 0 /
 #             unset), ES_LA / ES_LB their labels
+#   smoke     every GPU test on a sample of each pool, then SMOKE_FILTER's kernels with a capped grid
 #   retime    re-measure the (kernel, problem) pairs of .device/rt_pairs.csv over .device/rt_problems.csv
 #             (bench/retime_pairs.py: kernels whose times changed since the stored sweeps, with anchors)
 #             for RT_S seconds (default 540), no checks -> $OUT/rt_rows.csv.zst
@@ -309,6 +310,22 @@ for stage in "$@"; do
         --jobs "$ncpu" --progress-s 60 2> "$OUT/ab_bench.log"
       echo "abpicks bench rc=$?"; grep -v ETA "$OUT/ab_bench.log" | tail -n 3
       .device/zstd -q -T0 -12 /tmp/ab.csv -o "$OUT/ab_picks.csv.zst" ;;
+    smoke)
+      # After a kernel change: every GPU test on SMOKE_SAMPLE (default 2) kernels per pool, then the
+      # kernels of SMOKE_FILTER (default the wgmma kernels with their own staging area) on SMOKE_SAMPLE2
+      # (default 8) per pool with the grid capped at 3 blocks (several tiles per block).
+      L=/tmp/smokelogs; mkdir -p $L/all $L/f
+      TEST_TIMEOUT_S=150 GCONV_GPU_TEST_SAMPLE=${SMOKE_SAMPLE:-2} LOG_DIR=$L/all timeout -k 5 "${SMOKE_S:-240}" \
+        scripts/gpu-test .device > "$L/all.txt" 2>&1
+      echo "all GPU tests (sample ${SMOKE_SAMPLE:-2}): $(tail -n 1 "$L/all.txt")"
+      cat $L/all/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch| on " | head -n 12
+      GCONV_WGMMA_PERSISTENT=3 TEST_TIMEOUT_S=150 GCONV_GPU_TEST_SAMPLE=${SMOKE_SAMPLE2:-8} LOG_DIR=$L/f \
+        GCONV_GPU_TEST_FILTER="${SMOKE_FILTER:-family==wgmma && split_mode==none && ((tile_m>=128 && tile_n>=128) || (tile_m==64 && tile_n==256) || (tile_m==256 && tile_n==64))}" \
+        timeout -k 5 180 scripts/gpu-test .device 'Pools/PoolCorrectness*' > "$L/f.txt" 2>&1
+      echo "filtered kernels, grid capped at 3: $(tail -n 1 "$L/f.txt")"
+      cat $L/f/*.log 2>/dev/null | grep -h "^TALLY" | grep -v "kernels=0" | sort
+      cat $L/f/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch|wgmma_.* on " | head -n 12
+      tar -czf "$OUT/smoke_logs.tar.gz" -C /tmp smokelogs ;;
     retime)
       for f in rt_pairs rt_problems; do [ -f .device/$f.csv.zst ] && .device/zstd -dqf .device/$f.csv.zst -o .device/$f.csv; done
       echo "retime: $(($(wc -l < .device/rt_pairs.csv) - 1)) pairs, $(($(wc -l < .device/rt_problems.csv) - 1)) problems"
