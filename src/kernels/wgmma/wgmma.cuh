@@ -21,23 +21,27 @@
 //     arrives on that stage's empty barrier, which the producer waits on
 //     before it overwrites the stage. So one stage's MMAs are always in
 //     flight while the next stage is waited for.
-// Epilogue: the output tile is staged in the idle ring and written with
-// 16-byte stores or, for serial split-K, 16-byte atomic adds (store_staged);
-// a tile whose output does not fit the ring is stored by each consumer
-// thread from its accumulators (igemm's store_pair: dtype, fp32 workspace
-// slices, or atomics).
+// Epilogue (wgmma/epilogue.cuh): unsplit tiles of at least
+// WgmmaConfig::kEpiSep's size stage their output in an area of their own and
+// leave through TMA stores (or the threads' 16-byte stores); other tiles are
+// staged in the idle ring and written with 16-byte stores or, for serial
+// split-K, 16-byte atomic adds (store_staged), or stored by each consumer
+// thread from its accumulators while the ring holds the next tile (igemm's
+// store_pair: dtype, fp32 workspace slices, or atomics).
 //
 // An instance source (wgmma_plan.cpp) defines:
 //   typedef gconv::wg::WgmmaConfig<...> Cfg;
 //   extern "C" __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 //   gconv_main(const __grid_constant__ gconv::igemm::IgemmParams p) { gconv::wg::wgmma_main<Cfg>(p); }
-//   (+ gconv_reduce -> igemm_reduce<Cfg> for split-K)
+//   (+ the tensor maps ta, tb of a TMA producer and tc of the output, by
+//   value; + gconv_reduce -> igemm_reduce<Cfg> for parallel split-K)
 #pragma once
 
 #include "common/cluster.cuh"
 #include "igemm/epilogue.cuh"
 #include "igemm/operands.cuh"
 #include "wgmma/config.cuh"
+#include "wgmma/epilogue.cuh"
 #include "wgmma/mma_async.cuh"
 
 namespace gconv {
@@ -251,15 +255,6 @@ __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, con
   });
 }
 
-// One consumer warpgroup's accumulators: [m64 block][instruction][register].
-// Register r of instruction (mi, ni) holds row 16 * warp + (lane / 4) +
-// 8 * ((r / 2) % 2), column 8 * (r / 4) + 2 * (lane % 4) + r % 2 of the
-// instruction's 64 x kInstrN block (the m16n8 C layout, repeated along N).
-template <class Cfg>
-struct WgAcc {
-  float d[Cfg::kMI][Cfg::kNI][Cfg::kAccPerInstr];
-};
-
 // rd / rel: the stage read next and the next stage to release, carried from
 // one output tile to the next (persistent grid). Every stage read is
 // released, the tile's last one once its MMAs have retired.
@@ -305,298 +300,6 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u
   for (int mi = 0; mi < Cfg::kMI; ++mi)
 #pragma unroll
     for (int ni = 0; ni < Cfg::kNI; ++ni) fence_regs(acc.d[mi][ni]);
-}
-
-// Stores one consumer thread's results: out[row_off(m) + g0 * col_stride + n]
-// through igemm's store_pair (output dtype, workspace slice or atomics).
-template <class Cfg, class Ops>
-__device__ __forceinline__ void store(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
-                                      const BlockPos& b, int m0, int n0, int wg_row0, int ctid,
-                                      int role = igemm::kFixAdd) {
-  const int warp = ctid >> 5, lane = ctid & 31;
-  const int gemm_n = ops.gemm_n(p);
-  const int goff = b.g0 * ops.col_stride(p);
-#pragma unroll
-  for (int mi = 0; mi < Cfg::kMI; ++mi)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int m = m0 + wg_row0 + mi * 64 + warp * 16 + h * 8 + (lane >> 2);
-      if (m >= ops.gemm_m) continue;
-      const int roff = ops.row_off(p, m) + goff;
-#pragma unroll
-      for (int ni = 0; ni < Cfg::kNI; ++ni)
-#pragma unroll
-        for (int j = 0; j < Cfg::kInstrN / 8; ++j) {
-          const int n = n0 + ni * Cfg::kInstrN + j * 8 + 2 * (lane & 3);
-          igemm::store_pair<Cfg>(p, b.split, roff + n, acc.d[mi][ni][4 * j + 2 * h], acc.d[mi][ni][4 * j + 2 * h + 1],
-                                 n < gemm_n, n + 1 < gemm_n, role);
-        }
-    }
-}
-
-// The staged epilogue (Cfg::kStaged): once every consumer has finished its
-// MMAs (so the ring is idle: the producer's last copies were consumed), each
-// warpgroup writes its accumulators as output-typed rows into the ring, then
-// stores its rows with 16-byte vectors along the output's contiguous
-// channels. stage_rows writes columns [c0, c0 + CW) of a warpgroup's rows
-// (rows padded by 16 bytes, then one int per row: its output offset, written
-// with the first columns) into the ring, or into the kernel's own staging
-// area (kEpiSep), without a barrier of its own; stage_tile is that for the
-// whole tile after a barrier over the consumers; store_rows stores the
-// staged columns and store_staged does all three. c0 is a constant once the
-// callers' loops are unrolled, so each pass keeps only its columns'
-// accumulators.
-template <class Cfg, int CW, class Ops>
-__device__ __forceinline__ void stage_rows(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops, int m0,
-                                           int wg, unsigned char* ring, int ctid, int c0 = 0) {
-  constexpr int OB = Cfg::kOutBytes, P = CW * OB + 16;
-  const int warp = ctid >> 5, lane = ctid & 31;
-  const int row0 = wg * Cfg::kWgM;
-  int* rows = reinterpret_cast<int*>(ring + Cfg::kTileM * P);
-  if (c0 == 0) {
-    for (int r = ctid; r < Cfg::kWgM; r += kWarpgroup) {
-      const int m = m0 + row0 + r;
-      rows[row0 + r] = m < ops.gemm_m ? ops.row_off(p, m) : -1;
-    }
-  }
-#pragma unroll
-  for (int mi = 0; mi < Cfg::kMI; ++mi)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = row0 + mi * 64 + warp * 16 + h * 8 + (lane >> 2);
-#pragma unroll
-      for (int ni = 0; ni < Cfg::kNI; ++ni)
-#pragma unroll
-        for (int j = 0; j < Cfg::kInstrN / 8; ++j) {
-          const int col8 = ni * Cfg::kInstrN + j * 8 - c0;  // this 8-column group, relative to the pass
-          if (col8 < 0 || col8 >= CW) continue;
-          unsigned char* dst = ring + row * P + (col8 + 2 * (lane & 3)) * OB;
-          const float v0 = acc.d[mi][ni][4 * j + 2 * h], v1 = acc.d[mi][ni][4 * j + 2 * h + 1];
-          if constexpr (Cfg::kF32Out) {
-            *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
-          } else {
-            dev::Elem<Cfg::kDType>::store2(reinterpret_cast<typename Cfg::T*>(dst), v0, v1);
-          }
-        }
-    }
-}
-
-template <class Cfg, class Ops>
-__device__ __forceinline__ void stage_tile(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops, int m0,
-                                           int wg, unsigned char* ring, int ctid) {
-  bar_sync<1>(kWarpgroup * Cfg::kConsumers);  // every consumer is done with the ring
-  stage_rows<Cfg, Cfg::kTileN>(acc, p, ops, m0, wg, ring, ctid);
-}
-
-// A barrier over one consumer warpgroup (named barriers 2 and 3).
-__device__ __forceinline__ void wg_sync(int wg) {
-  if (wg == 0) {
-    bar_sync<2>(kWarpgroup);
-  } else {
-    bar_sync<3>(kWarpgroup);
-  }
-}
-
-// Stores a warpgroup's staged columns [c0, c0 + CW) from `ring` (see
-// stage_rows).
-template <class Cfg, int CW, class Ops>
-__device__ __forceinline__ void store_rows(const IgemmParams& p, const Ops& ops, const BlockPos& b, int n0, int wg,
-                                           const unsigned char* ring, int ctid, int role, int c0 = 0) {
-  constexpr int OB = Cfg::kOutBytes, P = CW * OB + 16, V = 16 / OB;
-  const int row0 = wg * Cfg::kWgM;
-  const int* rows = reinterpret_cast<const int*>(ring + Cfg::kTileM * P);
-  const int gemm_n = ops.gemm_n(p);
-  const long long goff = (long long)b.g0 * ops.col_stride(p) +
-                         (Cfg::kSplit == igemm::kSplitParallel ? (long long)b.split * p.out_elems : 0);
-  constexpr int VPR = CW / V;  // vectors per row
-  for (int v = ctid; v < Cfg::kWgM * VPR; v += kWarpgroup) {
-    const int row = row0 + v / VPR, col = (v % VPR) * V;
-    const int roff = rows[row], n = n0 + c0 + col;
-    if (roff < 0 || n >= gemm_n) continue;
-    const long long idx = roff + goff + n;
-    const uint4 val = *reinterpret_cast<const uint4*>(ring + row * P + col * OB);
-    if constexpr (Cfg::kSplit == igemm::kSplitSerial) {
-      // Fixup roles (igemm/fixup.cuh): the only split converts; otherwise
-      // (and without fixup) the split adds into the zeroed slice.
-      const float* e = reinterpret_cast<const float*>(&val);
-      const bool whole = n + V <= gemm_n && idx % V == 0;
-      if (role == igemm::kFixOnly) {
-        typename Cfg::T* out = static_cast<typename Cfg::T*>(p.dst);
-        if (whole) {
-          dev::Elem<Cfg::kDType>::store2(out + idx, e[0], e[1]);
-          dev::Elem<Cfg::kDType>::store2(out + idx + 2, e[2], e[3]);
-        } else {
-#pragma unroll
-          for (int k = 0; k < V; ++k)
-            if (n + k < gemm_n) out[idx + k] = dev::Elem<Cfg::kDType>::from_f32(e[k]);
-        }
-      } else if (whole) {
-        red_add_v4(p.ws + idx, make_float4(e[0], e[1], e[2], e[3]));
-      } else {
-#pragma unroll
-        for (int k = 0; k < V; ++k)
-          if (n + k < gemm_n) atomicAdd(p.ws + idx + k, e[k]);
-      }
-    } else if constexpr (Cfg::kF32Out) {
-      float* out = Cfg::kSplit == igemm::kSplitParallel ? p.ws : static_cast<float*>(p.dst);
-      if (n + V <= gemm_n && idx % V == 0) {
-        *reinterpret_cast<uint4*>(out + idx) = val;
-      } else {
-        const float* e = reinterpret_cast<const float*>(&val);
-#pragma unroll
-        for (int k = 0; k < V; ++k)
-          if (n + k < gemm_n) out[idx + k] = e[k];
-      }
-    } else {
-      typename Cfg::T* out = static_cast<typename Cfg::T*>(p.dst);
-      if (n + V <= gemm_n && idx % V == 0) {
-        *reinterpret_cast<uint4*>(out + idx) = val;
-      } else {
-        const typename Cfg::T* e = reinterpret_cast<const typename Cfg::T*>(&val);
-#pragma unroll
-        for (int k = 0; k < V; ++k)
-          if (n + k < gemm_n) out[idx + k] = e[k];
-      }
-    }
-  }
-}
-
-template <class Cfg, class Ops>
-__device__ __forceinline__ void store_staged(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
-                                             const BlockPos& b, int m0, int n0, int wg, unsigned char* ring,
-                                             int ctid, int role = igemm::kFixAdd) {
-  stage_tile<Cfg>(acc, p, ops, m0, wg, ring, ctid);
-  wg_sync(wg);  // this warpgroup's rows are staged
-  store_rows<Cfg, Cfg::kTileN>(p, ops, b, n0, wg, ring, ctid, role);
-}
-
-// kEpiSep: the kernel's own staging area, so the ring keeps filling with the
-// next tile. A warpgroup's rows are written and read by its own threads
-// only: the barrier before staging also ends its reads of the previous tile
-// (or pass). The area holds kEpiCols columns: the tile goes through it in
-// kTileN / kEpiCols passes.
-template <class Cfg, class Ops>
-__device__ __forceinline__ void store_sep(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops,
-                                          const BlockPos& b, int m0, int n0, int wg, unsigned char* epi, int ctid) {
-  constexpr int CW = Cfg::kEpiCols;
-#pragma unroll
-  for (int c0 = 0; c0 < Cfg::kTileN; c0 += CW) {
-    wg_sync(wg);
-    stage_rows<Cfg, CW>(acc, p, ops, m0, wg, epi, ctid, c0);
-    wg_sync(wg);
-    store_rows<Cfg, CW>(p, ops, b, n0, wg, epi, ctid, igemm::kFixOnly, c0);
-  }
-}
-
-// The output map's coordinates (x: column, innermost; y: row) of GEMM row m,
-// column n of group g0: rows of K (fwd) or C (bwd_data) channels with the
-// group's channels from g0 * K/G (C/G) on; bwd_weight rows of C/G * filter
-// with the group's rows from g0 * K/G on.
-template <class Cfg>
-__device__ __forceinline__ void store_coords(const IgemmParams& p, int g0, int m, int n, int& x, int& y) {
-  if constexpr (Cfg::kDir == kBwdWeight) {
-    x = n;
-    y = g0 * p.Kg + m;
-  } else {
-    x = g0 * (Cfg::kDir == kFwd ? p.Kg : p.Cg) + n;
-    y = m;
-  }
-}
-
-// TMA stores (kEpiSep with p.out_map): each consumer warpgroup stages
-// kStoreCols columns of its rows at a time in a buffer of its own, laid out
-// as the map's 128-byte swizzle wants it (16-byte chunk c of row r at chunk
-// c ^ (r % 8): the fragment writes of 8 rows hit distinct banks), and one
-// thread stores the box; the stores run on while the warpgroup stages the
-// next pass or goes on to its next tile's MMAs. A buffer is written again
-// once its previous store has read it (bulk_wait_read by the thread that
-// issued it, then the warpgroup's barrier). The map clips rows and columns
-// outside the tensor: whole tiles or a problem of one group only
-// (tma_store_tile), so that a tile's tail never reaches another group.
-template <class Cfg>
-__device__ __forceinline__ bool tma_store_tile(const IgemmParams& p, int gemm_m, int gemm_n, int m0, int n0) {
-  return p.out_map && (p.G == 1 || (m0 + Cfg::kTileM <= gemm_m && n0 + Cfg::kTileN <= gemm_n));
-}
-
-template <class Cfg>
-__device__ __forceinline__ void store_tma(const WgAcc<Cfg>& acc, const TensorMap* tc, int x0, int y0, int wg,
-                                          u32 area, unsigned char* area_ptr, int ctid) {
-  constexpr int CW = Cfg::kStoreCols, NB = Cfg::kStoreBufs, OB = Cfg::kOutBytes, BB = Cfg::kStoreBufBytes;
-  const int warp = ctid >> 5, lane = ctid & 31;
-  const int first = Cfg::kStoreOffset - Cfg::kEpiOffset + wg * NB * BB;
-#pragma unroll
-  for (int pass = 0; pass < Cfg::kStorePasses; ++pass) {
-    const int c0 = pass * CW, buf = first + (pass % NB) * BB;
-    if (ctid == 0) bulk_wait_read<NB - 1>();
-    wg_sync(wg);  // the buffer's previous store has read it
-#pragma unroll
-    for (int mi = 0; mi < Cfg::kMI; ++mi)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = mi * 64 + warp * 16 + h * 8 + (lane >> 2);
-#pragma unroll
-        for (int ni = 0; ni < Cfg::kNI; ++ni)
-#pragma unroll
-          for (int j = 0; j < Cfg::kInstrN / 8; ++j) {
-            const int col8 = ni * Cfg::kInstrN + j * 8 - c0;
-            if (col8 < 0 || col8 >= CW) continue;
-            const int byte = (col8 + 2 * (lane & 3)) * OB;
-            unsigned char* dst = area_ptr + buf + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
-            const float v0 = acc.d[mi][ni][4 * j + 2 * h], v1 = acc.d[mi][ni][4 * j + 2 * h + 1];
-            if constexpr (Cfg::kF32Out) {
-              *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
-            } else {
-              dev::Elem<Cfg::kDType>::store2(reinterpret_cast<typename Cfg::T*>(dst), v0, v1);
-            }
-          }
-      }
-    fence_proxy_async();  // the staged rows, visible to the bulk copy
-    wg_sync(wg);
-    if (ctid == 0) tma_store_2d(tc, area + buf, x0 + c0, y0);
-  }
-}
-
-// Cluster split-K (Cfg::kCluster): the p.splits blocks of one output tile
-// are one cluster (rank = split) and each has staged its fp32 partial tile
-// (stage_tile). Block `rank` owns rows [rank, rank + 1) * kTileM / splits of
-// the tile: every thread of the block sums those rows' 4-column vectors over
-// the cluster's ranks in rank order (distributed shared memory, so the sum
-// is the same whatever the timing), converts and stores them. One launch, no
-// workspace, no atomics.
-template <class Cfg, class Ops>
-__device__ __forceinline__ void reduce_cluster(const IgemmParams& p, const Ops& ops, const BlockPos& b, int n0,
-                                               u32 ring, const unsigned char* ring_ptr, int tid) {
-  constexpr int P = Cfg::kOutPitch, VPR = Cfg::kTileN / 4;  // fp32 staging, 4-column vectors per row
-  const int S = p.splits, rows_per = Cfg::kTileM / S, r0 = b.split * rows_per;
-  const int* rows = reinterpret_cast<const int*>(ring_ptr + Cfg::kTileM * P);
-  const int gemm_n = ops.gemm_n(p);
-  const long long goff = (long long)b.g0 * ops.col_stride(p);
-  typename Cfg::T* out = static_cast<typename Cfg::T*>(p.dst);
-  for (int v = tid; v < rows_per * VPR; v += Cfg::kThreads) {
-    const int row = r0 + v / VPR, col = (v % VPR) * 4;
-    const int roff = rows[row], n = n0 + col;
-    if (roff < 0 || n >= gemm_n) continue;
-    const u32 local = ring + row * P + col * 4;
-    float4 s = dev::ld_cluster_v4(local, 0);
-#pragma unroll 1
-    for (int q = 1; q < S; ++q) {
-      const float4 t = dev::ld_cluster_v4(local, static_cast<unsigned>(q));
-      s.x += t.x;
-      s.y += t.y;
-      s.z += t.z;
-      s.w += t.w;
-    }
-    const long long idx = roff + goff + n;
-    if (n + 4 <= gemm_n && idx % 4 == 0) {
-      dev::Elem<Cfg::kDType>::store2(out + idx, s.x, s.y);
-      dev::Elem<Cfg::kDType>::store2(out + idx + 2, s.z, s.w);
-    } else {
-      const float e[4] = {s.x, s.y, s.z, s.w};
-#pragma unroll
-      for (int k = 0; k < 4; ++k)
-        if (n + k < gemm_n) out[idx + k] = dev::Elem<Cfg::kDType>::from_f32(e[k]);
-    }
-  }
 }
 
 // Serial split-K in one launch (igemm/fixup.cuh), by the consumer
