@@ -4,7 +4,8 @@
 // rotated; each instance defines its entry points, spills no register, and
 // ptxas does not serialize its wgmma.mma_async (which it does, with a
 // warning, when accumulator registers are touched between issue and wait).
-// TMA-producer instances take the two tensor maps after IgemmParams.
+// TMA-producer instances take the two tensor maps after IgemmParams, and
+// instances with their own staging area the output's map after those.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -74,6 +75,12 @@ std::vector<KernelTraits> instances() {
     bw.tma = true;
     out.push_back(bw);
   }
+  // Output tiles staged in passes beside a deep ring, with TMA stores
+  // (m128n128 with 6 stages; m128n256 with 4 and the TMA producer).
+  out.push_back(make(Direction::fwd, DType::bf16, 2, {128, 128, 1, 6}, SplitKMode::none, 1, 8));
+  KernelTraits deep = make(Direction::bwd_data, DType::bf16, 2, {128, 256, 2, 4}, SplitKMode::none, 1, 8);
+  deep.tma = true;
+  out.push_back(deep);
   // Cluster split-K (one launch, partial tiles added through distributed
   // shared memory): every direction, both producers, tf32, clusters of 2..8.
   out.push_back(make(Direction::fwd, DType::fp32, 2, shapes[0], SplitKMode::cluster, 2, 4));
@@ -90,7 +97,7 @@ std::vector<KernelTraits> instances() {
 
 TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills) {
   const std::vector<KernelTraits> all = instances();
-  ASSERT_EQ(all.size(), 36u);
+  ASSERT_EQ(all.size(), 38u);
   for (const auto& t : all) {
     std::string why;
     ASSERT_TRUE(wgmma::traits_ok(t, &why)) << kernel_name(t) << ": " << why;
@@ -113,6 +120,9 @@ TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills)
       EXPECT_NE(sources[i].find("__cluster_dims__(" + std::to_string(all[i].split_k) + ", 1, 1)"), std::string::npos)
           << names[i];
     }
+    // The output's tensor map is a parameter exactly where the kernel has
+    // its own staging area.
+    EXPECT_EQ(sources[i].find("TensorMap tc") != std::string::npos, wgmma::epilogue_separate(all[i])) << names[i];
     if (results[i].ok())
       EXPECT_EQ(results[i]->log.find("serialized"), std::string::npos)
           << names[i] << ": ptxas serialized wgmma:\n" << results[i]->log;

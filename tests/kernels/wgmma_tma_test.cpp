@@ -241,5 +241,30 @@ TEST(WgmmaTma, OutputMapsOfEachDirection) {
   EXPECT_FALSE(out_map_ok(small, f, &why));
 }
 
+// The staging area's columns (WgmmaConfig::kEpiCols, mirrored here; the
+// instance source asserts the shared memory agrees): the whole tile where it
+// fits beside the ring, else 64-column passes (a 4-stage 128 x 256 ring
+// leaves ~20 KB), and no area for split-K or small tiles.
+TEST(WgmmaTma, StagingColumnsOfLargeTiles) {
+  KernelTraits t = tma_kernel(DType::bf16, 2, 128, 256);
+  t.warps_m = 2;
+  t.stages = 3;
+  EXPECT_EQ(epilogue_columns(t), 256);
+  t.stages = 4;
+  EXPECT_EQ(epilogue_columns(t), 64);
+  EXPECT_TRUE(epilogue_separate(t));
+  t.split_mode = SplitKMode::serial;
+  t.split_k = 4;
+  EXPECT_FALSE(epilogue_separate(t));
+
+  KernelTraits sq = tma_kernel(DType::bf16, 2, 128, 128);
+  sq.stages = 5;
+  EXPECT_EQ(epilogue_columns(sq), 128);
+  sq.stages = 6;
+  EXPECT_EQ(epilogue_columns(sq), 64);
+  EXPECT_GT(smem_bytes(sq), smem_bytes(tma_kernel(DType::bf16, 2, 128, 128)));
+  EXPECT_LE(smem_bytes(sq), igemm::kMaxSmemBytes);
+}
+
 }  // namespace
 }  // namespace gconv::wgmma
