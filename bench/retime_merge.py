@@ -32,7 +32,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from retime_pairs import CHANGED  # noqa: E402
+from retime_pairs import CHANGED, unchanged  # noqa: E402
 from sweep_io import read_rows  # noqa: E402
 
 
@@ -58,9 +58,6 @@ def main(argv):
     a = ap.parse_args(argv)
     changed = CHANGED[a.changed]
 
-    def anchor(k):
-        return not any(f(k) for f in CHANGED.values())
-
     only = spec_set(a.only_specs) if a.only_specs else None
     exclude = spec_set(a.exclude_specs) if a.exclude_specs else set()
     new = []
@@ -85,7 +82,7 @@ def main(argv):
     anchors = []
     for r in new:
         k, s = r["kernel"], r["spec"]
-        if anchor(k) and k in stored[s]:
+        if unchanged(k) and k in stored[s]:
             ratios[s].append(stored[s][k] / float(r["latency_ms"]))
             anchors.append((s, k, r["gpu"], r["latency_ms"], f"{stored[s][k]:.6g}"))
     if a.anchors_out:

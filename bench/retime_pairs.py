@@ -90,6 +90,11 @@ def changed_episep(name):
 CHANGED = {"s13": changed, "episep": changed_episep}
 
 
+def unchanged(name):
+    """An anchor candidate: a kernel no list of CHANGED names."""
+    return not any(f(name) for f in CHANGED.values())
+
+
 def candidates(ranked, top):
     """The first `top` kernels, then the first of every class not yet seen."""
     keep = list(ranked[:top])
@@ -152,7 +157,7 @@ def main(argv):
     n_changed = n_anchor = 0
     for s in specs:
         cand = [k for k in candidates(ranked[s], a.top) if is_changed(k)]
-        anchors = sorted((t, k) for k, t in stored[s].items() if not any(f(k) for f in CHANGED.values()))[: a.anchors]
+        anchors = sorted((t, k) for k, t in stored[s].items() if unchanged(k))[: a.anchors]
         rows += [(k, s) for k in cand] + [(k, s) for _, k in anchors]
         n_changed += len(cand)
         n_anchor += len(anchors)

@@ -48,7 +48,7 @@ namespace igemm {
 
 Status launch_plan(const char* who, const KernelTraits& t, const LoadedKernel& k, const Problem& p,
                    const ConvArgs& args, const LaunchPlan& plan, CUstream_st* stream,
-                   std::initializer_list<void*> extra) {
+                   std::span<void* const> extra) {
   const std::string name(who);
   if (k.entries.size() < (plan.reduce ? 2u : 1u) || k.entries[0] == nullptr || (plan.reduce && !k.entries[1]))
     return invalid_argument(name + " launch: the loaded kernel lacks gconv_main" +

@@ -5,7 +5,7 @@
 // gconv_main and, when the plan has one, gconv_reduce (parallel split-K).
 #pragma once
 
-#include <initializer_list>
+#include <span>
 
 #include "gconv/problem.hpp"
 #include "gconv/status.hpp"
@@ -15,9 +15,10 @@
 namespace gconv::igemm {
 
 // `who` names the family in messages ("igemm", "wgmma"). `extra` are
-// gconv_main's parameters after the IgemmParams (wgmma's tensor maps).
+// gconv_main's parameters after the IgemmParams (wgmma's tensor maps, at
+// most 3).
 Status launch_plan(const char* who, const KernelTraits& t, const LoadedKernel& k, const Problem& p,
                    const ConvArgs& args, const LaunchPlan& plan, CUstream_st* stream,
-                   std::initializer_list<void*> extra = {});
+                   std::span<void* const> extra = {});
 
 }  // namespace gconv::igemm

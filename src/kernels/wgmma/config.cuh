@@ -137,10 +137,10 @@ struct WgmmaConfig {
   static constexpr int kStagedBytes = TM * kOutPitch + TM * 4;
   static constexpr bool kStaged = kStagedBytes <= kBarOffset;
   // A staging area of its own (kEpiSep) for unsplit tiles of at least
-  // EPI_MIN outputs and 128 bytes of output per row: a persistent block's consumers stage and store tile t there
-  // while the producer already fills the ring with tile t + 1, so large
-  // tiles keep 16-byte stores on the persistent grid (wgmma_family.cpp runs
-  // these kernels persistent). The area holds kEpiCols columns of every row:
+  // EPI_MIN outputs and 128 bytes of output per row: a persistent block's
+  // consumers stage and store tile t there while the producer already fills
+  // the ring with tile t + 1, so large tiles keep 16-byte stores on the
+  // persistent grid (wgmma_family.cpp runs these kernels persistent). The area holds kEpiCols columns of every row:
   // the whole tile where that fits beside the ring, else 128 or 64 columns
   // at a time (a deep ring of 128 x 256 tiles leaves ~20 KB), staged and
   // stored in turn. Without any of these the kernel runs one tile per block.
@@ -151,7 +151,8 @@ struct WgmmaConfig {
   }
   static constexpr int kEpiCols = epi_fits(TN) ? TN : epi_fits(128) ? 128 : epi_fits(64) ? 64 : 0;
   static constexpr int kStoreCols = 128 / kOutBytes;
-  static constexpr bool kEpiSep = SPLIT == igemm::kSplitNone && TM * TN >= EPI_MIN && TN % kStoreCols == 0 && kEpiCols > 0;
+  static constexpr bool kEpiSep =
+      SPLIT == igemm::kSplitNone && TM * TN >= EPI_MIN && TN % kStoreCols == 0 && kEpiCols > 0;
   // TMA stores from that area (wgmma.cuh store_tma, when the launch passes
   // an output map): passes of kStoreCols columns, 128 bytes of output per
   // row (the width of the 128-byte swizzle the map and the staged rows use),
@@ -165,7 +166,7 @@ struct WgmmaConfig {
   static constexpr int kStoreRoom = kEpiOffset + (kEpiCols > 0 ? epi_bytes(kEpiCols) : 0) - kStoreOffset;
   static constexpr int kStoreBufs =
       kStorePasses % 2 == 0 && kStoreRoom >= 2 * CWG * kStoreBufBytes ? 2 : 1;
-  static_assert(!kEpiSep || (TN % kStoreCols == 0 && kStoreRoom >= kStoreBufs * CWG * kStoreBufBytes),
+  static_assert(!kEpiSep || kStoreRoom >= kStoreBufs * CWG * kStoreBufBytes,
                 "every kernel with a staging area of its own can store through TMA (wgmma_plan.cpp assumes it)");
   // + the slack that aligns the ring to 1024 bytes (dynamic shared memory is
   // only 16-byte aligned); wgmma_plan.cpp's smem_bytes mirrors this.

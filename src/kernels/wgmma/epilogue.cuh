@@ -52,6 +52,37 @@ __device__ __forceinline__ void store(const WgAcc<Cfg>& acc, const IgemmParams& 
     }
 }
 
+// Calls put(dst, v0, v1) for every pair of this thread's accumulators in
+// columns [c0, c0 + CW), dst = at(r, byte): r the pair's row among the
+// warpgroup's kWgM, byte its column offset (in output-typed bytes) within the
+// pass; put writes the pair there in the output type (fp32 for split-K and
+// fp32 outputs). c0 is a constant once the callers' loops are unrolled, so
+// each pass keeps only its columns' accumulators.
+template <class Cfg, int CW, class At>
+__device__ __forceinline__ void stage_pairs(const WgAcc<Cfg>& acc, int c0, int ctid, At&& at) {
+  const int warp = ctid >> 5, lane = ctid & 31;
+#pragma unroll
+  for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = mi * 64 + warp * 16 + h * 8 + (lane >> 2);
+#pragma unroll
+      for (int ni = 0; ni < Cfg::kNI; ++ni)
+#pragma unroll
+        for (int j = 0; j < Cfg::kInstrN / 8; ++j) {
+          const int col8 = ni * Cfg::kInstrN + j * 8 - c0;  // this 8-column group, relative to the pass
+          if (col8 < 0 || col8 >= CW) continue;
+          unsigned char* dst = at(r, (col8 + 2 * (lane & 3)) * Cfg::kOutBytes);
+          const float v0 = acc.d[mi][ni][4 * j + 2 * h], v1 = acc.d[mi][ni][4 * j + 2 * h + 1];
+          if constexpr (Cfg::kF32Out) {
+            *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
+          } else {
+            dev::Elem<Cfg::kDType>::store2(reinterpret_cast<typename Cfg::T*>(dst), v0, v1);
+          }
+        }
+    }
+}
+
 // The staged epilogue (Cfg::kStaged): once every consumer has finished its
 // MMAs (so the ring is idle: the producer's last copies were consumed), each
 // warpgroup writes its accumulators as output-typed rows into the ring, then
@@ -61,14 +92,11 @@ __device__ __forceinline__ void store(const WgAcc<Cfg>& acc, const IgemmParams& 
 // with the first columns) into the ring, or into the kernel's own staging
 // area (kEpiSep), without a barrier of its own; stage_tile is that for the
 // whole tile after a barrier over the consumers; store_rows stores the
-// staged columns and store_staged does all three. c0 is a constant once the
-// callers' loops are unrolled, so each pass keeps only its columns'
-// accumulators.
+// staged columns and store_staged does all three.
 template <class Cfg, int CW, class Ops>
 __device__ __forceinline__ void stage_rows(const WgAcc<Cfg>& acc, const IgemmParams& p, const Ops& ops, int m0,
                                            int wg, unsigned char* ring, int ctid, int c0 = 0) {
-  constexpr int OB = Cfg::kOutBytes, P = CW * OB + 16;
-  const int warp = ctid >> 5, lane = ctid & 31;
+  constexpr int P = CW * Cfg::kOutBytes + 16;
   const int row0 = wg * Cfg::kWgM;
   int* rows = reinterpret_cast<int*>(ring + Cfg::kTileM * P);
   if (c0 == 0) {
@@ -77,26 +105,7 @@ __device__ __forceinline__ void stage_rows(const WgAcc<Cfg>& acc, const IgemmPar
       rows[row0 + r] = m < ops.gemm_m ? ops.row_off(p, m) : -1;
     }
   }
-#pragma unroll
-  for (int mi = 0; mi < Cfg::kMI; ++mi)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = row0 + mi * 64 + warp * 16 + h * 8 + (lane >> 2);
-#pragma unroll
-      for (int ni = 0; ni < Cfg::kNI; ++ni)
-#pragma unroll
-        for (int j = 0; j < Cfg::kInstrN / 8; ++j) {
-          const int col8 = ni * Cfg::kInstrN + j * 8 - c0;  // this 8-column group, relative to the pass
-          if (col8 < 0 || col8 >= CW) continue;
-          unsigned char* dst = ring + row * P + (col8 + 2 * (lane & 3)) * OB;
-          const float v0 = acc.d[mi][ni][4 * j + 2 * h], v1 = acc.d[mi][ni][4 * j + 2 * h + 1];
-          if constexpr (Cfg::kF32Out) {
-            *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
-          } else {
-            dev::Elem<Cfg::kDType>::store2(reinterpret_cast<typename Cfg::T*>(dst), v0, v1);
-          }
-        }
-    }
+  stage_pairs<Cfg, CW>(acc, c0, ctid, [&](int r, int byte) { return ring + (row0 + r) * P + byte; });
 }
 
 template <class Cfg, class Ops>
@@ -239,35 +248,16 @@ __device__ __forceinline__ bool tma_store_tile(const IgemmParams& p, int gemm_m,
 template <class Cfg>
 __device__ __forceinline__ void store_tma(const WgAcc<Cfg>& acc, const TensorMap* tc, int x0, int y0, int wg,
                                           u32 area, unsigned char* area_ptr, int ctid) {
-  constexpr int CW = Cfg::kStoreCols, NB = Cfg::kStoreBufs, OB = Cfg::kOutBytes, BB = Cfg::kStoreBufBytes;
-  const int warp = ctid >> 5, lane = ctid & 31;
+  constexpr int CW = Cfg::kStoreCols, NB = Cfg::kStoreBufs, BB = Cfg::kStoreBufBytes;
   const int first = Cfg::kStoreOffset - Cfg::kEpiOffset + wg * NB * BB;
 #pragma unroll
   for (int pass = 0; pass < Cfg::kStorePasses; ++pass) {
     const int c0 = pass * CW, buf = first + (pass % NB) * BB;
     if (ctid == 0) bulk_wait_read<NB - 1>();
     wg_sync(wg);  // the buffer's previous store has read it
-#pragma unroll
-    for (int mi = 0; mi < Cfg::kMI; ++mi)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = mi * 64 + warp * 16 + h * 8 + (lane >> 2);
-#pragma unroll
-        for (int ni = 0; ni < Cfg::kNI; ++ni)
-#pragma unroll
-          for (int j = 0; j < Cfg::kInstrN / 8; ++j) {
-            const int col8 = ni * Cfg::kInstrN + j * 8 - c0;
-            if (col8 < 0 || col8 >= CW) continue;
-            const int byte = (col8 + 2 * (lane & 3)) * OB;
-            unsigned char* dst = area_ptr + buf + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
-            const float v0 = acc.d[mi][ni][4 * j + 2 * h], v1 = acc.d[mi][ni][4 * j + 2 * h + 1];
-            if constexpr (Cfg::kF32Out) {
-              *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
-            } else {
-              dev::Elem<Cfg::kDType>::store2(reinterpret_cast<typename Cfg::T*>(dst), v0, v1);
-            }
-          }
-      }
+    stage_pairs<Cfg, CW>(acc, c0, ctid, [&](int r, int byte) {
+      return area_ptr + buf + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
+    });
     fence_proxy_async();  // the staged rows, visible to the bulk copy
     wg_sync(wg);
     if (ctid == 0) tma_store_2d(tc, area + buf, x0 + c0, y0);

@@ -262,46 +262,47 @@ Status encode_tensor_map(const TmaArgs& a, DType dtype, const void* base, Tensor
   return Status::Ok();
 }
 
+namespace {
+
+// The output as rows of `cols` elements: fwd y (N * output pixels rows of K),
+// bwd_data dx (N * input pixels rows of C), bwd_weight dw (K rows of C/G *
+// filter); a group's columns start at g * group_cols within a row (0: its
+// rows follow the previous group's).
+struct OutRows {
+  int64_t cols, rows, group_cols;
+};
+OutRows out_rows(const Problem& p) {
+  switch (p.direction) {
+    case Direction::fwd: return {p.k, p.n * p.out_volume(), p.k_per_group()};
+    case Direction::bwd_data: return {p.c, p.n * p.in_volume(), p.c_per_group()};
+    case Direction::bwd_weight: return {p.filter_volume() * p.c_per_group(), p.k, 0};
+  }
+  return {};
+}
+
+}  // namespace
+
 bool out_map_ok(const KernelTraits& t, const Problem& p, std::string* why) {
   if (!epilogue_separate(t)) return fail(why, "out map: the kernel has no staging area of its own");
+  if (p.direction == Direction::bwd_data)
+    for (int d = p.first_slot(); d < 3; ++d)
+      if (p.stride[d] != 1) return fail(why, "out map: bwd_data with stride > 1 writes its phases' rows apart");
   const int64_t eb = elem_bytes(p.dtype);
-  int64_t row = 0;
-  switch (p.direction) {
-    case Direction::fwd: row = p.k; break;
-    case Direction::bwd_data:
-      for (int d = p.first_slot(); d < 3; ++d)
-        if (p.stride[d] != 1) return fail(why, "out map: bwd_data with stride > 1 writes its phases' rows apart");
-      row = p.c;
-      break;
-    case Direction::bwd_weight: row = p.filter_volume() * p.c_per_group(); break;
-  }
-  if (row * eb % 16 != 0)
-    return fail(why, "out map: output rows of " + std::to_string(row * eb) + " bytes are not a multiple of 16");
-  // A group's columns start at g * K/G (C/G) within a row: a store box that
-  // starts off a 16-byte boundary faults (cudaErrorIllegalInstruction).
-  const int64_t group_cols = p.direction == Direction::fwd        ? p.k_per_group()
-                             : p.direction == Direction::bwd_data ? p.c_per_group()
-                                                                  : 0;
-  if (p.g > 1 && group_cols * eb % 16 != 0)
-    return fail(why, "out map: groups of " + std::to_string(group_cols * eb) +
+  const OutRows o = out_rows(p);
+  if (o.cols * eb % 16 != 0)
+    return fail(why, "out map: output rows of " + std::to_string(o.cols * eb) + " bytes are not a multiple of 16");
+  // A store box that starts off a 16-byte boundary faults
+  // (cudaErrorIllegalInstruction).
+  if (p.g > 1 && o.group_cols * eb % 16 != 0)
+    return fail(why, "out map: groups of " + std::to_string(o.group_cols * eb) +
                          " bytes of a row do not start on 16-byte boundaries");
   return true;
 }
 
 TmaArgs out_args(const KernelTraits& t, const Problem& p) {
   const uint64_t eb = uint64_t(elem_bytes(p.dtype));
-  const int box_rows = t.tile_m / t.warps_m, box_cols = int(128 / eb);
-  switch (p.direction) {
-    case Direction::fwd:
-      return tiled(uint64_t(p.k), uint64_t(p.n * p.out_volume()), uint64_t(p.k) * eb, box_cols, box_rows);
-    case Direction::bwd_data:
-      return tiled(uint64_t(p.c), uint64_t(p.n * p.in_volume()), uint64_t(p.c) * eb, box_cols, box_rows);
-    case Direction::bwd_weight: {
-      const uint64_t row = uint64_t(p.filter_volume() * p.c_per_group());
-      return tiled(row, uint64_t(p.k), row * eb, box_cols, box_rows);
-    }
-  }
-  return {};
+  const OutRows o = out_rows(p);
+  return tiled(uint64_t(o.cols), uint64_t(o.rows), uint64_t(o.cols) * eb, int(128 / eb), t.tile_m / t.warps_m);
 }
 
 }  // namespace gconv::wgmma

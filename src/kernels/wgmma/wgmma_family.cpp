@@ -2,6 +2,7 @@
 // warpgroup MMA (device code in wgmma/*.cuh, rules and plan in
 // wgmma_plan.cpp; parameters, workspace and launch shared with igemm).
 #include <cstdint>
+#include <span>
 
 #include "jit/env.hpp"
 #include "jit/module.hpp"
@@ -92,32 +93,35 @@ class WgmmaFamily final : public KernelFamily {
     Result<igemm::LaunchPlan> plan = wgmma::make_plan(t, p);
     if (!plan.ok()) return plan.status();
     GCONV_RETURN_IF_ERROR(cap_grid(t, k, *plan));
-    // The maps hold the tensor addresses: encoded for every launch (a few
-    // microseconds of host time, no device work). A kernel with a staging
-    // area of its own takes the output's map (zeros, with p.out_map unset,
-    // where the output cannot be written through one).
-    wgmma::TensorMap tc{};
-    const bool out = wgmma::epilogue_separate(t);
-    if (out && tma_store_enabled() && args.out && reinterpret_cast<uintptr_t>(args.out) % 16 == 0 &&
-        wgmma::out_map_ok(t, p)) {
-      GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::out_args(t, p), p.dtype, args.out, &tc));
-      plan->params.out_map = 1;
+    // gconv_main's tensor maps after IgemmParams: A and B of a TMA
+    // producer, then the output's. They hold the tensor addresses: encoded
+    // for every launch (a few microseconds of host time, no device work).
+    wgmma::TensorMap ta, tb, tc{};
+    void* maps[3];
+    size_t n = 0;
+    if (t.tma) {
+      if (!args.a || !args.b) return invalid_argument("wgmma launch: null tensor pointer");
+      if (reinterpret_cast<uintptr_t>(args.a) % 16 != 0 || reinterpret_cast<uintptr_t>(args.b) % 16 != 0)
+        return invalid_argument("wgmma launch: tensor-map operands must be 16-byte aligned");
+      // ConvArgs: fwd a = x, b = w; bwd_data a = dy, b = w; bwd_weight a = x,
+      // b = dy, while the GEMM's A is dy and B is x there.
+      const bool swap = p.direction == Direction::bwd_weight;
+      GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::a_args(t, p), p.dtype, swap ? args.b : args.a, &ta));
+      GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_args(t, p), p.dtype, swap ? args.a : args.b, &tb));
+      maps[n++] = &ta;
+      maps[n++] = &tb;
     }
-    if (!t.tma) {
-      if (out) return igemm::launch_plan("wgmma", t, k, p, args, *plan, stream, {&tc});
-      return igemm::launch_plan("wgmma", t, k, p, args, *plan, stream);
+    if (wgmma::epilogue_separate(t)) {
+      // Zeros, with p.out_map unset, where the output cannot be written
+      // through a map.
+      if (tma_store_enabled() && args.out && reinterpret_cast<uintptr_t>(args.out) % 16 == 0 &&
+          wgmma::out_map_ok(t, p)) {
+        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::out_args(t, p), p.dtype, args.out, &tc));
+        plan->params.out_map = 1;
+      }
+      maps[n++] = &tc;
     }
-    if (!args.a || !args.b) return invalid_argument("wgmma launch: null tensor pointer");
-    if (reinterpret_cast<uintptr_t>(args.a) % 16 != 0 || reinterpret_cast<uintptr_t>(args.b) % 16 != 0)
-      return invalid_argument("wgmma launch: tensor-map operands must be 16-byte aligned");
-    wgmma::TensorMap ta, tb;
-    // ConvArgs: fwd a = x, b = w; bwd_data a = dy, b = w; bwd_weight a = x,
-    // b = dy, while the GEMM's A is dy and B is x there.
-    const bool swap = p.direction == Direction::bwd_weight;
-    GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::a_args(t, p), p.dtype, swap ? args.b : args.a, &ta));
-    GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_args(t, p), p.dtype, swap ? args.a : args.b, &tb));
-    if (out) return igemm::launch_plan("wgmma", t, k, p, args, *plan, stream, {&ta, &tb, &tc});
-    return igemm::launch_plan("wgmma", t, k, p, args, *plan, stream, {&ta, &tb});
+    return igemm::launch_plan("wgmma", t, k, p, args, *plan, stream, std::span<void* const>(maps, n));
   }
 };
 

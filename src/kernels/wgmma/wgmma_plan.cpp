@@ -71,9 +71,13 @@ size_t ring_and_words(const KernelTraits& t) {
   const size_t fix = t.split_mode == SplitKMode::serial ? 16 : 0;
   return size_t(t.stages) * (a + b + 16) + fix;
 }
+// WgmmaConfig::kOutBytes: staged outputs are fp32 for split-K and fp32, else
+// the dtype.
+size_t out_bytes(const KernelTraits& t) {
+  return t.split_mode != SplitKMode::none || t.dtype == DType::fp32 ? 4 : 2;
+}
 size_t staged_bytes(const KernelTraits& t, int cols) {
-  const size_t ob = t.split_mode != SplitKMode::none || t.dtype == DType::fp32 ? 4 : 2;
-  return size_t(t.tile_m) * (size_t(cols) * ob + 16) + size_t(t.tile_m) * 4;
+  return size_t(t.tile_m) * (size_t(cols) * out_bytes(t) + 16) + size_t(t.tile_m) * 4;
 }
 bool staging_fits(const KernelTraits& t, int cols) {
   return cols <= t.tile_n && t.tile_n % cols == 0 &&
@@ -97,9 +101,8 @@ int epilogue_min_outputs() {
 }
 
 bool epilogue_separate(const KernelTraits& t) {
-  const int store_cols = 128 / (t.dtype == DType::fp32 ? 4 : 2);  // WgmmaConfig::kStoreCols (unsplit)
   return t.split_mode == SplitKMode::none && t.tile_m * t.tile_n >= epilogue_min_outputs() &&
-         t.tile_n % store_cols == 0 && epilogue_columns(t) > 0;
+         t.tile_n % int(128 / out_bytes(t)) == 0 && epilogue_columns(t) > 0;  // WgmmaConfig::kStoreCols
 }
 
 size_t smem_bytes(const KernelTraits& t) {
