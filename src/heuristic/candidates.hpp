@@ -39,7 +39,8 @@ namespace gconv::heuristic {
 int kernel_class(const KernelTraits& t);
 
 // The kernels the model scores for a problem: the first `top_k` of the
-// analytic order, then the first kernel of every class not yet represented
+// analytic order (AnalyticBreakdown::order_key: the estimate, ties broken by
+// the term its max() hides), then the first kernel of every class not yet represented
 // (top_k <= 0 or n <= top_k: all). `order` holds (analytic estimate, id) of
 // every applicable kernel in any order; ascending pairs (ties by id) are the
 // analytic order. cls[id] is the kernel's kernel_class. `kept` receives the

@@ -101,7 +101,11 @@ std::vector<float> single_best_scores(const Dataset& d, const std::vector<bool>&
 std::vector<float> analytic_scores(const Dataset& d, const DeviceInfo& dev) {
   std::vector<float> s(d.rows());
   for (size_t g = 0; g < d.groups(); ++g)
-    for (size_t r = d.begin[g]; r < d.begin[g + 1]; ++r) s[r] = -float(analytic_ms(d.kernels[r], d.problems[g], dev));
+    for (size_t r = d.begin[g]; r < d.begin[g + 1]; ++r) {
+      AnalyticBreakdown b;
+      analytic_ms(d.kernels[r], d.problems[g], dev, &b);
+      s[r] = -float(b.order_key());  // the registry's order (AnalyticBreakdown::order_key)
+    }
   return s;
 }
 

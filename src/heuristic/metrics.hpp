@@ -46,7 +46,8 @@ std::vector<std::pair<std::string, Summary>> summarize_slices(const Dataset& d, 
 // measured on a group counts there as missing, not as zero), used for every
 // problem: the "one kernel best on average" baseline.
 std::vector<float> single_best_scores(const Dataset& d, const std::vector<bool>& train_groups);
-// The analytic policy: -analytic_ms of each row on the device `dev`.
+// The analytic policy: -AnalyticBreakdown::order_key of each row on the
+// device `dev` (the order the registry ranks and picks candidates by).
 std::vector<float> analytic_scores(const Dataset& d, const DeviceInfo& dev);
 
 // A table of the slices ("slice problems mean median p10 min top1 top5").

@@ -300,7 +300,7 @@ Status RegistryImpl::applicable(const Problem& p, Applicable& a) const {
       c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);
     }
     c.detail = b.brief();
-    a.order.emplace_back(c.ms, uint32_t(a.found.size()));
+    a.order.emplace_back(b.order_key(), uint32_t(a.found.size()));
     a.cls.push_back(terms[i].cls);
     a.found.push_back(c);
   }
@@ -338,11 +338,13 @@ void RegistryImpl::score_by_model(const Problem& p, Applicable& a, std::vector<C
 }
 
 size_t RegistryImpl::analytic_rank(const Applicable& a, const Candidate& c) {
-  // `found` is in pool order and its traits point into the pool's array, so
-  // the pointers order ties as the order keys' positions do.
-  const std::less<const KernelTraits*> before;
+  // The position of c's (order key, index) pair among a.order's (permuted,
+  // but holding every pair): the order the candidates were chosen by.
+  std::pair<double, uint32_t> mine{0, 0};
+  for (const auto& o : a.order)
+    if (a.found[o.second].traits == c.traits) mine = o;
   size_t rank = 1;
-  for (const Candidate& f : a.found) rank += f.ms < c.ms || (f.ms == c.ms && before(f.traits, c.traits));
+  for (const auto& o : a.order) rank += o < mine;
   return rank;
 }
 

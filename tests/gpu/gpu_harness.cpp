@@ -33,6 +33,9 @@ std::vector<std::string> odd_problem_specs() {
       "n2c24k24g6_w41_x5_s2_p2",                // 1D grouped C/G=4
       "n2c16k16g4_h13w14_y3x3_s3_p1",           // C/G=4, stride 3: bwd_data's grouped entries step aside
       "n1c64k128_h7w7",                         // pointwise N=1
+      // pointwise: TMA producers load x / dy as a flat matrix (wgmma/tma.hpp flat_ok); a grouped one
+      // with row tails, 3D and 1D
+      "n3c128k192g2_h9w11", "n2c64k128_d3h5w7_z1", "n3c64k64_w100",
       "n4c64k64_h28w28_y3x3_p1",                // bigger: bwd_weight split-K
       "n1c16k32_d5h9w9_z3y3x3_p1",              // 3D
       "n2c16k16_d6h7w7_z3y3x3_s2_p1",           // 3D stride 2

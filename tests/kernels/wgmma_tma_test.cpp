@@ -266,5 +266,61 @@ TEST(WgmmaTma, StagingColumnsOfLargeTiles) {
   EXPECT_LE(smem_bytes(sq), igemm::kMaxSmemBytes);
 }
 
+// Pointwise problems (every filter extent 1, stride 1, no padding) load the
+// im2col operand as a tiled matrix of N * pixels rows: the map's rows are the
+// GEMM rows (fwd x, bwd_data dy) or K indices (bwd_weight x), its columns every
+// group's channels, a box of one K tile x the tile's rows.
+TEST(WgmmaTma, FlatArgumentsOfPointwiseProblems) {
+  EXPECT_TRUE(flat_ok(spec("fwd_bf16_n3c128k192g2_h17w23_y1x1_s1_p0_dil2")));
+  EXPECT_TRUE(flat_ok(spec("bwd_weight_bf16_n2c64k64g1_d3h5w7_z1y1x1_s1_p0_dil1")));
+  EXPECT_FALSE(flat_ok(spec("fwd_bf16_n3c128k192g2_h17w23_y1x1_s2_p0_dil1")));   // strided: rows skip pixels
+  EXPECT_FALSE(flat_ok(spec("fwd_bf16_n3c128k192g2_h17w23_y1x1_s1_p1_dil1")));   // padded: rows of zeros
+  EXPECT_FALSE(flat_ok(spec("fwd_bf16_n3c128k192g2_h17w23_y1x3_s1_p0,1_dil1")));  // a window
+
+  const Problem f = spec("fwd_bf16_n3c128k192g2_h17w23_y1x1_s1_p0_dil1");
+  KernelTraits t = tma_kernel(DType::bf16, 2, 128, 64);
+  std::string why;
+  ASSERT_TRUE(can_implement(t, f, &why)) << why;
+  const TmaArgs a = a_args(t, f, true);
+  EXPECT_FALSE(a.im2col);
+  ASSERT_EQ(a.rank, 2);
+  EXPECT_EQ(a.dims[0], 128u);            // C, all groups
+  EXPECT_EQ(a.dims[1], 3u * 17 * 23);    // N * pixels
+  EXPECT_EQ(a.strides[0], 128u * 2);
+  EXPECT_EQ(a.box[0], 64u);              // tile_k channels
+  EXPECT_EQ(a.box[1], 128u);             // tile_m rows
+  EXPECT_EQ(a.elem_strides[0], 1u);
+  EXPECT_EQ(a.elem_strides[1], 1u);
+  // The weights' map does not change.
+  const TmaArgs b0 = b_args(t, f), b1 = b_args(t, f, true);
+  EXPECT_EQ(b1.dims[0], b0.dims[0]);
+  EXPECT_EQ(b1.box[1], b0.box[1]);
+
+  const Problem d = spec("bwd_data_bf16_n2c64k128g1_d3h5w7_z1y1x1_s1_p0_dil1");
+  t = tma_kernel(DType::bf16, 3, 128, 64);
+  t.direction = Direction::bwd_data;
+  ASSERT_TRUE(can_implement(t, d, &why)) << why;
+  const TmaArgs ad = a_args(t, d, true);
+  EXPECT_FALSE(ad.im2col);
+  EXPECT_EQ(ad.dims[0], 128u);           // K: dy's channels
+  EXPECT_EQ(ad.dims[1], 2u * 3 * 5 * 7);
+  EXPECT_EQ(ad.box[0], 64u);
+  EXPECT_EQ(ad.box[1], 128u);
+
+  const Problem w = spec("bwd_weight_bf16_n4c192k192g3_h9w11_y1x1_s1_p0_dil1");
+  t = tma_kernel(DType::bf16, 2, 64, 64);
+  t.direction = Direction::bwd_weight;
+  ASSERT_TRUE(can_implement(t, w, &why)) << why;
+  const TmaArgs bw = b_args(t, w, true);
+  EXPECT_FALSE(bw.im2col);
+  EXPECT_EQ(bw.dims[0], 192u);           // C, all groups
+  EXPECT_EQ(bw.dims[1], 4u * 9 * 11);    // K indices: output pixels = input pixels
+  EXPECT_EQ(bw.strides[0], 192u * 2);
+  EXPECT_EQ(bw.box[0], 64u);
+  EXPECT_EQ(bw.box[1], 64u);             // tile_k pixels
+  // dy's map (A) is tiled either way.
+  EXPECT_EQ(a_args(t, w, true).dims[1], a_args(t, w).dims[1]);
+}
+
 }  // namespace
 }  // namespace gconv::wgmma

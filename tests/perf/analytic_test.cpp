@@ -104,6 +104,36 @@ TEST(RegistryAnalytic, BigTileBeatsTinyTileOnALargeDenseProblem) {
   EXPECT_LT(ms_big, 3 * floor_ms);
 }
 
+// A memory-bound 1x1 layer: igemm and wgmma tiles that read each operand once
+// get the same estimate (the DRAM bytes), so before the order key the pool
+// order (igemm first) decided, and the wgmma kernels measured fastest there
+// fell outside the model's candidates. The key puts the faster tensor rate
+// first among equal estimates and leaves unequal ones in estimate order.
+TEST(RegistryAnalytic, MemoryBoundTiesRankTheFasterComputeFirst) {
+  const Problem p = spec("bwd_data_bf16_n32c256k64_h56w56");
+  KernelTraits mma = igemm(p, 128, 256, 32, 2, 4), wg = igemm(p, 128, 256, 64, 2, 1);
+  mma.stages = wg.stages = 4;
+  wg.family = Family::wgmma;
+  std::string why;
+  for (const KernelTraits* t : {&mma, &wg}) {
+    ASSERT_TRUE(is_legal(*test_device().rules, *t, &why)) << why;
+    ASSERT_TRUE(family_of(*t).can_implement(*t, p, &why)) << why;
+  }
+  AnalyticBreakdown a, b;
+  analytic_ms(mma, p, test_device(), &a);
+  analytic_ms(wg, p, test_device(), &b);
+  ASSERT_TRUE(a.memory_bound && b.memory_bound) << a.summary() << " / " << b.summary();
+  EXPECT_DOUBLE_EQ(a.total_ms, b.total_ms);  // the tie
+  EXPECT_GT(a.compute_ms, b.compute_ms);
+  EXPECT_LT(b.order_key(), a.order_key());
+  // The key moves an estimate by at most kHiddenTermShare of its hidden term.
+  EXPECT_LE(a.order_key() - a.total_ms, AnalyticBreakdown::kHiddenTermShare * a.total_ms);
+  AnalyticBreakdown lower = b, higher = a;
+  lower.total_ms = 0.95 * a.total_ms;
+  lower.compute_ms = 0.9 * lower.total_ms;
+  EXPECT_LT(lower.order_key(), higher.order_key());
+}
+
 TEST(RegistryAnalytic, SplitKWinsOnALongReductionWithFewTiles) {
   // bwd_weight: GEMM M = K/G = 64, N = C/G = 64, K = N * out volume = 802816.
   const Problem p = spec("bwd_weight_bf16_n64c64k64_h112w112");

@@ -59,6 +59,10 @@ struct IgemmParams {
   // a tensor map of the output (its rows an affine map of the GEMM rows), so
   // that whole tiles leave through TMA stores (wgmma.cuh store_tma).
   int out_map;
+  // TMA producers of pointwise problems (wgmma/tma.hpp flat_ok): 1 when the
+  // im2col operand's map is a tiled (channels, N * pixels) matrix, loaded at
+  // (channel, row) instead of through im2col.
+  int tma_flat;
 };
 
 }  // namespace igemm

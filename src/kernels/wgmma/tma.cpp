@@ -180,8 +180,27 @@ TmaArgs tiled(uint64_t inner, uint64_t outer, uint64_t pitch_bytes, int box_inne
 
 }  // namespace
 
-TmaArgs a_args(const KernelTraits& t, const Problem& p) {
+bool flat_ok(const Problem& p) {
+  for (int d = p.first_slot(); d < 3; ++d)
+    if (p.filter[d] != 1 || p.stride[d] != 1 || p.pad_lo[d] != 0 || p.pad_hi[d] != 0) return false;
+  return true;
+}
+
+namespace {
+
+// The im2col operand of a pointwise problem: rows of `channels` elements, one
+// per pixel of the batch; a box of `box_channels` x `box_rows`.
+TmaArgs flat_rows(const Problem& p, int64_t channels, int box_channels, int box_rows) {
   const uint64_t eb = uint64_t(elem_bytes(p.dtype));
+  return tiled(uint64_t(channels), uint64_t(p.n * p.in_volume()), uint64_t(channels) * eb, box_channels, box_rows);
+}
+
+}  // namespace
+
+TmaArgs a_args(const KernelTraits& t, const Problem& p, bool flat) {
+  const uint64_t eb = uint64_t(elem_bytes(p.dtype));
+  if (flat && p.direction == Direction::fwd) return flat_rows(p, p.c, t.tile_k, t.tile_m);
+  if (flat && p.direction == Direction::bwd_data) return flat_rows(p, p.k, 64, t.tile_m);
   switch (p.direction) {
     case Direction::fwd: return x_im2col(p, t.tile_k, t.tile_m);
     case Direction::bwd_data: {
@@ -204,8 +223,9 @@ TmaArgs a_args(const KernelTraits& t, const Problem& p) {
   return {};
 }
 
-TmaArgs b_args(const KernelTraits& t, const Problem& p) {
+TmaArgs b_args(const KernelTraits& t, const Problem& p, bool flat) {
   const uint64_t eb = uint64_t(elem_bytes(p.dtype));
+  if (flat && p.direction == Direction::bwd_weight) return flat_rows(p, p.c, 64, t.tile_k);
   switch (p.direction) {
     case Direction::fwd: {
       // w as a matrix: rows g * Kg + k, each F * Cg contiguous elements.

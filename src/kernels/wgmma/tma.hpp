@@ -55,8 +55,19 @@ bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why);
 //               dil * (F - 1) of the dx positions), B = w as (C/G, F, K)
 //   bwd_weight: A = dy as a (K, N*out) matrix, B = x through im2col with
 //               tile_k pixels and 64 channels a load
-TmaArgs a_args(const KernelTraits& t, const Problem& p);
-TmaArgs b_args(const KernelTraits& t, const Problem& p);
+// flat (requires flat_ok): the im2col operand as a tiled (channels, N * pixels)
+// matrix instead (the kernels' IgemmParams::tma_flat).
+TmaArgs a_args(const KernelTraits& t, const Problem& p, bool flat = false);
+TmaArgs b_args(const KernelTraits& t, const Problem& p, bool flat = false);
+// Whether the operand the im2col loads read (fwd x, bwd_data dy, bwd_weight
+// x) is a plain matrix of N * pixels rows of channels whose rows are the
+// GEMM's rows (fwd, bwd_data) or K indices (bwd_weight): a pointwise problem,
+// every filter extent 1, stride 1 and no padding. It then loads through the
+// tiled mode, which moves bytes faster than im2col mode: on an H100 the same
+// GEMM (M = N = 1024, K = 6272) ran 1.7-2.3x slower as bwd_weight, whose
+// stages carry 2-4 im2col boxes, than as fwd, which carries one
+// (notes/device-runs.md, fifteenth session).
+bool flat_ok(const Problem& p);
 
 // Whether the output of problem p can leave traits t's kernel through a
 // tensor map (wgmma.cuh store_tma): a kernel with a staging area of its own

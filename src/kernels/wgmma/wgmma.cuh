@@ -183,7 +183,11 @@ __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMa
     unsigned short off[3] = {0, 0, 0};
     tap_offsets<Cfg::kNdim>(p, tap, off);
     mbar_arrive_expect_tx(bar, Cfg::kTxBytes);
-    tma_load_im2col<Cfg::kNdim>(st, ta, c_group + c0, base, n, off, bar);
+    if (p.tma_flat) {
+      tma_load_2d(st, ta, c_group + c0, m0, bar);  // pointwise: rows are pixels (tap 0)
+    } else {
+      tma_load_im2col<Cfg::kNdim>(st, ta, c_group + c0, base, n, off, bar);
+    }
     tma_load_2d(st + Cfg::kABytes, tb, k, row_group, bar);
   });
 }
@@ -218,7 +222,11 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
       wtap += (p.filt[d] - 1 - t[d]) * p.filt_inner[d];
     }
     mbar_arrive_expect_tx(bar, tx);
-    tma_load_im2col<Cfg::kNdim>(st, ta, b.g0 * p.Kg + k0, base, n, off, bar);
+    if (p.tma_flat) {
+      tma_load_2d(st, ta, b.g0 * p.Kg + k0, m0, bar);  // pointwise: dx rows are dy rows (tap 0)
+    } else {
+      tma_load_im2col<Cfg::kNdim>(st, ta, b.g0 * p.Kg + k0, base, n, off, bar);
+    }
     for (int j = 0; j < nblocks; ++j)
       tma_load_3d(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, n0 + 64 * j, wtap, b.g0 * p.Kg + k0, bar);
   });
@@ -247,10 +255,14 @@ __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, con
       const int col = n0 + 64 * j;
       const int tap = col / p.Cg;
       const int c = col - tap * p.Cg;
+      const u32 dst = st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes;
+      if (p.tma_flat) {
+        tma_load_2d(dst, tb, b.g0 * p.Cg + c, k, bar);  // pointwise: K index k is x's row k (tap 0)
+        continue;
+      }
       unsigned short off[3] = {0, 0, 0};
       tap_offsets<Cfg::kNdim>(p, tap, off);
-      tma_load_im2col<Cfg::kNdim>(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, b.g0 * p.Cg + c, base, n, off,
-                                  bar);
+      tma_load_im2col<Cfg::kNdim>(dst, tb, b.g0 * p.Cg + c, base, n, off, bar);
     }
   });
 }

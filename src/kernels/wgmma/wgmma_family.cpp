@@ -40,6 +40,16 @@ bool tma_store_enabled() {
   return v;
 }
 
+// Pointwise problems load their im2col operand through the tiled mode
+// (wgmma/tma.hpp flat_ok); GCONV_WGMMA_TMA_FLAT=0 keeps im2col (A/B runs).
+bool tma_flat_enabled() {
+  static const bool v = [] {
+    const auto n = jit::process_env_int("GCONV_WGMMA_TMA_FLAT", 0, 1);
+    return !n || *n != 0;
+  }();
+  return v;
+}
+
 // Tiles of at most this many outputs run on the persistent grid by default.
 // A persistent block stores all but its last tile straight from the
 // accumulators (the ring already holds the next tile's stages), two 4-byte
@@ -106,8 +116,12 @@ class WgmmaFamily final : public KernelFamily {
       // ConvArgs: fwd a = x, b = w; bwd_data a = dy, b = w; bwd_weight a = x,
       // b = dy, while the GEMM's A is dy and B is x there.
       const bool swap = p.direction == Direction::bwd_weight;
-      GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::a_args(t, p), p.dtype, swap ? args.b : args.a, &ta));
-      GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_args(t, p), p.dtype, swap ? args.a : args.b, &tb));
+      const bool flat = tma_flat_enabled() && wgmma::flat_ok(p);
+      GCONV_RETURN_IF_ERROR(
+          wgmma::encode_tensor_map(wgmma::a_args(t, p, flat), p.dtype, swap ? args.b : args.a, &ta));
+      GCONV_RETURN_IF_ERROR(
+          wgmma::encode_tensor_map(wgmma::b_args(t, p, flat), p.dtype, swap ? args.a : args.b, &tb));
+      plan->params.tma_flat = flat ? 1 : 0;
       maps[n++] = &ta;
       maps[n++] = &tb;
     }
