@@ -71,9 +71,10 @@ struct TileFor<MN, TK, EB, false> {
 constexpr int kWarpgroup = 128;
 
 // EPI_MIN: the fewest outputs per tile of a kernel with a staging area of its
-// own (kEpiSep; wgmma_plan.cpp passes its epilogue_min_outputs).
+// own (kEpiSep; wgmma_plan.cpp passes its epilogue_min_outputs). MAX_N: the
+// widest MMA instruction (wgmma_plan.cpp instr_n_max: 256, or 128 to compare).
 template <int DIR, int DT, int NDIM, int TM, int TN, int TK, int CWG, int STAGES, int SPLIT, int VEC, bool TMA = false,
-          int EPI_MIN = 128 * 128>
+          int EPI_MIN = 128 * 128, int MAX_N = 256>
 struct WgmmaConfig {
   static constexpr int kDir = DIR, kDType = DT, kNdim = NDIM;
   // The producer: one thread issuing TMA loads (fwd: im2col A, tiled B), or
@@ -92,7 +93,7 @@ struct WgmmaConfig {
   // of N = kInstrN columns each, per K step of kKStep.
   static constexpr int kWgM = TM / CWG;
   static constexpr int kMI = kWgM / 64;
-  static constexpr int kInstrN = TN > 128 ? 128 : TN;
+  static constexpr int kInstrN = TN > MAX_N ? MAX_N : TN;
   static constexpr int kNI = TN / kInstrN;
   static constexpr int kAccPerInstr = kInstrN / 2;
   static constexpr int kKStep = DT == dev::kFP32 ? 8 : 16;
@@ -188,7 +189,8 @@ struct WgmmaConfig {
 
   static_assert(CWG == 1 || CWG == 2, "one or two consumer warpgroups");
   static_assert(kWgM == 64 || kWgM == 128, "a consumer warpgroup owns 64 or 128 rows");
-  static_assert(kInstrN == 32 || kInstrN == 64 || kInstrN == 128, "tile_n: 32, 64, 128 or 256");
+  static_assert(kInstrN == 32 || kInstrN == 64 || kInstrN == 128 || kInstrN == 256, "tile_n: 32, 64, 128 or 256");
+  static_assert(kNI * kInstrN == TN, "tile_n: whole instructions");
   static_assert(TK % kKStep == 0, "tile_k: a multiple of the MMA's K");
   static_assert(DT != dev::kFP32 || (kAKMajor && kBKMajor), "tf32 wgmma reads K-major operands only");
   static_assert(kMI * kNI * kAccPerInstr <= 128, "at most 128 accumulators per consumer thread");

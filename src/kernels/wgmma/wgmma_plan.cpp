@@ -168,6 +168,14 @@ bool can_implement(const KernelTraits& t, const Problem& p, std::string* why) {
   return wgmma::can_implement(t, igemm::check_problem(p), why);
 }
 
+int instr_n_max() {
+  static const int v = [] {
+    const auto n = jit::process_env_int("GCONV_WGMMA_INSTR_N", 128, 256);
+    return n && *n < 256 ? 128 : 256;
+  }();
+  return v;
+}
+
 size_t workspace_bytes(const KernelTraits& t, const Problem& p) { return igemm::workspace_bytes(t, p); }
 
 std::string instance_source(const KernelTraits& t) {
@@ -178,7 +186,8 @@ std::string instance_source(const KernelTraits& t) {
        std::to_string(dtype_id(t.dtype)) + ", " + std::to_string(t.ndim) + ", " + std::to_string(t.tile_m) + ", " +
        std::to_string(t.tile_n) + ", " + std::to_string(t.tile_k) + ", " + std::to_string(t.warps_m) + ", " +
        std::to_string(t.stages) + ", " + std::to_string(split_id(t.split_mode)) + ", " + std::to_string(t.vec) +
-       (t.tma ? ", true" : ", false") + ", " + std::to_string(epilogue_min_outputs()) + "> Cfg;\n";
+       (t.tma ? ", true" : ", false") + ", " + std::to_string(epilogue_min_outputs()) + ", " +
+       std::to_string(instr_n_max()) + "> Cfg;\n";
   // The launch's dynamic shared memory is the host's mirror of the config.
   s += "static_assert(Cfg::kSmemBytes == " + std::to_string(smem_bytes(t)) +
        ", \"wgmma_plan.cpp smem_bytes mirrors WgmmaConfig::kSmemBytes\");\n";

@@ -65,6 +65,12 @@ bool epilogue_separate(const KernelTraits& t);
 inline constexpr int kEpilogueMinOutputs = 128 * 128;
 int epilogue_min_outputs();
 
+// The widest wgmma instruction (WgmmaConfig's MAX_N): 256, so tile_n 256
+// issues one m64n256 MMA per K step instead of two m64n128; GCONV_WGMMA_INSTR_N
+// =128 (read once) restores the narrower ones for A/B measurements (other
+// cache entries, as for epilogue_min_outputs).
+int instr_n_max();
+
 // Columns of the output tile such a staging area holds (WgmmaConfig::
 // kEpiCols): the whole tile_n where it fits beside the ring, else 128 or 64
 // (staged and stored in turn); 0 when none fits.
