@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Kernel pairs to re-measure after kernels changed under stored sweeps (issue 19).
 
-  retime_pairs.py --select SELECT.jsonl --sweep SWEEP.csv[.zst] [--sweep ...] [--changed s13|episep] \
+  retime_pairs.py --select SELECT.jsonl --sweep SWEEP.csv[.zst] [--sweep ...] [--changed s13|episep|s15] \
+      [--measured FRESH.csv[.zst] ...] \
       [--top 48] [--anchors 3] [--limit N] [--seed S] --pairs OUT_PAIRS.csv --problems OUT_PROBLEMS.csv
 
 SELECT: `gconv select --policy analytic --top 1000 --json` over the problems
@@ -87,7 +88,22 @@ def changed_episep(name):
     return int(t.group(1)) * int(t.group(2)) >= 128 * 128
 
 
-CHANGED = {"s13": changed, "episep": changed_episep}
+def pointwise(spec):
+    """Every filter extent 1, stride 1, no padding (wgmma/tma.hpp flat_ok)."""
+    return bool(re.search(r"_(?:z1)?y1x1_s1_p0_|_x1_s1_p0_", spec))
+
+
+def changed_s15(name, spec=""):
+    """Kernels whose times moved in the fifteenth session: wgmma kernels of
+    tile_n 256 (one m64n256 instruction per K step) and the TMA producers on
+    pointwise problems (the im2col operand loaded through the tiled mode)."""
+    if not name.startswith("wgmma_"):
+        return False
+    t = TILE.search(name)
+    return int(t.group(2)) == 256 or (name.endswith("_tma") and pointwise(spec))
+
+
+CHANGED = {"s13": changed, "episep": changed_episep, "s15": changed_s15}
 
 
 def unchanged(name):
@@ -119,10 +135,23 @@ def main(argv):
     ap.add_argument("--problems", required=True)
     ap.add_argument("--problem-csv", action="append", default=[], help="problem CSVs the specs come from")
     ap.add_argument("--changed", choices=sorted(CHANGED), default="s13",
-                    help="which kernels changed: s13 (the thirteenth session's list) or episep (the "
-                         "fourteenth's); anchors are never among either")
+                    help="which kernels changed: s13 (the thirteenth session's list), episep (the "
+                         "fourteenth's) or s15 (the fifteenth's); anchors are never among them")
+    ap.add_argument("--measured", action="append", default=[],
+                    help="sweeps of (kernel, spec) pairs already re-measured with today's kernels: with "
+                         "--changed s15 a wgmma candidate is timed when it changed or is not in them")
     a = ap.parse_args(argv)
-    is_changed = CHANGED[a.changed]
+    measured = set()
+    for path in a.measured:
+        for r in read_rows(path):
+            if r["status"] == "ok" and r.get("provider", "gconv") == "gconv":
+                measured.add((r["kernel"], r["spec"]))
+    if a.changed == "s15":
+        def is_changed(k, s):
+            return changed_s15(k, s) or (k.startswith("wgmma_") and (k, s) not in measured)
+    else:
+        def is_changed(k, s):
+            return CHANGED[a.changed](k)
 
     ranked = {}
     for path in a.select:
@@ -156,7 +185,7 @@ def main(argv):
     rows = []
     n_changed = n_anchor = 0
     for s in specs:
-        cand = [k for k in candidates(ranked[s], a.top) if is_changed(k)]
+        cand = [k for k in candidates(ranked[s], a.top) if is_changed(k, s)]
         anchors = sorted((t, k) for k, t in stored[s].items() if unchanged(k))[: a.anchors]
         rows += [(k, s) for k in cand] + [(k, s) for _, k in anchors]
         n_changed += len(cand)

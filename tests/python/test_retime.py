@@ -7,7 +7,7 @@ import csv
 
 import bench_script  # noqa: F401  (bench/ on sys.path)
 import retime_merge
-from retime_pairs import CHANGED, changed_episep
+from retime_pairs import CHANGED, changed_episep, changed_s15, pointwise
 
 SPEC = "fwd_bf16_n2c64k64g1_h8w8_y3x3_s1_p1_dil1"
 FIELDS = ["kernel", "spec", "provider", "status", "gpu", "latency_ms", "min_ms", "tflops", "gbps"]
@@ -20,7 +20,7 @@ def test_episep_list_names_unsplit_wgmma_tiles_of_128x128_outputs_and_more():
     assert not changed_episep("wgmma_fwd_bf16_2d_m128n64k64_c1_s4_sk1_v8")  # 8192 outputs
     assert not changed_episep("wgmma_bwd_weight_bf16_2d_m128n128k64_c2_s4_sk8s_v8")  # split
     assert not changed_episep("igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1")
-    assert set(CHANGED) == {"s13", "episep"}
+    assert set(CHANGED) == {"s13", "episep", "s15"}
 
 
 def _write(path, rows):
@@ -50,3 +50,29 @@ def test_merge_episep_scales_only_the_listed_kernels(tmp_path):
     assert rows[0]["gpu"] == "NVIDIA H200"
     anchors = [r["kernel"] for r in csv.DictReader(open(tmp_path / "anchors.csv"))]
     assert sorted(anchors) == sorted([a1, a2])
+
+
+def test_s15_list_names_tile_n_256_and_tma_kernels_of_pointwise_problems():
+    pw2, pw3, pw1 = ("fwd_bf16_n32c256k64g1_h56w56_y1x1_s1_p0_dil1", "bwd_data_bf16_n4c64k128g1_d16h56w56_z1y1x1_s1_p0_dil1",
+                     "bwd_weight_bf16_n2c64k64g1_w50_x1_s1_p0_dil1")
+    assert pointwise(pw2) and pointwise(pw3) and pointwise(pw1)
+    assert not pointwise("fwd_bf16_n32c256k512g1_h56w56_y1x1_s2_p0_dil1")  # strided
+    assert not pointwise("fwd_bf16_n32c64k64g1_h56w56_y3x3_s1_p1_dil1")
+    assert not pointwise("fwd_bf16_n4c64k64g1_d16h56w56_z3y1x1_s1_p1,0,0_dil1")
+    tma = "wgmma_fwd_bf16_2d_m128n128k64_c2_s4_sk1_v8_tma"
+    assert changed_s15(tma, pw2) and not changed_s15(tma, "fwd_bf16_n32c64k64g1_h56w56_y3x3_s1_p1_dil1")
+    assert not changed_s15("wgmma_fwd_bf16_2d_m128n128k64_c2_s4_sk1_v8", pw2)  # cp.async producer
+    assert changed_s15("wgmma_bwd_weight_bf16_2d_m64n256k64_c1_s4_sk8s_v8")  # m64n256 instructions
+    assert not changed_s15("igemm_fwd_bf16_2d_m128n256k32_w2x4_s4_sk1_v8_g1")
+
+
+def test_merge_s15_writes_every_wgmma_row(tmp_path):
+    tn128 = "wgmma_fwd_bf16_2d_m64n64k64_c1_s4_sk1_v8"  # re-measured as a new candidate
+    a1, a2 = "igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1", "direct_fwd_bf16_2d_t8x8_r4_v8"
+    stored = _write(tmp_path / "stored.csv", [(a1, "0.020"), (a2, "0.020")])
+    new = _write(tmp_path / "new.csv", [(a1, "0.010"), (a2, "0.010"), (tn128, "0.004")])
+    out = tmp_path / "out.csv"
+    retime_merge.main(["--changed", "s15", "--new", new, "--stored", stored, "--out", str(out)])
+    rows = list(csv.DictReader(open(out)))
+    assert [r["kernel"] for r in rows] == [tn128]
+    assert abs(float(rows[0]["latency_ms"]) - 0.008) < 1e-9
