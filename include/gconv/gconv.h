@@ -180,7 +180,9 @@ GCONV_C_EXPORT double gconv_solution_measured_ms(const gconv_solution_t* s);
 GCONV_C_EXPORT const char* gconv_solution_reason(const gconv_solution_t* s);       /* "" for NULL */
 
 /* Candidates ranked by the policy's estimate, best first, never measured
- * (exhaustive and topk rank by the analytic estimate). Writes at most limit
+ * (exhaustive and topk rank by the analytic estimate; the analytic order
+ * breaks near-ties by the term the estimate's max() hides, so a predicted
+ * time may exceed the next one's by up to 1%). Writes at most limit
  * solution handles to out[0..] and their number to *count; the caller
  * destroys each. A problem no pool kernel implements ranks one entry, the
  * fallback. */

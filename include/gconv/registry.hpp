@@ -98,7 +98,9 @@ class Registry {
   // own stream, and stores the winner in the tuning cache.
   virtual Result<Solution> select(const Problem& p, const Policy& policy) = 0;
   // Candidates ranked by the policy's estimate, best first (at most `limit`).
-  // Never measures: exhaustive and topk rank by the analytic estimate. With
+  // Never measures: exhaustive and topk rank by the analytic estimate (its
+  // order key adds 1% of the term the estimate's max() hides, so a predicted
+  // time may exceed the next one's by up to that). With
   // no pool kernel, the one entry is the fallback.
   virtual Result<std::vector<Solution>> rank(const Problem& p, const Policy& policy, size_t limit) = 0;
 

@@ -95,7 +95,8 @@ def select(input_shape=None, weight_shape=None, *, policy: str = "heuristic", ar
 def rank(input_shape=None, weight_shape=None, *, policy: str = "heuristic", limit: int = 8,
          arch: str | None = None, **conv) -> list:
     """The best `limit` candidates by the policy's estimate, best first (never
-    measures)."""
+    measures; the analytic order breaks near-ties by the term the estimate's
+    max() hides, so a predicted_ms may exceed the next one's by up to 1%)."""
     p = problem(input_shape, weight_shape, **conv)
     return [_selection(p, s) for s in registry(arch).rank(p, policy, limit)]
 

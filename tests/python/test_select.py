@@ -24,7 +24,9 @@ def test_rank_is_ordered_and_led_by_select():
     ranked = gconv.rank((2, 48, 9, 9, 9), (48, 16, 3, 3, 3), groups=3, padding=1, dtype="fp32",
                         policy="analytic", limit=5)
     assert 1 <= len(ranked) <= 5
-    assert [r.predicted_ms for r in ranked] == sorted(r.predicted_ms for r in ranked)
+    # The analytic order key is the estimate plus at most 1% of it (AnalyticBreakdown::order_key).
+    pred = [r.predicted_ms for r in ranked]
+    assert all(a <= b * 1.01 for a, b in zip(pred, pred[1:])), pred
     best = gconv.select((2, 48, 9, 9, 9), (48, 16, 3, 3, 3), groups=3, padding=1, dtype="fp32", policy="analytic")
     assert ranked[0].kernel == best.kernel
     assert ranked[0].spec.startswith("fwd_fp32_n2c48k48g3_d9h9w9_z3y3x3")
