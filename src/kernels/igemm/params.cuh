@@ -63,6 +63,10 @@ struct IgemmParams {
   // im2col operand's map is a tiled (channels, N * pixels) matrix, loaded at
   // (channel, row) instead of through im2col.
   int tma_flat;
+  // bwd_weight TMA producers: bit 0, dy (A) as one 3D box of tile_m / 64
+  // channel blocks per stage; bit 1, x (B, pointwise) likewise with tile_n
+  // (wgmma/tma.hpp blocks_args).
+  int tma_blocks;
 };
 
 }  // namespace igemm

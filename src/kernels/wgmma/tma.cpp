@@ -197,6 +197,30 @@ TmaArgs flat_rows(const Problem& p, int64_t channels, int box_channels, int box_
 
 }  // namespace
 
+bool dy_blocks_ok(const KernelTraits& t, const Problem& p) {
+  return t.tma && p.direction == Direction::bwd_weight && t.tile_m > 64 && p.k_per_group() % 64 == 0;
+}
+
+bool x_blocks_ok(const KernelTraits& t, const Problem& p, bool flat) {
+  return flat && t.tma && p.direction == Direction::bwd_weight && t.tile_n > 64 && p.c % 64 == 0;
+}
+
+TmaArgs blocks_args(const KernelTraits& t, const Problem& p, int64_t channels, int blocks) {
+  const uint64_t eb = uint64_t(elem_bytes(p.dtype));
+  TmaArgs b;
+  b.rank = 3;
+  b.dims[0] = 64;
+  b.dims[1] = uint64_t(p.n * p.out_volume());  // bwd_weight's K: output pixels (= input pixels when flat)
+  b.dims[2] = uint64_t(channels / 64);
+  b.strides[0] = uint64_t(channels) * eb;  // next pixel
+  b.strides[1] = 64 * eb;                  // next 64-channel block
+  b.box[0] = 64;
+  b.box[1] = uint32_t(t.tile_k);
+  b.box[2] = uint32_t(blocks);
+  b.elem_strides[0] = b.elem_strides[1] = b.elem_strides[2] = 1;
+  return b;
+}
+
 TmaArgs a_args(const KernelTraits& t, const Problem& p, bool flat) {
   const uint64_t eb = uint64_t(elem_bytes(p.dtype));
   if (flat && p.direction == Direction::fwd) return flat_rows(p, p.c, t.tile_k, t.tile_m);

@@ -69,6 +69,18 @@ TmaArgs b_args(const KernelTraits& t, const Problem& p, bool flat = false);
 // (notes/device-runs.md, fifteenth session).
 bool flat_ok(const Problem& p);
 
+// bwd_weight's MN-major operands as one 3D box per stage instead of one 2D
+// box per 64 channels: (64 channels, pixels, channel blocks of 64) with the
+// blocks 128 bytes apart, a box of 64 x tile_k x tile/64 lands as the
+// tile's [block][row][128 bytes] layout. A (dy) when K/G is a multiple of 64
+// and tile_m > 64; B (x, pointwise problems only, flat) when tile_n > 64.
+// blocks_args: the 3D map of `channels` (dy: K, x: C) with a box of `blocks`
+// 64-channel blocks. The launch falls back to the 2D boxes if the driver
+// refuses such a map.
+bool dy_blocks_ok(const KernelTraits& t, const Problem& p);
+bool x_blocks_ok(const KernelTraits& t, const Problem& p, bool flat);
+TmaArgs blocks_args(const KernelTraits& t, const Problem& p, int64_t channels, int blocks);
+
 // Whether the output of problem p can leave traits t's kernel through a
 // tensor map (wgmma.cuh store_tma): a kernel with a staging area of its own
 // (epilogue_separate), output rows an affine map of the GEMM rows (not

@@ -241,16 +241,28 @@ template <class Cfg>
 __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                                        ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0,
                                                        int n0, int kt0, int ktiles, u32 ring, u32 full, u32 empty) {
-  const int mblocks = cmin(Cfg::kTileM, p.Kg - m0 + 63) / 64;
-  const int nblocks = cmin(Cfg::kTileN, p.gemm_n - n0 + 63) / 64;
+  // With p.tma_blocks a 3D box loads every 64-channel block of the tile at
+  // once (its bytes count whole, blocks past the group or tensor included:
+  // their rows / columns are never stored).
+  const bool a3 = p.tma_blocks & 1, b3 = p.tma_blocks & 2;
+  const int mblocks = a3 ? Cfg::kTileM / 64 : cmin(Cfg::kTileM, p.Kg - m0 + 63) / 64;
+  const int nblocks = b3 ? Cfg::kTileN / 64 : cmin(Cfg::kTileN, p.gemm_n - n0 + 63) / 64;
   const u32 tx = (mblocks * Cfg::TileA::kBlockBytes) + nblocks * Cfg::TileB::kBlockBytes;
   tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
                          [&](int k, u32 st, u32 bar) {
     int base[3] = {0, 0, 0};
     const int n = output_filter_base<Cfg::kNdim>(p, k, base);
     mbar_arrive_expect_tx(bar, tx);
-    for (int j = 0; j < mblocks; ++j)
-      tma_load_2d(st + j * Cfg::TileA::kBlockBytes, ta, b.g0 * p.Kg + m0 + 64 * j, k, bar);
+    if (a3) {
+      tma_load_3d(st, ta, 0, k, (b.g0 * p.Kg + m0) / 64, bar);
+    } else {
+      for (int j = 0; j < mblocks; ++j)
+        tma_load_2d(st + j * Cfg::TileA::kBlockBytes, ta, b.g0 * p.Kg + m0 + 64 * j, k, bar);
+    }
+    if (b3) {
+      tma_load_3d(st + Cfg::kABytes, tb, 0, k, (b.g0 * p.Cg + n0) / 64, bar);  // pointwise: tap 0
+      return;
+    }
     for (int j = 0; j < nblocks; ++j) {
       const int col = n0 + 64 * j;
       const int tap = col / p.Cg;

@@ -2,8 +2,10 @@
 // warpgroup MMA (device code in wgmma/*.cuh, rules and plan in
 // wgmma_plan.cpp; parameters, workspace and launch shared with igemm).
 #include <cstdint>
+#include <mutex>
 #include <span>
 
+#include "core/log.hpp"
 #include "jit/env.hpp"
 #include "jit/module.hpp"
 #include "kernels/family.hpp"
@@ -45,6 +47,17 @@ bool tma_store_enabled() {
 bool tma_flat_enabled() {
   static const bool v = [] {
     const auto n = jit::process_env_int("GCONV_WGMMA_TMA_FLAT", 0, 1);
+    return !n || *n != 0;
+  }();
+  return v;
+}
+
+// bwd_weight TMA producers load a tile's 64-channel blocks in one 3D box
+// (wgmma/tma.hpp blocks_args); GCONV_WGMMA_TMA_BLOCKS=0 keeps one box per
+// block (A/B runs).
+bool tma_blocks_enabled() {
+  static const bool v = [] {
+    const auto n = jit::process_env_int("GCONV_WGMMA_TMA_BLOCKS", 0, 1);
     return !n || *n != 0;
   }();
   return v;
@@ -117,11 +130,30 @@ class WgmmaFamily final : public KernelFamily {
       // b = dy, while the GEMM's A is dy and B is x there.
       const bool swap = p.direction == Direction::bwd_weight;
       const bool flat = tma_flat_enabled() && wgmma::flat_ok(p);
-      GCONV_RETURN_IF_ERROR(
-          wgmma::encode_tensor_map(wgmma::a_args(t, p, flat), p.dtype, swap ? args.b : args.a, &ta));
-      GCONV_RETURN_IF_ERROR(
-          wgmma::encode_tensor_map(wgmma::b_args(t, p, flat), p.dtype, swap ? args.a : args.b, &tb));
+      const void* a_ptr = swap ? args.b : args.a;
+      const void* b_ptr = swap ? args.a : args.b;
       plan->params.tma_flat = flat ? 1 : 0;
+      plan->params.tma_blocks = 0;
+      // bwd_weight: one 3D box per operand and stage where it fits; the 2D
+      // boxes if the driver refuses the map (its strides are not ordered).
+      const auto blocks = [&](int64_t channels, int n, const void* ptr, wgmma::TensorMap* map) {
+        const Status s = wgmma::encode_tensor_map(wgmma::blocks_args(t, p, channels, n), p.dtype, ptr, map);
+        if (!s.ok()) {
+          static std::once_flag once;
+          std::call_once(once, [&] {
+            log_warn("wgmma: 3D TMA boxes refused (" + s.message() + "); one 2D box per 64 channels instead");
+          });
+        }
+        return s.ok();
+      };
+      if (tma_blocks_enabled() && wgmma::dy_blocks_ok(t, p) && blocks(p.k, t.tile_m / 64, a_ptr, &ta))
+        plan->params.tma_blocks |= 1;
+      else
+        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::a_args(t, p, flat), p.dtype, a_ptr, &ta));
+      if (tma_blocks_enabled() && wgmma::x_blocks_ok(t, p, flat) && blocks(p.c, t.tile_n / 64, b_ptr, &tb))
+        plan->params.tma_blocks |= 2;
+      else
+        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_args(t, p, flat), p.dtype, b_ptr, &tb));
       maps[n++] = &ta;
       maps[n++] = &tb;
     }
