@@ -322,5 +322,47 @@ TEST(WgmmaTma, FlatArgumentsOfPointwiseProblems) {
   EXPECT_EQ(a_args(t, w, true).dims[1], a_args(t, w).dims[1]);
 }
 
+// One box of several 64-channel blocks: (64 channels, rows, blocks 128 bytes
+// apart), so that a box lands as the tile's [block][row][128 bytes] layout.
+TEST(WgmmaTma, ChannelBlockBoxes) {
+  const Problem w = spec("bwd_weight_bf16_n4c256k384g2_h9w11_y3x3_s1_p1_dil1");
+  KernelTraits t = tma_kernel(DType::bf16, 2, 128, 128);
+  t.direction = Direction::bwd_weight;
+  EXPECT_FALSE(dy_blocks_ok(t, w));                            // K/G = 192: the second tile half outside
+  EXPECT_TRUE(dy_blocks_ok(t, spec("bwd_weight_bf16_n4c256k512g2_h9w11_y3x3_s1_p1_dil1")));  // K/G = 256
+  EXPECT_FALSE(x_blocks_ok(t, w, false));                      // x through im2col: a 3x3 window
+  const TmaArgs a = blocks_args(t, w, w.k, t.tile_m / 64);
+  ASSERT_EQ(a.rank, 3);
+  EXPECT_EQ(a.dims[0], 64u);
+  EXPECT_EQ(a.dims[1], uint64_t(4 * 9 * 11));                  // output pixels
+  EXPECT_EQ(a.dims[2], 384u / 64);
+  EXPECT_EQ(a.strides[0], 384u * 2);                           // next pixel
+  EXPECT_EQ(a.strides[1], 128u);                               // next block
+  EXPECT_EQ(a.box[1], 64u);                                    // tile_k
+  EXPECT_EQ(a.box[2], 2u);
+  EXPECT_FALSE(dy_blocks_ok(t, spec("bwd_weight_bf16_n4c256k192g2_h9w11_y3x3_s1_p1_dil1")));  // K/G = 96
+  EXPECT_FALSE(x_blocks_ok(t, spec("bwd_weight_bf16_n4c128k512g2_h9w11_y1x1_s1_p0_dil1"), true));  // C/G = 64
+  t.tile_m = 64;
+  EXPECT_FALSE(dy_blocks_ok(t, spec("bwd_weight_bf16_n4c256k512g2_h9w11_y3x3_s1_p1_dil1")));  // one block a tile
+
+  const Problem d = spec("bwd_data_bf16_n2c256k128g2_h9w9_y3x3_s1_p1_dil1");
+  t = tma_kernel(DType::bf16, 2, 128, 128);
+  t.direction = Direction::bwd_data;
+  EXPECT_TRUE(w_blocks_ok(t, d));                              // C/G = 128
+  const TmaArgs b = w_blocks_args(t, d);
+  ASSERT_EQ(b.rank, 4);
+  EXPECT_EQ(b.dims[0], 64u);
+  EXPECT_EQ(b.dims[1], 9u);                                    // taps
+  EXPECT_EQ(b.dims[2], 128u);                                  // K
+  EXPECT_EQ(b.dims[3], 2u);                                    // C/G / 64
+  EXPECT_EQ(b.strides[0], 128u * 2);                           // next tap: C/G elements
+  EXPECT_EQ(b.strides[1], 9u * 128 * 2);                       // next k
+  EXPECT_EQ(b.strides[2], 128u);                               // next block
+  EXPECT_EQ(b.box[2], 64u);
+  EXPECT_EQ(b.box[3], 2u);
+  EXPECT_FALSE(w_blocks_ok(t, spec("bwd_data_bf16_n2c192k128g2_h9w9_y3x3_s1_p1_dil1")));  // C/G = 96
+  EXPECT_FALSE(w_blocks_ok(t, spec("bwd_data_bf16_n2c128k128g2_h9w9_y3x3_s1_p1_dil1")));  // C/G = 64: one block
+}
+
 }  // namespace
 }  // namespace gconv::wgmma

@@ -63,9 +63,9 @@ struct IgemmParams {
   // im2col operand's map is a tiled (channels, N * pixels) matrix, loaded at
   // (channel, row) instead of through im2col.
   int tma_flat;
-  // bwd_weight TMA producers: bit 0, dy (A) as one 3D box of tile_m / 64
-  // channel blocks per stage; bit 1, x (B, pointwise) likewise with tile_n
-  // (wgmma/tma.hpp blocks_args).
+  // TMA producers, one box of several 64-channel blocks per operand and
+  // stage (wgmma/tma.hpp): bit 0, bwd_weight dy (A, tile_m / 64 blocks);
+  // bit 1, bwd_weight x of pointwise problems or bwd_data w (B, tile_n / 64).
   int tma_blocks;
 };
 

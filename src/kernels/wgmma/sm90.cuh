@@ -87,6 +87,15 @@ __device__ __forceinline__ void tma_load_3d(u32 dst, const TensorMap* map, int x
       : "memory");
 }
 
+// A tiled 4D box at (x, y, z, w) (x innermost).
+__device__ __forceinline__ void tma_load_4d(u32 dst, const TensorMap* map, int x, int y, int z, int w, u32 bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, "
+      "%5}], [%6];\n" ::"r"(dst),
+      "l"(map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(bar)
+      : "memory");
+}
+
 // A tiled 2D box from shared memory at src to (x, y) of the tensor (x
 // innermost); elements outside the tensor are not written. One bulk group
 // per call (the issuing thread waits on its groups: bulk_wait_read /

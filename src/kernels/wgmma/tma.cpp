@@ -198,11 +198,11 @@ TmaArgs flat_rows(const Problem& p, int64_t channels, int box_channels, int box_
 }  // namespace
 
 bool dy_blocks_ok(const KernelTraits& t, const Problem& p) {
-  return t.tma && p.direction == Direction::bwd_weight && t.tile_m > 64 && p.k_per_group() % 64 == 0;
+  return t.tma && p.direction == Direction::bwd_weight && t.tile_m > 64 && p.k_per_group() % t.tile_m == 0;
 }
 
 bool x_blocks_ok(const KernelTraits& t, const Problem& p, bool flat) {
-  return flat && t.tma && p.direction == Direction::bwd_weight && t.tile_n > 64 && p.c % 64 == 0;
+  return flat && t.tma && p.direction == Direction::bwd_weight && t.tile_n > 64 && p.c_per_group() % t.tile_n == 0;
 }
 
 TmaArgs blocks_args(const KernelTraits& t, const Problem& p, int64_t channels, int blocks) {
@@ -218,6 +218,30 @@ TmaArgs blocks_args(const KernelTraits& t, const Problem& p, int64_t channels, i
   b.box[1] = uint32_t(t.tile_k);
   b.box[2] = uint32_t(blocks);
   b.elem_strides[0] = b.elem_strides[1] = b.elem_strides[2] = 1;
+  return b;
+}
+
+bool w_blocks_ok(const KernelTraits& t, const Problem& p) {
+  return t.tma && p.direction == Direction::bwd_data && t.tile_n > 64 && p.c_per_group() % t.tile_n == 0;
+}
+
+TmaArgs w_blocks_args(const KernelTraits& t, const Problem& p) {
+  const uint64_t eb = uint64_t(elem_bytes(p.dtype));
+  const uint64_t cg = uint64_t(p.c_per_group()), f = uint64_t(p.filter_volume());
+  TmaArgs b;
+  b.rank = 4;
+  b.dims[0] = 64;
+  b.dims[1] = f;
+  b.dims[2] = uint64_t(p.k);
+  b.dims[3] = cg / 64;
+  b.strides[0] = cg * eb;      // next tap
+  b.strides[1] = f * cg * eb;  // next k
+  b.strides[2] = 64 * eb;      // next 64-channel block
+  b.box[0] = 64;
+  b.box[1] = 1;
+  b.box[2] = uint32_t(t.tile_k);
+  b.box[3] = uint32_t(t.tile_n / 64);
+  b.elem_strides[0] = b.elem_strides[1] = b.elem_strides[2] = b.elem_strides[3] = 1;
   return b;
 }
 

@@ -206,7 +206,11 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
   const int n = pixel_digits<Cfg::kNdim>(m0, p.in, i);
 #pragma unroll
   for (int d = F; d < 3; ++d) base[d] = i[d] + p.pad[d] - p.dil[d] * (p.filt[d] - 1);
-  const int nblocks = cmin(Cfg::kTileN, p.Cg - n0 + 63) / 64;  // 64-column blocks inside the GEMM
+  // 64-column blocks inside the GEMM; with p.tma_blocks one 4D box loads all
+  // of the tile's (whole bytes: blocks past C/G come back as zeros or as
+  // columns that are never stored).
+  const bool b4 = p.tma_blocks & 2;
+  const int nblocks = b4 ? Cfg::kTileN / 64 : cmin(Cfg::kTileN, p.Cg - n0 + 63) / 64;
   const u32 tx = Cfg::TileA::kBytes + nblocks * Cfg::TileB::kBlockBytes;
   tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
                          [&](int k, u32 st, u32 bar) {
@@ -226,6 +230,10 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
       tma_load_2d(st, ta, b.g0 * p.Kg + k0, m0, bar);  // pointwise: dx rows are dy rows (tap 0)
     } else {
       tma_load_im2col<Cfg::kNdim>(st, ta, b.g0 * p.Kg + k0, base, n, off, bar);
+    }
+    if (b4) {
+      tma_load_4d(st + Cfg::kABytes, tb, 0, wtap, b.g0 * p.Kg + k0, n0 / 64, bar);
+      return;
     }
     for (int j = 0; j < nblocks; ++j)
       tma_load_3d(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, n0 + 64 * j, wtap, b.g0 * p.Kg + k0, bar);

@@ -134,23 +134,28 @@ class WgmmaFamily final : public KernelFamily {
       const void* b_ptr = swap ? args.a : args.b;
       plan->params.tma_flat = flat ? 1 : 0;
       plan->params.tma_blocks = 0;
-      // bwd_weight: one 3D box per operand and stage where it fits; the 2D
-      // boxes if the driver refuses the map (its strides are not ordered).
-      const auto blocks = [&](int64_t channels, int n, const void* ptr, wgmma::TensorMap* map) {
-        const Status s = wgmma::encode_tensor_map(wgmma::blocks_args(t, p, channels, n), p.dtype, ptr, map);
+      // One box of several 64-channel blocks (bwd_weight dy and pointwise x,
+      // bwd_data w); false, after one warning per process, if the driver
+      // refuses the map (its strides are not ordered).
+      const auto blocks = [&](const wgmma::TmaArgs& a, const void* ptr, wgmma::TensorMap* map) {
+        const Status s = wgmma::encode_tensor_map(a, p.dtype, ptr, map);
         if (!s.ok()) {
           static std::once_flag once;
           std::call_once(once, [&] {
-            log_warn("wgmma: 3D TMA boxes refused (" + s.message() + "); one 2D box per 64 channels instead");
+            log_warn("wgmma: TMA boxes of several channel blocks refused (" + s.message() +
+                     "); one box per 64 channels instead");
           });
         }
         return s.ok();
       };
-      if (tma_blocks_enabled() && wgmma::dy_blocks_ok(t, p) && blocks(p.k, t.tile_m / 64, a_ptr, &ta))
+      const bool on = tma_blocks_enabled();
+      if (on && wgmma::dy_blocks_ok(t, p) && blocks(wgmma::blocks_args(t, p, p.k, t.tile_m / 64), a_ptr, &ta))
         plan->params.tma_blocks |= 1;
       else
         GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::a_args(t, p, flat), p.dtype, a_ptr, &ta));
-      if (tma_blocks_enabled() && wgmma::x_blocks_ok(t, p, flat) && blocks(p.c, t.tile_n / 64, b_ptr, &tb))
+      if (on && wgmma::x_blocks_ok(t, p, flat) && blocks(wgmma::blocks_args(t, p, p.c, t.tile_n / 64), b_ptr, &tb))
+        plan->params.tma_blocks |= 2;
+      else if (on && wgmma::w_blocks_ok(t, p) && blocks(wgmma::w_blocks_args(t, p), b_ptr, &tb))
         plan->params.tma_blocks |= 2;
       else
         GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_args(t, p, flat), p.dtype, b_ptr, &tb));
