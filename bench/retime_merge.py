@@ -32,7 +32,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from retime_pairs import CHANGED, unchanged  # noqa: E402
+from retime_pairs import CHANGED, changed_s15b, unchanged  # noqa: E402
 from sweep_io import read_rows  # noqa: E402
 
 
@@ -59,6 +59,8 @@ def main(argv):
     # s15 re-measures every wgmma candidate not already measured with today's
     # kernels: each of its wgmma rows is current.
     changed = (lambda k: k.startswith("wgmma_")) if a.changed == "s15" else CHANGED[a.changed]
+    if a.changed == "s15b":  # spec-aware: the rows' own specs decide
+        changed = None
 
     only = spec_set(a.only_specs) if a.only_specs else None
     exclude = spec_set(a.exclude_specs) if a.exclude_specs else set()
@@ -104,7 +106,7 @@ def main(argv):
         w.writeheader()
         for r in new:
             k, s = r["kernel"], r["spec"]
-            if not changed(k) or s not in scale or (k, s) in seen:
+            if not (changed(k) if changed else changed_s15b(k, s)) or s not in scale or (k, s) in seen:
                 continue
             seen.add((k, s))
             m = scale[s]

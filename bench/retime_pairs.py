@@ -103,7 +103,29 @@ def changed_s15(name, spec=""):
     return int(t.group(2)) == 256 or (name.endswith("_tma") and pointwise(spec))
 
 
-CHANGED = {"s13": changed, "episep": changed_episep, "s15": changed_s15}
+CKG = re.compile(r"_n\d+c(\d+)k(\d+)g(\d+)_")
+
+
+def changed_s15b(name, spec=""):
+    """TMA producers that load several 64-channel blocks in one box since the
+    fifteenth session's retime (wgmma/tma.hpp dy_blocks_ok, x_blocks_ok,
+    w_blocks_ok): bwd_weight when tile_m > 64 divides K/G or, pointwise,
+    tile_n > 64 divides C/G; bwd_data when tile_n > 64 divides C/G."""
+    if not name.startswith("wgmma_") or not name.endswith("_tma"):
+        return False
+    m, ckg = TILE.search(name), CKG.search(spec)
+    if not ckg:
+        return False
+    tm, tn = int(m.group(1)), int(m.group(2))
+    c, k, g = (int(x) for x in ckg.groups())
+    if name.startswith("wgmma_bwd_weight_"):
+        return (tm > 64 and (k // g) % tm == 0) or (pointwise(spec) and tn > 64 and (c // g) % tn == 0)
+    if name.startswith("wgmma_bwd_data_"):
+        return tn > 64 and (c // g) % tn == 0
+    return False
+
+
+CHANGED = {"s13": changed, "episep": changed_episep, "s15": changed_s15, "s15b": changed_s15b}
 
 
 def unchanged(name):
@@ -146,7 +168,10 @@ def main(argv):
         for r in read_rows(path):
             if r["status"] == "ok" and r.get("provider", "gconv") == "gconv":
                 measured.add((r["kernel"], r["spec"]))
-    if a.changed == "s15":
+    if a.changed == "s15b":
+        def is_changed(k, s):
+            return changed_s15b(k, s)
+    elif a.changed == "s15":
         def is_changed(k, s):
             return changed_s15(k, s) or (k.startswith("wgmma_") and (k, s) not in measured)
     else:

@@ -7,7 +7,7 @@ import csv
 
 import bench_script  # noqa: F401  (bench/ on sys.path)
 import retime_merge
-from retime_pairs import CHANGED, changed_episep, changed_s15, pointwise
+from retime_pairs import CHANGED, changed_episep, changed_s15, changed_s15b, pointwise
 
 SPEC = "fwd_bf16_n2c64k64g1_h8w8_y3x3_s1_p1_dil1"
 FIELDS = ["kernel", "spec", "provider", "status", "gpu", "latency_ms", "min_ms", "tflops", "gbps"]
@@ -20,7 +20,7 @@ def test_episep_list_names_unsplit_wgmma_tiles_of_128x128_outputs_and_more():
     assert not changed_episep("wgmma_fwd_bf16_2d_m128n64k64_c1_s4_sk1_v8")  # 8192 outputs
     assert not changed_episep("wgmma_bwd_weight_bf16_2d_m128n128k64_c2_s4_sk8s_v8")  # split
     assert not changed_episep("igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1")
-    assert set(CHANGED) == {"s13", "episep", "s15"}
+    assert set(CHANGED) == {"s13", "episep", "s15", "s15b"}
 
 
 def _write(path, rows):
@@ -76,3 +76,15 @@ def test_merge_s15_writes_every_wgmma_row(tmp_path):
     rows = list(csv.DictReader(open(out)))
     assert [r["kernel"] for r in rows] == [tn128]
     assert abs(float(rows[0]["latency_ms"]) - 0.008) < 1e-9
+
+
+def test_s15b_list_names_tma_kernels_whose_tiles_load_several_channel_blocks_in_one_box():
+    bw = "wgmma_bwd_weight_bf16_2d_m128n128k64_c2_s4_sk2c_v8_tma"
+    assert changed_s15b(bw, "bwd_weight_bf16_n32c256k256g1_h14w14_y3x3_s1_p1_dil1")  # K/G = 256: dy
+    assert not changed_s15b(bw, "bwd_weight_bf16_n32c64k64g1_h56w56_y3x3_s1_p1_dil1")  # 64 < tile_m, 3x3
+    assert changed_s15b(bw, "bwd_weight_bf16_n32c256k64g1_h56w56_y1x1_s1_p0_dil1")  # pointwise x, C/G = 256
+    assert not changed_s15b(bw[:-4], "bwd_weight_bf16_n32c256k256g1_h14w14_y3x3_s1_p1_dil1")  # cp.async
+    bd = "wgmma_bwd_data_bf16_2d_m128n256k64_c2_s4_sk1_v8_tma"
+    assert changed_s15b(bd, "bwd_data_bf16_n32c512k128g1_h28w28_y3x3_s1_p1_dil1")
+    assert not changed_s15b(bd, "bwd_data_bf16_n32c384k128g1_h28w28_y3x3_s1_p1_dil1")  # 256 does not divide 384
+    assert not changed_s15b("wgmma_fwd_bf16_2d_m128n256k64_c2_s4_sk1_v8_tma", "fwd_bf16_n32c512k512g1_h28w28_y1x1_s1_p0_dil1")
