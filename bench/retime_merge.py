@@ -4,7 +4,7 @@ time scale of the stored sweeps, for training and evaluation (issue 19).
 
   retime_merge.py --new RT.csv[.zst] [--new ...] --stored SWEEP.csv[.zst] [--stored ...] \
       --out OUT.csv [--only-specs FILE | --exclude-specs FILE] [--gpu 'NVIDIA H200'] [--min-anchors 1] \
-      [--changed s13|episep] [--anchors-out ANCHORS.csv]
+      [--changed s13|episep|s15|s15b] [--anchors-out ANCHORS.csv]
 
 Per problem, the anchors are the kernels measured in both the new rows and
 the stored sweeps that did NOT change (in any of retime_pairs.CHANGED's
@@ -56,11 +56,17 @@ def main(argv):
     ap.add_argument("--anchors-out", help="CSV of every anchor: spec, kernel, gpu, new_ms, stored_ms (with the "
                     "written rows, whose times are new_ms x the problem's scale, it keeps the raw measurements)")
     a = ap.parse_args(argv)
-    # s15 re-measures every wgmma candidate not already measured with today's
-    # kernels: each of its wgmma rows is current.
-    changed = (lambda k: k.startswith("wgmma_")) if a.changed == "s15" else CHANGED[a.changed]
-    if a.changed == "s15b":  # spec-aware: the rows' own specs decide
-        changed = None
+    # Which new rows are written: s15 re-measures every wgmma candidate not
+    # already measured with today's kernels (each of its wgmma rows is
+    # current); s15b's list depends on the problem; the others on the name.
+    if a.changed == "s15":
+        def is_written(k, s):
+            return k.startswith("wgmma_")
+    elif a.changed == "s15b":
+        is_written = changed_s15b
+    else:
+        def is_written(k, s):
+            return CHANGED[a.changed](k)
 
     only = spec_set(a.only_specs) if a.only_specs else None
     exclude = spec_set(a.exclude_specs) if a.exclude_specs else set()
@@ -106,7 +112,7 @@ def main(argv):
         w.writeheader()
         for r in new:
             k, s = r["kernel"], r["spec"]
-            if not (changed(k) if changed else changed_s15b(k, s)) or s not in scale or (k, s) in seen:
+            if not is_written(k, s) or s not in scale or (k, s) in seen:
                 continue
             seen.add((k, s))
             m = scale[s]

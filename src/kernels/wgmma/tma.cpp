@@ -7,7 +7,9 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <mutex>
 #include <string>
 
@@ -166,16 +168,21 @@ TmaArgs x_im2col(const Problem& p, int box_channels, int box_pixels) {
   return im2col_args(p, p.c, p.in, lower, upper, p.stride, box_channels, box_pixels);
 }
 
-TmaArgs tiled(uint64_t inner, uint64_t outer, uint64_t pitch_bytes, int box_inner, int box_outer) {
+// A tiled map: dims and box innermost first, byte strides of dimensions
+// 1..rank-1, traversal strides 1.
+TmaArgs tiled_map(std::initializer_list<uint64_t> dims, std::initializer_list<uint64_t> strides,
+                  std::initializer_list<uint32_t> box) {
   TmaArgs b;
-  b.rank = 2;
-  b.dims[0] = inner;
-  b.dims[1] = outer;
-  b.strides[0] = pitch_bytes;
-  b.box[0] = uint32_t(box_inner);
-  b.box[1] = uint32_t(box_outer);
-  b.elem_strides[0] = b.elem_strides[1] = 1;
+  b.rank = int(dims.size());
+  std::copy(dims.begin(), dims.end(), b.dims);
+  std::copy(strides.begin(), strides.end(), b.strides);
+  std::copy(box.begin(), box.end(), b.box);
+  std::fill(b.elem_strides, b.elem_strides + b.rank, 1u);
   return b;
+}
+
+TmaArgs tiled(uint64_t inner, uint64_t outer, uint64_t pitch_bytes, int box_inner, int box_outer) {
+  return tiled_map({inner, outer}, {pitch_bytes}, {uint32_t(box_inner), uint32_t(box_outer)});
 }
 
 }  // namespace
@@ -207,18 +214,10 @@ bool x_blocks_ok(const KernelTraits& t, const Problem& p, bool flat) {
 
 TmaArgs blocks_args(const KernelTraits& t, const Problem& p, int64_t channels, int blocks) {
   const uint64_t eb = uint64_t(elem_bytes(p.dtype));
-  TmaArgs b;
-  b.rank = 3;
-  b.dims[0] = 64;
-  b.dims[1] = uint64_t(p.n * p.out_volume());  // bwd_weight's K: output pixels (= input pixels when flat)
-  b.dims[2] = uint64_t(channels / 64);
-  b.strides[0] = uint64_t(channels) * eb;  // next pixel
-  b.strides[1] = 64 * eb;                  // next 64-channel block
-  b.box[0] = 64;
-  b.box[1] = uint32_t(t.tile_k);
-  b.box[2] = uint32_t(blocks);
-  b.elem_strides[0] = b.elem_strides[1] = b.elem_strides[2] = 1;
-  return b;
+  // (64 channels, bwd_weight's K: output pixels (= input pixels when flat),
+  // 64-channel blocks): next pixel, next block.
+  return tiled_map({64, uint64_t(p.n * p.out_volume()), uint64_t(channels / 64)},
+                   {uint64_t(channels) * eb, 64 * eb}, {64, uint32_t(t.tile_k), uint32_t(blocks)});
 }
 
 bool w_blocks_ok(const KernelTraits& t, const Problem& p) {
@@ -228,21 +227,9 @@ bool w_blocks_ok(const KernelTraits& t, const Problem& p) {
 TmaArgs w_blocks_args(const KernelTraits& t, const Problem& p) {
   const uint64_t eb = uint64_t(elem_bytes(p.dtype));
   const uint64_t cg = uint64_t(p.c_per_group()), f = uint64_t(p.filter_volume());
-  TmaArgs b;
-  b.rank = 4;
-  b.dims[0] = 64;
-  b.dims[1] = f;
-  b.dims[2] = uint64_t(p.k);
-  b.dims[3] = cg / 64;
-  b.strides[0] = cg * eb;      // next tap
-  b.strides[1] = f * cg * eb;  // next k
-  b.strides[2] = 64 * eb;      // next 64-channel block
-  b.box[0] = 64;
-  b.box[1] = 1;
-  b.box[2] = uint32_t(t.tile_k);
-  b.box[3] = uint32_t(t.tile_n / 64);
-  b.elem_strides[0] = b.elem_strides[1] = b.elem_strides[2] = b.elem_strides[3] = 1;
-  return b;
+  // (64 c, tap, k, 64-channel blocks): next tap, next k, next block.
+  return tiled_map({64, f, uint64_t(p.k), cg / 64}, {cg * eb, f * cg * eb, 64 * eb},
+                   {64, 1, uint32_t(t.tile_k), uint32_t(t.tile_n / 64)});
 }
 
 TmaArgs a_args(const KernelTraits& t, const Problem& p, bool flat) {
@@ -282,19 +269,8 @@ TmaArgs b_args(const KernelTraits& t, const Problem& p, bool flat) {
     }
     case Direction::bwd_data: {
       // w as (c, tap, k): one box is 64 channels of one tap for 64 k.
-      TmaArgs b;
-      b.rank = 3;
       const uint64_t cg = uint64_t(p.c_per_group()), f = uint64_t(p.filter_volume());
-      b.dims[0] = cg;
-      b.dims[1] = f;
-      b.dims[2] = uint64_t(p.k);
-      b.strides[0] = cg * eb;
-      b.strides[1] = f * cg * eb;
-      b.box[0] = 64;
-      b.box[1] = 1;
-      b.box[2] = 64;
-      b.elem_strides[0] = b.elem_strides[1] = b.elem_strides[2] = 1;
-      return b;
+      return tiled_map({cg, f, uint64_t(p.k)}, {cg * eb, f * cg * eb}, {64, 1, 64});
     }
     case Direction::bwd_weight: return x_im2col(p, 64, t.tile_k);
   }

@@ -31,35 +31,32 @@ int persistent_setting() {
   return v;
 }
 
+// An on/off switch for A/B measurements, read once: NAME=0 turns it off,
+// anything else (or unset) leaves it on.
+bool switch_on(const char* name) {
+  const auto n = jit::process_env_int(name, 0, 1);
+  return !n || *n != 0;
+}
+
 // GCONV_WGMMA_TMA_STORE=0: no output map, so kernels with a staging area of
-// their own store from it with their threads (as before the TMA stores), for
-// A/B measurements. Read once; anything else is ignored (unset).
+// their own store from it with their threads (as before the TMA stores).
 bool tma_store_enabled() {
-  static const bool v = [] {
-    const auto n = jit::process_env_int("GCONV_WGMMA_TMA_STORE", 0, 1);
-    return !n || *n != 0;
-  }();
+  static const bool v = switch_on("GCONV_WGMMA_TMA_STORE");
   return v;
 }
 
 // Pointwise problems load their im2col operand through the tiled mode
-// (wgmma/tma.hpp flat_ok); GCONV_WGMMA_TMA_FLAT=0 keeps im2col (A/B runs).
+// (wgmma/tma.hpp flat_ok); GCONV_WGMMA_TMA_FLAT=0 keeps im2col.
 bool tma_flat_enabled() {
-  static const bool v = [] {
-    const auto n = jit::process_env_int("GCONV_WGMMA_TMA_FLAT", 0, 1);
-    return !n || *n != 0;
-  }();
+  static const bool v = switch_on("GCONV_WGMMA_TMA_FLAT");
   return v;
 }
 
-// bwd_weight TMA producers load a tile's 64-channel blocks in one 3D box
-// (wgmma/tma.hpp blocks_args); GCONV_WGMMA_TMA_BLOCKS=0 keeps one box per
-// block (A/B runs).
+// bwd TMA producers load a tile's 64-channel blocks of an operand in one box
+// (wgmma/tma.hpp blocks_args, w_blocks_args); GCONV_WGMMA_TMA_BLOCKS=0 keeps
+// one box per block.
 bool tma_blocks_enabled() {
-  static const bool v = [] {
-    const auto n = jit::process_env_int("GCONV_WGMMA_TMA_BLOCKS", 0, 1);
-    return !n || *n != 0;
-  }();
+  static const bool v = switch_on("GCONV_WGMMA_TMA_BLOCKS");
   return v;
 }
 
