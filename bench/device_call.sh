@@ -111,6 +111,11 @@
 #   retime    re-measure the (kernel, problem) pairs of .device/rt_pairs.csv over .device/rt_problems.csv
 #             (bench/retime_pairs.py: kernels whose times changed since the stored sweeps, with anchors)
 #             for RT_S seconds (default 540), no checks -> $OUT/rt_rows.csv.zst
+#   pwtma     TMA producers on pointwise problems whose channels are not multiples of 64 (wgmma/tma.hpp
+#             tma_ok, sixteenth session): PW_SAMPLE (default 10) TMA kernels per pool against the
+#             reference (the odd shapes hold such problems), 6 per pool with the grid capped at 3
+#             blocks, memcheck on 2 per bf16 pool; then .device/pw_pairs.csv (each problem's current
+#             pick and its best-ranked TMA kernels) over .device/pw.jsonl with native cuDNN
 #   abpicks   two selectors' picks (.device/ab_pairs.csv, the union) on AB_PROBLEMS (default the public
 #             cuDNN shapes) with native cuDNN in the same run -> $OUT/ab_picks.csv.zst (bench/compare_picks.py)
 # Usage: bash bench/device_call.sh STAGE...   ($OUT receives the logs)
@@ -310,6 +315,27 @@ for stage in "$@"; do
         --jobs "$ncpu" --progress-s 60 2> "$OUT/ab_bench.log"
       echo "abpicks bench rc=$?"; grep -v ETA "$OUT/ab_bench.log" | tail -n 3
       .device/zstd -q -T0 -12 /tmp/ab.csv -o "$OUT/ab_picks.csv.zst" ;;
+    pwtma)
+      L=/tmp/pwlogs; mkdir -p $L/d $L/c $L/san
+      F=${PW_FILTER:-'family==wgmma && tma==true'}
+      TEST_TIMEOUT_S=150 GCONV_GPU_TEST_FILTER="$F" GCONV_GPU_TEST_SAMPLE=${PW_SAMPLE:-10} LOG_DIR=$L/d \
+        timeout -k 5 "${PW_S:-170}" scripts/gpu-test .device 'Pools/PoolCorrectness*' > "$L/d.txt" 2>&1
+      echo "TMA kernels, default grid: $(tail -n 1 "$L/d.txt")"
+      cat $L/d/*.log 2>/dev/null | grep -h "^TALLY" | grep -v "kernels=0" | sort
+      cat $L/d/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch|wgmma_.* on " | head -n 12
+      GCONV_WGMMA_PERSISTENT=3 TEST_TIMEOUT_S=100 GCONV_GPU_TEST_FILTER="$F" GCONV_GPU_TEST_SAMPLE=6 LOG_DIR=$L/c \
+        timeout -k 5 110 scripts/gpu-test .device 'Pools/PoolCorrectness*bf16*' > "$L/c.txt" 2>&1
+      echo "grid capped at 3: $(tail -n 1 "$L/c.txt")"
+      cat $L/c/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
+      GCONV_GPU_TEST_FILTER="$F" GCONV_GPU_TEST_SAMPLE=2 SANITIZE=memcheck LOG_DIR=$L/san \
+        timeout -k 5 80 scripts/gpu-test .device 'Pools/PoolCorrectness*bf16_2d' > "$L/san.txt" 2>&1
+      echo "memcheck: $(tail -n 1 "$L/san.txt") | $(cat $L/san/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      timeout -k 10 "${PW_AB_S:-150}" .device/gconv bench --problems .device/pw.jsonl --pairs .device/pw_pairs.csv \
+        --provider gconv,cudnn --out /tmp/pw_ab.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" \
+        --progress-s 60 2> "$OUT/pw_ab_bench.log"
+      echo "pw bench rc=$?"; grep -v ETA "$OUT/pw_ab_bench.log" | tail -n 2
+      .device/zstd -q -T0 -12 /tmp/pw_ab.csv -o "$OUT/pw_ab.csv.zst"
+      tar -czf "$OUT/pw_logs.tar.gz" -C /tmp pwlogs ;;
     smoke)
       # After a kernel change: every GPU test on SMOKE_SAMPLE (default 2) kernels per pool, then the
       # kernels of SMOKE_FILTER (default the wgmma kernels with their own staging area) on SMOKE_SAMPLE2

@@ -4,7 +4,7 @@ time scale of the stored sweeps, for training and evaluation (issue 19).
 
   retime_merge.py --new RT.csv[.zst] [--new ...] --stored SWEEP.csv[.zst] [--stored ...] \
       --out OUT.csv [--only-specs FILE | --exclude-specs FILE] [--gpu 'NVIDIA H200'] [--min-anchors 1] \
-      [--changed s13|episep|s15|s15b] [--anchors-out ANCHORS.csv]
+      [--changed s13|episep|s15|s15b|s16] [--anchors-out ANCHORS.csv]
 
 Per problem, the anchors are the kernels measured in both the new rows and
 the stored sweeps that did NOT change (in any of retime_pairs.CHANGED's
@@ -32,7 +32,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from retime_pairs import CHANGED, changed_s15b, unchanged  # noqa: E402
+from retime_pairs import CHANGED, unchanged  # noqa: E402
 from sweep_io import read_rows  # noqa: E402
 
 
@@ -58,12 +58,12 @@ def main(argv):
     a = ap.parse_args(argv)
     # Which new rows are written: s15 re-measures every wgmma candidate not
     # already measured with today's kernels (each of its wgmma rows is
-    # current); s15b's list depends on the problem; the others on the name.
+    # current); s15b's and s16's lists depend on the problem; the others on the name.
     if a.changed == "s15":
         def is_written(k, s):
             return k.startswith("wgmma_")
-    elif a.changed == "s15b":
-        is_written = changed_s15b
+    elif a.changed in ("s15b", "s16"):
+        is_written = CHANGED[a.changed]
     else:
         def is_written(k, s):
             return CHANGED[a.changed](k)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Kernel pairs to re-measure after kernels changed under stored sweeps (issue 19).
 
-  retime_pairs.py --select SELECT.jsonl --sweep SWEEP.csv[.zst] [--sweep ...] [--changed s13|episep|s15] \
+  retime_pairs.py --select SELECT.jsonl --sweep SWEEP.csv[.zst] [--sweep ...] [--changed s13|episep|s15|s15b|s16] \
       [--measured FRESH.csv[.zst] ...] \
       [--top 48] [--anchors 3] [--limit N] [--seed S] --pairs OUT_PAIRS.csv --problems OUT_PROBLEMS.csv
 
@@ -125,7 +125,26 @@ def changed_s15b(name, spec=""):
     return False
 
 
-CHANGED = {"s13": changed, "episep": changed_episep, "s15": changed_s15, "s15b": changed_s15b}
+def changed_s16(name, spec=""):
+    """TMA producers on the pointwise problems they first served in the
+    sixteenth session (wgmma/tma.hpp tma_ok): fwd with one group and C not a
+    multiple of 64, bwd_data with one group and K not a multiple of 64,
+    bwd_weight with C/G not a multiple of 64. These pairs have no stored rows:
+    they are new, not re-timed."""
+    if not name.startswith("wgmma_") or not name.endswith("_tma") or not pointwise(spec):
+        return False
+    ckg = CKG.search(spec)
+    if not ckg:
+        return False
+    c, k, g = (int(x) for x in ckg.groups())
+    if name.startswith("wgmma_fwd_"):
+        return g == 1 and c % 64 != 0
+    if name.startswith("wgmma_bwd_data_"):
+        return g == 1 and k % 64 != 0
+    return (c // g) % 64 != 0
+
+
+CHANGED = {"s13": changed, "episep": changed_episep, "s15": changed_s15, "s15b": changed_s15b, "s16": changed_s16}
 
 
 def unchanged(name):
@@ -158,7 +177,8 @@ def main(argv):
     ap.add_argument("--problem-csv", action="append", default=[], help="problem CSVs the specs come from")
     ap.add_argument("--changed", choices=sorted(CHANGED), default="s13",
                     help="which kernels changed: s13 (the thirteenth session's list), episep (the "
-                         "fourteenth's) or s15 (the fifteenth's); anchors are never among them")
+                         "fourteenth's), s15 / s15b (the fifteenth's) or s16 (new TMA pairs of the "
+                         "sixteenth); anchors are never among them")
     ap.add_argument("--measured", action="append", default=[],
                     help="sweeps of (kernel, spec) pairs already re-measured with today's kernels: with "
                          "--changed s15 a wgmma candidate is timed when it changed or is not in them")
@@ -168,9 +188,8 @@ def main(argv):
         for r in read_rows(path):
             if r["status"] == "ok" and r.get("provider", "gconv") == "gconv":
                 measured.add((r["kernel"], r["spec"]))
-    if a.changed == "s15b":
-        def is_changed(k, s):
-            return changed_s15b(k, s)
+    if a.changed in ("s15b", "s16"):
+        is_changed = CHANGED[a.changed]
     elif a.changed == "s15":
         def is_changed(k, s):
             return changed_s15(k, s) or (k.startswith("wgmma_") and (k, s) not in measured)

@@ -36,6 +36,9 @@ std::vector<std::string> odd_problem_specs() {
       // pointwise: TMA producers load x / dy as a flat matrix (wgmma/tma.hpp flat_ok); a grouped one
       // with row tails, 3D and 1D
       "n3c128k192g2_h9w11", "n2c64k128_d3h5w7_z1", "n3c64k64_w100",
+      // pointwise channels off multiples of 64: TMA K tails past C (fwd) or K (bwd_data) read zeros,
+      // bwd_weight's last block spans the next group's channels (C/G = 40)
+      "n3c40k72_h9w11", "n2c200k136_h14w14", "n2c80k48g2_h7w9", "n2c24k40_d3h5w7_z1", "n3c72k40_w100",
       "n4c64k64_h28w28_y3x3_p1",                // bigger: bwd_weight split-K
       "n1c16k32_d5h9w9_z3y3x3_p1",              // 3D
       "n2c16k16_d6h7w7_z3y3x3_s2_p1",           // 3D stride 2

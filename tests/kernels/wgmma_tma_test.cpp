@@ -134,6 +134,52 @@ TEST(WgmmaTma, ProblemsOffTheTmaPathSayWhy) {
   EXPECT_FALSE(traits_ok(bf, &why));
 }
 
+// Pointwise problems loaded flat have one tap, so the channel rules that keep
+// a K tile or a 64-column block inside one tap fall away: with one group the
+// last K tile of fwd (C) and bwd_data (K) reaches past the channels into the
+// maps' zeros; bwd_weight's blocks past C/G are columns that are never stored,
+// grouped or not. Grouped fwd / bwd_data would read the next group's
+// channels into A against B's zeros (0 * inf is NaN), so they keep the rule.
+TEST(WgmmaTma, PointwiseProblemsTakeAnyChannelCount) {
+  std::string why;
+  const KernelTraits f = tma_kernel(DType::bf16, 2, 128, 128);
+  EXPECT_TRUE(can_implement(f, spec("fwd_bf16_n2c40k72_h9w9_y1x1_p0"), &why)) << why;
+  EXPECT_TRUE(can_implement(f, spec("fwd_bf16_n2c200k136_h14w14_y1x1_p0"), &why)) << why;
+  EXPECT_FALSE(can_implement(f, spec("fwd_bf16_n2c80k72g2_h9w9_y1x1_p0"), &why));
+  EXPECT_NE(why.find("tile_k"), std::string::npos) << why;
+  EXPECT_FALSE(can_implement(f, spec("fwd_bf16_n2c40k72_h9w9_y1x1_s2_p0"), &why));  // strided: not flat
+  EXPECT_FALSE(can_implement(f, spec("fwd_bf16_n2c40k72_h9w9_y3x3_p1"), &why));     // a window
+  KernelTraits f32 = tma_kernel(DType::fp32, 2, 128, 64);
+  EXPECT_TRUE(can_implement(f32, spec("fwd_fp32_n2c36k20_h9w9_y1x1_p0"), &why)) << why;
+
+  KernelTraits bd = f;
+  bd.direction = Direction::bwd_data;
+  EXPECT_TRUE(can_implement(bd, spec("bwd_data_bf16_n2c72k40_h9w9_y1x1_p0"), &why)) << why;
+  EXPECT_TRUE(can_implement(bd, spec("bwd_data_bf16_n2c64k112_h5w7_y1x1_p0"), &why)) << why;
+  EXPECT_FALSE(can_implement(bd, spec("bwd_data_bf16_n2c64k80g2_h9w9_y1x1_p0"), &why));
+  EXPECT_FALSE(can_implement(bd, spec("bwd_data_bf16_n2c64k96_h9w9_y1x1_p0,1"), &why));  // padded: not flat
+
+  KernelTraits bw = f;
+  bw.direction = Direction::bwd_weight;
+  EXPECT_TRUE(can_implement(bw, spec("bwd_weight_bf16_n2c40k24_h9w9_y1x1_p0"), &why)) << why;
+  EXPECT_TRUE(can_implement(bw, spec("bwd_weight_bf16_n2c80k48g2_h9w9_y1x1_p0"), &why)) << why;
+  EXPECT_FALSE(can_implement(bw, spec("bwd_weight_bf16_n2c40k24_h9w9_y3x3_p1"), &why));
+  // The maps end at the channels: the boxes past them are the zeros.
+  const Problem p = spec("fwd_bf16_n2c40k72_h9w9_y1x1_p0");
+  const TmaArgs a = a_args(f, p, true), b = b_args(f, p, true);
+  EXPECT_EQ(a.dims[0], 40u);
+  EXPECT_EQ(a.box[0], 64u);
+  EXPECT_EQ(b.dims[0], 40u);
+  EXPECT_EQ(b.dims[1], 72u);
+}
+
+TEST(WgmmaTma, Fp32HasNoBackwardTmaKernels) {
+  std::string why;
+  KernelTraits bf = tma_kernel(DType::fp32, 2, 128, 64);
+  bf.direction = Direction::bwd_weight;
+  EXPECT_FALSE(traits_ok(bf, &why));
+}
+
 TEST(WgmmaTma, BwdDataIm2colVisitsEveryDxPositionWithFlippedTaps) {
   const Problem p = spec("bwd_data_bf16_n3c48k128g1_h10w13_y3x5_p1:0,2:3_dil2,1");
   const KernelTraits t = [] {

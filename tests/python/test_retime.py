@@ -7,7 +7,7 @@ import csv
 
 import bench_script  # noqa: F401  (bench/ on sys.path)
 import retime_merge
-from retime_pairs import CHANGED, changed_episep, changed_s15, changed_s15b, pointwise
+from retime_pairs import CHANGED, changed_episep, changed_s15, changed_s15b, changed_s16, pointwise
 
 SPEC = "fwd_bf16_n2c64k64g1_h8w8_y3x3_s1_p1_dil1"
 FIELDS = ["kernel", "spec", "provider", "status", "gpu", "latency_ms", "min_ms", "tflops", "gbps"]
@@ -20,7 +20,7 @@ def test_episep_list_names_unsplit_wgmma_tiles_of_128x128_outputs_and_more():
     assert not changed_episep("wgmma_fwd_bf16_2d_m128n64k64_c1_s4_sk1_v8")  # 8192 outputs
     assert not changed_episep("wgmma_bwd_weight_bf16_2d_m128n128k64_c2_s4_sk8s_v8")  # split
     assert not changed_episep("igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1")
-    assert set(CHANGED) == {"s13", "episep", "s15", "s15b"}
+    assert set(CHANGED) == {"s13", "episep", "s15", "s15b", "s16"}
 
 
 def _write(path, rows):
@@ -88,3 +88,41 @@ def test_s15b_list_names_tma_kernels_whose_tiles_load_several_channel_blocks_in_
     assert changed_s15b(bd, "bwd_data_bf16_n32c512k128g1_h28w28_y3x3_s1_p1_dil1")
     assert not changed_s15b(bd, "bwd_data_bf16_n32c384k128g1_h28w28_y3x3_s1_p1_dil1")  # 256 does not divide 384
     assert not changed_s15b("wgmma_fwd_bf16_2d_m128n256k64_c2_s4_sk1_v8_tma", "fwd_bf16_n32c512k512g1_h28w28_y1x1_s1_p0_dil1")
+
+
+def test_s16_list_names_tma_kernels_on_pointwise_problems_with_channels_off_multiples_of_64():
+    f = "wgmma_fwd_bf16_2d_m128n128k64_c2_s4_sk1_v8_tma"
+    assert changed_s16(f, "fwd_bf16_n32c40k240g1_h28w28_y1x1_s1_p0_dil1")  # C = 40: the K tail reads zeros
+    assert not changed_s16(f, "fwd_bf16_n32c256k40g1_h28w28_y1x1_s1_p0_dil1")  # C a multiple of 64: served before
+    assert not changed_s16(f, "fwd_bf16_n32c40k240g1_h28w28_y3x3_s1_p1_dil1")  # a window
+    assert not changed_s16(f[:-4], "fwd_bf16_n32c40k240g1_h28w28_y1x1_s1_p0_dil1")  # cp.async
+    bd = "wgmma_bwd_data_bf16_2d_m128n128k64_c2_s4_sk1_v8_tma"
+    assert changed_s16(bd, "bwd_data_bf16_n32c672k112g1_h14w14_y1x1_s1_p0_dil1")  # K = 112
+    assert not changed_s16(bd, "bwd_data_bf16_n32c224k112g2_h14w14_y1x1_s1_p0_dil1")  # grouped
+    bw = "wgmma_bwd_weight_bf16_2d_m128n128k64_c2_s4_sk1_v8_tma"
+    assert changed_s16(bw, "bwd_weight_bf16_n32c80k48g2_h14w14_y1x1_s1_p0_dil1")  # C/G = 40, grouped too
+    assert not changed_s16(bw, "bwd_weight_bf16_n32c128k48g2_h14w14_y1x1_s1_p0_dil1")  # C/G = 64
+    assert not changed_s16(bw)  # by name alone (anchors) nothing is new
+
+
+def test_combine_replaces_re_timed_pairs_drops_stale_rows_and_adds_new_ones():
+    from retime_combine import combine
+
+    def row(k, s, t):
+        return {"kernel": k, "spec": s, "latency_ms": t}
+
+    pw = "bwd_weight_bf16_n32c256k64g1_h56w56_y1x1_s1_p0_dil1"  # pointwise, C/G = 256
+    blocks = "wgmma_bwd_weight_bf16_2d_m128n256k64_c2_s4_sk1_v8_tma"  # on s15b's list for pw
+    other = "igemm_bwd_weight_bf16_2d_m64n64k32_w2x2_s4_sk1_v8_g1"
+    base = [row(other, pw, "1.0"), row(blocks, pw, "2.0"), row(blocks[:-4], pw, "3.0"),
+            row(blocks, pw.replace("n32", "n16"), "4.0")]
+    newer = [[row(blocks, pw, "1.5")], [row("wgmma_new_tma", pw, "0.5")]]
+    out, n = combine(base, newer, ["s15b"])
+    got = {(r["kernel"], r["spec"]): r["latency_ms"] for r in out}
+    assert got[(other, pw)] == "1.0" and got[(blocks[:-4], pw)] == "3.0"  # kept
+    assert got[(blocks, pw)] == "1.5"  # replaced by the re-timed row
+    assert (blocks, pw.replace("n32", "n16")) not in got  # stale: on the list, not re-timed
+    assert got[("wgmma_new_tma", pw)] == "0.5"
+    assert n == {"kept": 2, "replaced": 1, "dropped": 1, "added": 2}
+    out, n = combine(base, newer, [])
+    assert n["dropped"] == 0 and len(out) == 5

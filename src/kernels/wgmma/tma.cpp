@@ -13,6 +13,8 @@
 #include <mutex>
 #include <string>
 
+#include "jit/env.hpp"
+
 namespace gconv::wgmma {
 namespace {
 
@@ -81,26 +83,41 @@ const Entry& entry() {
   return e;
 }
 
+// A pointwise problem of one group loaded flat (flat_ok): the last K tile of
+// fwd (C) or bwd_data (K) may reach past the channels, since the tiled boxes
+// of both operands come back as zeros there (the maps end at C, or K).
+// Several groups would read the next group's channels into A against B's
+// zeros, and 0 * inf is NaN.
+bool k_tail_ok(const Problem& p) { return p.g == 1 && flat_enabled() && flat_ok(p); }
+
 }  // namespace
+
+bool flat_enabled() {
+  static const bool v = [] {
+    const auto n = jit::process_env_int("GCONV_WGMMA_TMA_FLAT", 0, 1);
+    return !n || *n != 0;
+  }();
+  return v;
+}
 
 bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why) {
   if (!t.tma) return true;
   const int64_t cg = p.c_per_group(), kg = p.k_per_group();
   switch (p.direction) {
     case Direction::fwd:
-      if (cg % t.tile_k != 0)
+      if (cg % t.tile_k != 0 && !k_tail_ok(p))
         return fail(why, "tma: C/G (" + std::to_string(cg) + ") is not a multiple of tile_k (" +
                              std::to_string(t.tile_k) + "): a K tile must be one filter tap's channels");
       break;
     case Direction::bwd_data:
-      if (kg % 64 != 0)
+      if (kg % 64 != 0 && !k_tail_ok(p))
         return fail(why, "tma: K/G (" + std::to_string(kg) + ") is not a multiple of 64: a K tile must be one tap's "
                          "output channels");
       for (int d = p.first_slot(); d < 3; ++d)
         if (p.stride[d] != 1) return fail(why, "tma: bwd_data with stride > 1 (phases) has no tensor-map producer yet");
       break;
     case Direction::bwd_weight:
-      if (cg % 64 != 0)
+      if (cg % 64 != 0 && !(flat_enabled() && flat_ok(p)))
         return fail(why, "tma: C/G (" + std::to_string(cg) + ") is not a multiple of 64: a 64-column block must be "
                          "one tap's input channels");
       if (p.k % 8 != 0) return fail(why, "tma: K must be a multiple of 8 (16-byte rows of dy)");

@@ -42,7 +42,9 @@ struct TmaArgs {
 // channels an im2col load reads are one filter tap's, inside one group: fwd
 // needs C/G a multiple of tile_k, bwd_data K/G a multiple of 64 (and stride
 // 1: strided phases are not expressed as tensor maps yet), bwd_weight C/G a
-// multiple of 64. Padding and dilated filter extents must lie inside the
+// multiple of 64. Pointwise problems loaded flat (flat_ok, flat_enabled) have
+// one tap: bwd_weight takes any C/G, and with one group fwd any C and
+// bwd_data any K (the boxes past the channels come back as zeros). Padding and dilated filter extents must lie inside the
 // im2col ranges of the tensor rank (1D: 16-bit corners and offsets; 2D:
 // corners [-128, 127], offsets [0, 255]; 3D: corners [-16, 15], offsets
 // [0, 31]). On false, *why says why.
@@ -68,6 +70,10 @@ TmaArgs b_args(const KernelTraits& t, const Problem& p, bool flat = false);
 // stages carry 2-4 im2col boxes, than as fwd, which carries one
 // (notes/device-runs.md, fifteenth session).
 bool flat_ok(const Problem& p);
+// GCONV_WGMMA_TMA_FLAT=0 (read once) keeps im2col loads for pointwise
+// problems too, for A/B measurements; the problems that only a flat load can
+// serve (tma_ok) then have no TMA kernel.
+bool flat_enabled();
 
 // bwd_weight's MN-major operands as one 3D box per stage instead of one 2D
 // box per 64 channels: (64 channels, pixels, channel blocks of 64) with the

@@ -45,13 +45,6 @@ bool tma_store_enabled() {
   return v;
 }
 
-// Pointwise problems load their im2col operand through the tiled mode
-// (wgmma/tma.hpp flat_ok); GCONV_WGMMA_TMA_FLAT=0 keeps im2col.
-bool tma_flat_enabled() {
-  static const bool v = switch_on("GCONV_WGMMA_TMA_FLAT");
-  return v;
-}
-
 // bwd TMA producers load a tile's 64-channel blocks of an operand in one box
 // (wgmma/tma.hpp blocks_args, w_blocks_args); GCONV_WGMMA_TMA_BLOCKS=0 keeps
 // one box per block.
@@ -126,7 +119,7 @@ class WgmmaFamily final : public KernelFamily {
       // ConvArgs: fwd a = x, b = w; bwd_data a = dy, b = w; bwd_weight a = x,
       // b = dy, while the GEMM's A is dy and B is x there.
       const bool swap = p.direction == Direction::bwd_weight;
-      const bool flat = tma_flat_enabled() && wgmma::flat_ok(p);
+      const bool flat = wgmma::flat_enabled() && wgmma::flat_ok(p);
       const void* a_ptr = swap ? args.b : args.a;
       const void* b_ptr = swap ? args.a : args.b;
       plan->params.tma_flat = flat ? 1 : 0;
