@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Kernel pairs to re-measure after kernels changed under stored sweeps (issue 19).
 
-  retime_pairs.py --select SELECT.jsonl --sweep SWEEP.csv[.zst] [--sweep ...] [--changed s13|episep|s15|s15b|s16] \
+  retime_pairs.py --select SELECT.jsonl --sweep SWEEP.csv[.zst] [--sweep ...] [--changed s13|episep|s15|s15b|s16|s16b] \
       [--measured FRESH.csv[.zst] ...] \
       [--top 48] [--anchors 3] [--limit N] [--seed S] --pairs OUT_PAIRS.csv --problems OUT_PROBLEMS.csv
 
@@ -144,7 +144,20 @@ def changed_s16(name, spec=""):
     return (c // g) % 64 != 0
 
 
-CHANGED = {"s13": changed, "episep": changed_episep, "s15": changed_s15, "s15b": changed_s15b, "s16": changed_s16}
+STRIDED_POINTWISE = re.compile(r"_(?:z1)?y1x1_s[\d,]+_p0_|_x1_s\d+_p0_")
+
+
+def changed_s16b(name, spec=""):
+    """bwd_data TMA producers on strided 1x1 problems without padding, first
+    served in the sixteenth session (phase 0 reads dy flat; wgmma/tma.hpp
+    flat_ok): new pairs, not re-timed."""
+    if not name.startswith("wgmma_bwd_data_") or not name.endswith("_tma"):
+        return False
+    return bool(STRIDED_POINTWISE.search(spec)) and not pointwise(spec)
+
+
+CHANGED = {"s13": changed, "episep": changed_episep, "s15": changed_s15, "s15b": changed_s15b, "s16": changed_s16,
+           "s16b": changed_s16b}
 
 
 def unchanged(name):
@@ -177,8 +190,8 @@ def main(argv):
     ap.add_argument("--problem-csv", action="append", default=[], help="problem CSVs the specs come from")
     ap.add_argument("--changed", choices=sorted(CHANGED), default="s13",
                     help="which kernels changed: s13 (the thirteenth session's list), episep (the "
-                         "fourteenth's), s15 / s15b (the fifteenth's) or s16 (new TMA pairs of the "
-                         "sixteenth); anchors are never among them")
+                         "fourteenth's), s15 / s15b (the fifteenth's) or s16 / s16b (new TMA pairs of "
+                         "the sixteenth); anchors are never among them")
     ap.add_argument("--measured", action="append", default=[],
                     help="sweeps of (kernel, spec) pairs already re-measured with today's kernels: with "
                          "--changed s15 a wgmma candidate is timed when it changed or is not in them")
@@ -188,7 +201,7 @@ def main(argv):
         for r in read_rows(path):
             if r["status"] == "ok" and r.get("provider", "gconv") == "gconv":
                 measured.add((r["kernel"], r["spec"]))
-    if a.changed in ("s15b", "s16"):
+    if a.changed in ("s15b", "s16", "s16b"):
         is_changed = CHANGED[a.changed]
     elif a.changed == "s15":
         def is_changed(k, s):

@@ -164,6 +164,19 @@ TEST(WgmmaTma, PointwiseProblemsTakeAnyChannelCount) {
   EXPECT_TRUE(can_implement(bw, spec("bwd_weight_bf16_n2c40k24_h9w9_y1x1_p0"), &why)) << why;
   EXPECT_TRUE(can_implement(bw, spec("bwd_weight_bf16_n2c80k48g2_h9w9_y1x1_p0"), &why)) << why;
   EXPECT_FALSE(can_implement(bw, spec("bwd_weight_bf16_n2c40k24_h9w9_y3x3_p1"), &why));
+  // bwd_data 1x1 without padding at any stride: phase 0 reads dy's rows in
+  // order (N * output pixels of them), the other phases have no K tiles.
+  EXPECT_TRUE(flat_ok(spec("bwd_data_bf16_n2c64k128_h9w11_y1x1_s2_p0")));
+  EXPECT_FALSE(flat_ok(spec("fwd_bf16_n2c64k128_h9w11_y1x1_s2_p0")));
+  EXPECT_FALSE(flat_ok(spec("bwd_data_bf16_n2c64k128_h9w11_y1x1_s2_p1")));
+  EXPECT_TRUE(can_implement(bd, spec("bwd_data_bf16_n2c64k128_h9w11_y1x1_s2_p0"), &why)) << why;
+  EXPECT_TRUE(can_implement(bd, spec("bwd_data_bf16_n3c72k40_h7w8_y1x1_s3_p0"), &why)) << why;
+  EXPECT_TRUE(can_implement(bd, spec("bwd_data_bf16_n1c64k64_h300w300_y1x1_s2_p0"), &why)) << why;  // no im2col box
+  EXPECT_FALSE(can_implement(bd, spec("bwd_data_bf16_n2c64k128_h9w11_y3x3_s2_p1"), &why));
+  const TmaArgs s2 = a_args(bd, spec("bwd_data_bf16_n2c64k128_h9w11_y1x1_s2_p0"), true);
+  EXPECT_FALSE(s2.im2col);
+  EXPECT_EQ(s2.dims[0], 128u);           // K
+  EXPECT_EQ(s2.dims[1], 2u * 5 * 6);     // N * output pixels
   // The maps end at the channels: the boxes past them are the zeros.
   const Problem p = spec("fwd_bf16_n2c40k72_h9w9_y1x1_p0");
   const TmaArgs a = a_args(f, p, true), b = b_args(f, p, true);

@@ -83,13 +83,6 @@ const Entry& entry() {
   return e;
 }
 
-// A pointwise problem of one group loaded flat (flat_ok): the last K tile of
-// fwd (C) or bwd_data (K) may reach past the channels, since the tiled boxes
-// of both operands come back as zeros there (the maps end at C, or K).
-// Several groups would read the next group's channels into A against B's
-// zeros, and 0 * inf is NaN.
-bool k_tail_ok(const Problem& p) { return p.g == 1 && flat_enabled() && flat_ok(p); }
-
 }  // namespace
 
 bool flat_enabled() {
@@ -103,26 +96,30 @@ bool flat_enabled() {
 bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why) {
   if (!t.tma) return true;
   const int64_t cg = p.c_per_group(), kg = p.k_per_group();
+  const bool flat = flat_enabled() && flat_ok(p);
   switch (p.direction) {
     case Direction::fwd:
-      if (cg % t.tile_k != 0 && !k_tail_ok(p))
+      if (cg % t.tile_k != 0 && !(flat && p.g == 1))
         return fail(why, "tma: C/G (" + std::to_string(cg) + ") is not a multiple of tile_k (" +
                              std::to_string(t.tile_k) + "): a K tile must be one filter tap's channels");
       break;
     case Direction::bwd_data:
-      if (kg % 64 != 0 && !k_tail_ok(p))
+      if (kg % 64 != 0 && !(flat && p.g == 1))
         return fail(why, "tma: K/G (" + std::to_string(kg) + ") is not a multiple of 64: a K tile must be one tap's "
                          "output channels");
       for (int d = p.first_slot(); d < 3; ++d)
-        if (p.stride[d] != 1) return fail(why, "tma: bwd_data with stride > 1 (phases) has no tensor-map producer yet");
+        if (p.stride[d] != 1 && !flat)
+          return fail(why, "tma: bwd_data with stride > 1 (phases) has a tensor-map producer only for 1x1 filters "
+                           "without padding (flat_ok)");
       break;
     case Direction::bwd_weight:
-      if (cg % 64 != 0 && !(flat_enabled() && flat_ok(p)))
+      if (cg % 64 != 0 && !flat)
         return fail(why, "tma: C/G (" + std::to_string(cg) + ") is not a multiple of 64: a 64-column block must be "
                          "one tap's input channels");
       if (p.k % 8 != 0) return fail(why, "tma: K must be a multiple of 8 (16-byte rows of dy)");
       break;
   }
+  if (flat) return true;  // no im2col map
   const Im2colLimits lim = limits_for(p.ndim);
   for (int d = p.first_slot(); d < 3; ++d) {
     const int64_t span = p.dilation[d] * (p.filter[d] - 1);
@@ -205,18 +202,22 @@ TmaArgs tiled(uint64_t inner, uint64_t outer, uint64_t pitch_bytes, int box_inne
 }  // namespace
 
 bool flat_ok(const Problem& p) {
+  // bwd_data's stride phases: phase 0 holds the one tap, and its rows are
+  // dy's rows in order; the other phases have no K tiles (zeros).
+  const bool any_stride = p.direction == Direction::bwd_data;
   for (int d = p.first_slot(); d < 3; ++d)
-    if (p.filter[d] != 1 || p.stride[d] != 1 || p.pad_lo[d] != 0 || p.pad_hi[d] != 0) return false;
+    if (p.filter[d] != 1 || (p.stride[d] != 1 && !any_stride) || p.pad_lo[d] != 0 || p.pad_hi[d] != 0) return false;
   return true;
 }
 
 namespace {
 
 // The im2col operand of a pointwise problem: rows of `channels` elements, one
-// per pixel of the batch; a box of `box_channels` x `box_rows`.
-TmaArgs flat_rows(const Problem& p, int64_t channels, int box_channels, int box_rows) {
+// per pixel of the batch (`pixels`: x's input pixels, or dy's output pixels);
+// a box of `box_channels` x `box_rows`.
+TmaArgs flat_rows(const Problem& p, int64_t channels, int64_t pixels, int box_channels, int box_rows) {
   const uint64_t eb = uint64_t(elem_bytes(p.dtype));
-  return tiled(uint64_t(channels), uint64_t(p.n * p.in_volume()), uint64_t(channels) * eb, box_channels, box_rows);
+  return tiled(uint64_t(channels), uint64_t(p.n * pixels), uint64_t(channels) * eb, box_channels, box_rows);
 }
 
 }  // namespace
@@ -251,8 +252,8 @@ TmaArgs w_blocks_args(const KernelTraits& t, const Problem& p) {
 
 TmaArgs a_args(const KernelTraits& t, const Problem& p, bool flat) {
   const uint64_t eb = uint64_t(elem_bytes(p.dtype));
-  if (flat && p.direction == Direction::fwd) return flat_rows(p, p.c, t.tile_k, t.tile_m);
-  if (flat && p.direction == Direction::bwd_data) return flat_rows(p, p.k, 64, t.tile_m);
+  if (flat && p.direction == Direction::fwd) return flat_rows(p, p.c, p.in_volume(), t.tile_k, t.tile_m);
+  if (flat && p.direction == Direction::bwd_data) return flat_rows(p, p.k, p.out_volume(), 64, t.tile_m);
   switch (p.direction) {
     case Direction::fwd: return x_im2col(p, t.tile_k, t.tile_m);
     case Direction::bwd_data: {
@@ -277,7 +278,7 @@ TmaArgs a_args(const KernelTraits& t, const Problem& p, bool flat) {
 
 TmaArgs b_args(const KernelTraits& t, const Problem& p, bool flat) {
   const uint64_t eb = uint64_t(elem_bytes(p.dtype));
-  if (flat && p.direction == Direction::bwd_weight) return flat_rows(p, p.c, 64, t.tile_k);
+  if (flat && p.direction == Direction::bwd_weight) return flat_rows(p, p.c, p.in_volume(), 64, t.tile_k);
   switch (p.direction) {
     case Direction::fwd: {
       // w as a matrix: rows g * Kg + k, each F * Cg contiguous elements.

@@ -44,7 +44,9 @@ struct TmaArgs {
 // 1: strided phases are not expressed as tensor maps yet), bwd_weight C/G a
 // multiple of 64. Pointwise problems loaded flat (flat_ok, flat_enabled) have
 // one tap: bwd_weight takes any C/G, and with one group fwd any C and
-// bwd_data any K (the boxes past the channels come back as zeros). Padding and dilated filter extents must lie inside the
+// bwd_data any K (the boxes past the channels come back as zeros; several
+// groups would read the next group's channels into A against B's zeros, and
+// 0 * inf is NaN); bwd_data any stride. Padding and dilated filter extents must lie inside the
 // im2col ranges of the tensor rank (1D: 16-bit corners and offsets; 2D:
 // corners [-128, 127], offsets [0, 255]; 3D: corners [-16, 15], offsets
 // [0, 31]). On false, *why says why.
@@ -64,7 +66,9 @@ TmaArgs b_args(const KernelTraits& t, const Problem& p, bool flat = false);
 // Whether the operand the im2col loads read (fwd x, bwd_data dy, bwd_weight
 // x) is a plain matrix of N * pixels rows of channels whose rows are the
 // GEMM's rows (fwd, bwd_data) or K indices (bwd_weight): a pointwise problem,
-// every filter extent 1, stride 1 and no padding. It then loads through the
+// every filter extent 1, stride 1 and no padding. bwd_data may be strided:
+// its phase 0 (the one with the tap) has dy's rows in order, the other
+// phases no K tiles. It then loads through the
 // tiled mode, which moves bytes faster than im2col mode: on an H100 the same
 // GEMM (M = N = 1024, K = 6272) ran 1.7-2.3x slower as bwd_weight, whose
 // stages carry 2-4 im2col boxes, than as fwd, which carries one
