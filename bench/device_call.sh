@@ -116,6 +116,9 @@
 #             reference (the odd shapes hold such problems), 6 per pool with the grid capped at 3
 #             blocks, memcheck on 2 per bf16 pool; then .device/pw_pairs.csv (each problem's current
 #             pick and its best-ranked TMA kernels) over .device/pw.jsonl with native cuDNN
+#   abenv     an on/off switch A/B (AB_VAR, e.g. GCONV_WGMMA_TMA_PREFETCH): AB_SAMPLE (default 6) wgmma TMA
+#             kernels per pool against the reference first, then the public set's .device/abenv_pairs.csv
+#             timed with AB_VAR=0 and unset in the same run (bench/ab_sweeps.py)
 #   abpicks   two selectors' picks (.device/ab_pairs.csv, the union) on AB_PROBLEMS (default the public
 #             cuDNN shapes) with native cuDNN in the same run -> $OUT/ab_picks.csv.zst (bench/compare_picks.py)
 # Usage: bash bench/device_call.sh STAGE...   ($OUT receives the logs)
@@ -309,6 +312,15 @@ for stage in "$@"; do
           scripts/gpu-test .device 'Pools/PoolCorrectness.*bf16*' > "$OUT/wsan_$tool.txt" 2>&1
         echo "$tool: $(tail -n 1 "$OUT/wsan_$tool.txt") | $(cat /tmp/wsan_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       done ;;
+    abenv)
+      L=/tmp/abenvlogs; mkdir -p $L/t
+      TEST_TIMEOUT_S=100 GCONV_GPU_TEST_FILTER='family==wgmma && tma==true' GCONV_GPU_TEST_SAMPLE=${AB_SAMPLE:-6} \
+        LOG_DIR=$L/t timeout -k 5 120 scripts/gpu-test .device 'Pools/PoolCorrectness*' > "$L/t.txt" 2>&1
+      echo "TMA kernels against the reference: $(tail -n 1 "$L/t.txt")"
+      cat $L/t/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
+      ab_env "$AB_VAR" abenv "$AB_VAR" "$L" "${AB_ENV_S:-150}" "${REPEATS:-7}" .device/abenv_pairs.csv
+      python3 bench/ab_sweeps.py --a /tmp/abenv_0.csv --b /tmp/abenv_on.csv --label-a off --label-b on \
+        | tee "$OUT/abenv.txt" ;;
     abpicks)
       timeout -k 10 "${AB_S:-420}" .device/gconv bench --problems "${AB_PROBLEMS:-problems/cudnn_public_h200.jsonl}" \
         --pairs .device/ab_pairs.csv --provider gconv,cudnn --out /tmp/ab.csv --warmup 2 --repeats 5 --check none \
