@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Kernel pairs to re-measure after kernels changed under stored sweeps (issue 19).
 
-  retime_pairs.py --select SELECT.jsonl --sweep SWEEP.csv[.zst] [--sweep ...] [--changed s13|episep|s15|s15b|s16|s16b] \
+  retime_pairs.py --select SELECT.jsonl --sweep SWEEP.csv[.zst] [--sweep ...] [--changed s13|episep|s15|s15b|s16|s16b|s16c] \
       [--measured FRESH.csv[.zst] ...] \
       [--top 48] [--anchors 3] [--limit N] [--seed S] --pairs OUT_PAIRS.csv --problems OUT_PROBLEMS.csv
 
@@ -156,8 +156,18 @@ def changed_s16b(name, spec=""):
     return bool(STRIDED_POINTWISE.search(spec)) and not pointwise(spec)
 
 
+ODD_SPLIT = re.compile(r"^igemm_bwd_data_.*_m64n(?:32|64)k32_w2x2_s3_sk[48]p_v[124]_g1$")
+
+
+def changed_s16c(name, spec=""):
+    """The igemm bwd_data odd-channel kernels with parallel split-K that the
+    sixteenth session added to the pool (configs/pools/igemm_bwd_data.json):
+    new kernels, no stored rows."""
+    return bool(ODD_SPLIT.match(name))
+
+
 CHANGED = {"s13": changed, "episep": changed_episep, "s15": changed_s15, "s15b": changed_s15b, "s16": changed_s16,
-           "s16b": changed_s16b}
+           "s16b": changed_s16b, "s16c": changed_s16c}
 
 
 def unchanged(name):
@@ -190,8 +200,8 @@ def main(argv):
     ap.add_argument("--problem-csv", action="append", default=[], help="problem CSVs the specs come from")
     ap.add_argument("--changed", choices=sorted(CHANGED), default="s13",
                     help="which kernels changed: s13 (the thirteenth session's list), episep (the "
-                         "fourteenth's), s15 / s15b (the fifteenth's) or s16 / s16b (new TMA pairs of "
-                         "the sixteenth); anchors are never among them")
+                         "fourteenth's), s15 / s15b (the fifteenth's) or s16 / s16b / s16c (new pairs "
+                         "of the sixteenth); anchors are never among them")
     ap.add_argument("--measured", action="append", default=[],
                     help="sweeps of (kernel, spec) pairs already re-measured with today's kernels: with "
                          "--changed s15 a wgmma candidate is timed when it changed or is not in them")
@@ -201,7 +211,7 @@ def main(argv):
         for r in read_rows(path):
             if r["status"] == "ok" and r.get("provider", "gconv") == "gconv":
                 measured.add((r["kernel"], r["spec"]))
-    if a.changed in ("s15b", "s16", "s16b"):
+    if a.changed in ("s15b", "s16", "s16b", "s16c"):
         is_changed = CHANGED[a.changed]
     elif a.changed == "s15":
         def is_changed(k, s):

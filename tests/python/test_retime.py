@@ -7,7 +7,7 @@ import csv
 
 import bench_script  # noqa: F401  (bench/ on sys.path)
 import retime_merge
-from retime_pairs import CHANGED, changed_episep, changed_s15, changed_s15b, changed_s16, changed_s16b, pointwise
+from retime_pairs import CHANGED, changed_episep, changed_s15, changed_s15b, changed_s16, changed_s16b, changed_s16c, pointwise
 
 SPEC = "fwd_bf16_n2c64k64g1_h8w8_y3x3_s1_p1_dil1"
 FIELDS = ["kernel", "spec", "provider", "status", "gpu", "latency_ms", "min_ms", "tflops", "gbps"]
@@ -20,7 +20,7 @@ def test_episep_list_names_unsplit_wgmma_tiles_of_128x128_outputs_and_more():
     assert not changed_episep("wgmma_fwd_bf16_2d_m128n64k64_c1_s4_sk1_v8")  # 8192 outputs
     assert not changed_episep("wgmma_bwd_weight_bf16_2d_m128n128k64_c2_s4_sk8s_v8")  # split
     assert not changed_episep("igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1")
-    assert set(CHANGED) == {"s13", "episep", "s15", "s15b", "s16", "s16b"}
+    assert set(CHANGED) == {"s13", "episep", "s15", "s15b", "s16", "s16b", "s16c"}
 
 
 def _write(path, rows):
@@ -136,3 +136,11 @@ def test_s16b_list_names_bwd_data_tma_kernels_on_strided_pointwise_problems():
     assert not changed_s16b(bd, "bwd_data_bf16_n32c1024k2048g1_h14w14_y3x3_s2_p1_dil1")  # a window
     assert not changed_s16b(bd[:-4], "bwd_data_bf16_n32c1024k2048g1_h14w14_y1x1_s2_p0_dil1")  # cp.async
     assert not changed_s16b(bd.replace("bwd_data", "fwd"), "fwd_bf16_n32c1024k2048g1_h14w14_y1x1_s2_p0_dil1")
+
+
+def test_s16c_list_names_the_new_odd_channel_split_kernels_of_bwd_data():
+    assert changed_s16c("igemm_bwd_data_bf16_3d_m64n32k32_w2x2_s3_sk8p_v1_g1")
+    assert changed_s16c("igemm_bwd_data_fp16_2d_m64n64k32_w2x2_s3_sk4p_v4_g1")
+    assert not changed_s16c("igemm_bwd_data_bf16_2d_m64n64k64_w2x2_s4_sk4p_v8_g1")  # the vec-8 split list
+    assert not changed_s16c("igemm_bwd_data_bf16_2d_m64n32k32_w2x2_s3_sk1_v1_g1")  # unsplit
+    assert not changed_s16c("igemm_bwd_weight_bf16_2d_m64n32k32_w2x2_s3_sk4p_v1_g1")
