@@ -119,6 +119,8 @@
 #   abenv     an on/off switch A/B (AB_VAR, e.g. GCONV_WGMMA_TMA_PREFETCH): AB_SAMPLE (default 6) wgmma TMA
 #             kernels per pool against the reference first, then the public set's .device/abenv_pairs.csv
 #             timed with AB_VAR=0 and unset in the same run (bench/ab_sweeps.py)
+#   sweepf    every kernel of SF_FILTER on the problems of .device/sf.jsonl with native cuDNN, SF_S seconds
+#             (default 240) -> $OUT/sf.csv.zst
 #   abpicks   two selectors' picks (.device/ab_pairs.csv, the union) on AB_PROBLEMS (default the public
 #             cuDNN shapes) with native cuDNN in the same run -> $OUT/ab_picks.csv.zst (bench/compare_picks.py)
 # Usage: bash bench/device_call.sh STAGE...   ($OUT receives the logs)
@@ -321,6 +323,12 @@ for stage in "$@"; do
       ab_env "$AB_VAR" abenv "$AB_VAR" "$L" "${AB_ENV_S:-150}" "${REPEATS:-7}" .device/abenv_pairs.csv
       python3 bench/ab_sweeps.py --a /tmp/abenv_0.csv --b /tmp/abenv_on.csv --label-a off --label-b on \
         | tee "$OUT/abenv.txt" ;;
+    sweepf)
+      timeout -k 10 "${SF_S:-240}" .device/gconv bench --problems .device/sf.jsonl --filter "$SF_FILTER" \
+        --provider gconv,cudnn --out /tmp/sf.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" \
+        --progress-s 60 2> "$OUT/sf_bench.log"
+      echo "sweepf bench rc=$?"; grep -v ETA "$OUT/sf_bench.log" | tail -n 2
+      .device/zstd -q -T0 -12 /tmp/sf.csv -o "$OUT/sf.csv.zst" ;;
     abpicks)
       timeout -k 10 "${AB_S:-420}" .device/gconv bench --problems "${AB_PROBLEMS:-problems/cudnn_public_h200.jsonl}" \
         --pairs .device/ab_pairs.csv --provider gconv,cudnn --out /tmp/ab.csv --warmup 2 --repeats 5 --check none \

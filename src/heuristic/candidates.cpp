@@ -32,15 +32,26 @@ constexpr int kTinycClass = kClusterFirst + 2 * 5;
 // kernels (class 0) and got them wrong as a group (window bwd_weight ranked
 // behind every tile kernel while measuring 2-3x faster on the public
 // depthwise layers), so each class keeps its own best candidate.
+// The window kernels are a class per vector width: the estimate prefers
+// 16-byte vectors, yet 8-byte ones measured fastest on most depthwise
+// bwd_weight layers (H100, sixteenth session: on the public set's 30, every
+// direct kernel timed, the window kernels' best was vec 4 on 20 and the
+// picks, never offered a vec 4 window kernel, ran 1.15x the best direct
+// kernel). kWindowClass holds vec 8, the classes after kDirectDetClass the
+// other widths (appended, as above).
 constexpr int kWindowClass = kTinycClass + 1, kDirectDetClass = kTinycClass + 2;
-constexpr int kClasses = kDirectDetClass + 1;
+constexpr int kWindowVecFirst = kDirectDetClass + 1;
+constexpr int kClasses = kWindowVecFirst + 5;
 
 }  // namespace
 
 static_assert(kClasses <= 256, "kernel_class fits a uint8_t");
 
 int kernel_class(const KernelTraits& t) {
-  if (t.family == Family::direct) return t.win_fx > 0 ? kWindowClass : t.deterministic ? kDirectDetClass : 0;
+  if (t.family == Family::direct) {
+    if (t.win_fx > 0) return t.vec == 8 ? kWindowClass : kWindowVecFirst + vec_index(t.vec);
+    return t.deterministic ? kDirectDetClass : 0;
+  }
   if (t.family == Family::tinyc) return kTinycClass;
   const int large = t.tile_m * t.tile_n >= 128 * 128 ? 1 : 0;
   if (t.split_mode == SplitKMode::cluster) return kClusterFirst + large * 5 + vec_index(t.vec);

@@ -52,8 +52,13 @@ TEST(WgmmaClasses, FollowIgemmsAndKeepItsIds) {
       } else if (t.family == Family::tinyc) {
         EXPECT_EQ(c, 71) << kernel_name(t);  // one class, after the cluster split-K classes
       } else if (t.family == Family::direct && (t.win_fx > 0 || t.deterministic)) {
-        // The register-window and the deterministic direct kernels: a class each, after tinyc.
-        EXPECT_EQ(c, t.win_fx > 0 ? 72 : 73) << kernel_name(t);
+        // The deterministic direct kernels: a class after tinyc; the register-window kernels a class per
+        // vector width (vec 8 before the deterministic class, the other widths after it).
+        if (t.win_fx == 0) {
+          EXPECT_EQ(c, 73) << kernel_name(t);
+        } else {
+          EXPECT_EQ(c, t.vec == 8 ? 72 : t.vec == 4 ? 76 : t.vec == 2 ? 75 : 74) << kernel_name(t);
+        }
       } else {
         EXPECT_LT(c, 31) << kernel_name(t);
       }
