@@ -24,13 +24,6 @@ from retime_pairs import CHANGED  # noqa: E402
 from sweep_io import read_rows  # noqa: E402
 
 
-def on_list(name, kernel, spec):
-    """Whether `kernel` on problem `spec` is on CHANGED[name] (the s13 and
-    episep lists go by the name alone)."""
-    f = CHANGED[name]
-    return f(kernel) if name in ("s13", "episep") else f(kernel, spec)
-
-
 def combine(base, newer, stale_lists):
     """(rows, counts): the combined rows in base order, then the newer ones."""
     fresh = {}
@@ -42,7 +35,7 @@ def combine(base, newer, stale_lists):
         key = (r["kernel"], r["spec"])
         if key in fresh:
             replaced += 1
-        elif any(on_list(name, r["kernel"], r["spec"]) for name in stale_lists):
+        elif any(CHANGED[name](r["kernel"], r["spec"]) for name in stale_lists):
             dropped += 1
         else:
             out.append(r)

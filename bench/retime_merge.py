@@ -58,15 +58,12 @@ def main(argv):
     a = ap.parse_args(argv)
     # Which new rows are written: s15 re-measures every wgmma candidate not
     # already measured with today's kernels (each of its wgmma rows is
-    # current); s15b's and s16's lists depend on the problem; the others on the name.
+    # current); the other lists name their kernels (per problem where given).
     if a.changed == "s15":
         def is_written(k, s):
             return k.startswith("wgmma_")
-    elif a.changed in ("s15b", "s16", "s16b", "s16c"):
-        is_written = CHANGED[a.changed]
     else:
-        def is_written(k, s):
-            return CHANGED[a.changed](k)
+        is_written = CHANGED[a.changed]
 
     only = spec_set(a.only_specs) if a.only_specs else None
     exclude = spec_set(a.exclude_specs) if a.exclude_specs else set()

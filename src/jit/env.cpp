@@ -15,4 +15,6 @@ std::optional<long long> process_env_int(const char* name, long long lo, long lo
   return n;
 }
 
+bool process_env_on(const char* name) { return process_env_int(name, 0, 1).value_or(1) != 0; }
+
 }  // namespace gconv::jit

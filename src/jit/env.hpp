@@ -19,4 +19,8 @@ const char* process_env(const char* name);
 // A/B knobs of the kernel families ignore such values).
 std::optional<long long> process_env_int(const char* name, long long lo, long long hi);
 
+// An on/off switch of the kernel families' A/B runs: NAME=0 turns it off;
+// unset, 1, or any other value (ignored, as above) leaves it on.
+bool process_env_on(const char* name);
+
 }  // namespace gconv::jit

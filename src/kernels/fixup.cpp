@@ -9,7 +9,7 @@
 namespace gconv {
 
 bool splitk_fixup_enabled() {
-  static const bool on = jit::process_env_int("GCONV_SPLITK_FIXUP", 0, 1).value_or(1) != 0;
+  static const bool on = jit::process_env_on("GCONV_SPLITK_FIXUP");
   return on;
 }
 

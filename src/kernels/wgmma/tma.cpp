@@ -86,17 +86,16 @@ const Entry& entry() {
 }  // namespace
 
 bool flat_enabled() {
-  static const bool v = [] {
-    const auto n = jit::process_env_int("GCONV_WGMMA_TMA_FLAT", 0, 1);
-    return !n || *n != 0;
-  }();
+  static const bool v = jit::process_env_on("GCONV_WGMMA_TMA_FLAT");
   return v;
 }
+
+bool loads_flat(const Problem& p) { return flat_enabled() && flat_ok(p); }
 
 bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why) {
   if (!t.tma) return true;
   const int64_t cg = p.c_per_group(), kg = p.k_per_group();
-  const bool flat = flat_enabled() && flat_ok(p);
+  const bool flat = loads_flat(p);
   switch (p.direction) {
     case Direction::fwd:
       if (cg % t.tile_k != 0 && !(flat && p.g == 1))

@@ -78,6 +78,9 @@ bool flat_ok(const Problem& p);
 // problems too, for A/B measurements; the problems that only a flat load can
 // serve (tma_ok) then have no TMA kernel.
 bool flat_enabled();
+// Whether a TMA producer loads p flat: flat_ok and flat_enabled. tma_ok and
+// the launch both ask this, so that what one accepts the other loads.
+bool loads_flat(const Problem& p);
 
 // bwd_weight's MN-major operands as one 3D box per stage instead of one 2D
 // box per 64 channels: (64 channels, pixels, channel blocks of 64) with the

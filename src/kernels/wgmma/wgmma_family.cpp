@@ -31,17 +31,10 @@ int persistent_setting() {
   return v;
 }
 
-// An on/off switch for A/B measurements, read once: NAME=0 turns it off,
-// anything else (or unset) leaves it on.
-bool switch_on(const char* name) {
-  const auto n = jit::process_env_int(name, 0, 1);
-  return !n || *n != 0;
-}
-
 // GCONV_WGMMA_TMA_STORE=0: no output map, so kernels with a staging area of
 // their own store from it with their threads (as before the TMA stores).
 bool tma_store_enabled() {
-  static const bool v = switch_on("GCONV_WGMMA_TMA_STORE");
+  static const bool v = jit::process_env_on("GCONV_WGMMA_TMA_STORE");
   return v;
 }
 
@@ -49,7 +42,7 @@ bool tma_store_enabled() {
 // (wgmma/tma.hpp blocks_args, w_blocks_args); GCONV_WGMMA_TMA_BLOCKS=0 keeps
 // one box per block.
 bool tma_blocks_enabled() {
-  static const bool v = switch_on("GCONV_WGMMA_TMA_BLOCKS");
+  static const bool v = jit::process_env_on("GCONV_WGMMA_TMA_BLOCKS");
   return v;
 }
 
@@ -119,7 +112,7 @@ class WgmmaFamily final : public KernelFamily {
       // ConvArgs: fwd a = x, b = w; bwd_data a = dy, b = w; bwd_weight a = x,
       // b = dy, while the GEMM's A is dy and B is x there.
       const bool swap = p.direction == Direction::bwd_weight;
-      const bool flat = wgmma::flat_enabled() && wgmma::flat_ok(p);
+      const bool flat = wgmma::loads_flat(p);
       const void* a_ptr = swap ? args.b : args.a;
       const void* b_ptr = swap ? args.a : args.b;
       plan->params.tma_flat = flat ? 1 : 0;
