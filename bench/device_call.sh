@@ -13,6 +13,7 @@
 #   wgcheck   the wgmma pools (every dtype) built, then their GPU correctness tests
 #             (GCONV_GPU_TEST_FAMILY=wgmma), then `gconv run --check` on a few shapes
 #   ncu       Nsight Compute on a few kernels (NCU_CASES)
+#   trace     phase clocks of wgmma kernels built with GCONV_WGMMA_TRACE (TRACE_CASES)
 #   cudnnk    cuDNN's kernels for CK_SPECS through PyTorch: names, times, Nsight Compute sections
 #   dwcheck   direct register-window kernels (DW_FILTER): built, GPU correctness (bf16 all, fp16/fp32
 #             samples), sanitizers (DW_SAN) on 2 kernels per bf16 2D pool
@@ -320,7 +321,7 @@ for stage in "$@"; do
         LOG_DIR=$L/t timeout -k 5 120 scripts/gpu-test .device 'Pools/PoolCorrectness*' > "$L/t.txt" 2>&1
       echo "TMA kernels against the reference: $(tail -n 1 "$L/t.txt")"
       cat $L/t/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
-      ab_env "$AB_VAR" abenv "$AB_VAR" "$L" "${AB_ENV_S:-150}" "${REPEATS:-7}" .device/abenv_pairs.csv
+      ab_env "$AB_VAR" abenv "$AB_VAR" "$L" "${AB_ENV_S:-150}" "${REPEATS:-7}" .device/abenv_pairs.csv "${AB_VA:-0}" "${AB_VB:-}"
       python3 bench/ab_sweeps.py --a /tmp/abenv_0.csv --b /tmp/abenv_on.csv --label-a off --label-b on \
         | tee "$OUT/abenv.txt" ;;
     sweepf)
@@ -350,7 +351,7 @@ for stage in "$@"; do
       GCONV_GPU_TEST_FILTER="$F" GCONV_GPU_TEST_SAMPLE=2 SANITIZE=memcheck LOG_DIR=$L/san \
         timeout -k 5 80 scripts/gpu-test .device 'Pools/PoolCorrectness*bf16_2d' > "$L/san.txt" 2>&1
       echo "memcheck: $(tail -n 1 "$L/san.txt") | $(cat $L/san/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
-      timeout -k 10 "${PW_AB_S:-150}" .device/gconv bench --problems .device/pw.jsonl --pairs .device/pw_pairs.csv \
+      timeout -k 10 "${PW_AB_S:-150}" .device/gconv bench --problems "${PW_PROBLEMS:-.device/pw.jsonl}" --pairs .device/pw_pairs.csv \
         --provider gconv,cudnn --out /tmp/pw_ab.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" \
         --progress-s 60 2> "$OUT/pw_ab_bench.log"
       echo "pw bench rc=$?"; grep -v ETA "$OUT/pw_ab_bench.log" | tail -n 2
@@ -899,6 +900,19 @@ PY
           > "$OUT/ncu_$i.txt" 2>&1
         echo "ncu $i rc=$? $spec [$filt]"
         grep -E "kernel  |Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|DRAM Throughput|L1/TEX Cache Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Executed Ipc A|Issue Slots Busy|Stall|One or More|No Eligible" "$OUT/ncu_$i.txt" | head -n 30
+      done ;;
+    trace)
+      # Phase clocks of wgmma kernels (GCONV_WGMMA_TRACE, bench/wgmma_trace.py) for TRACE_CASES
+      # ("spec|filter;...", each filter naming one kernel): `gconv run` with 2 warm-up launches, the
+      # last launch summarized; the raw lines in $OUT/trace_<i>.txt.
+      IFS=';' read -ra cases <<<"${TRACE_CASES:?TRACE_CASES is spec|filter;...}"
+      i=0
+      for c in "${cases[@]}"; do
+        spec=${c%%|*}; filt=${c#*|}; i=$((i + 1))
+        GCONV_WGMMA_TRACE=${TRACE_BLOCKS:-160} timeout -k 5 120 .device/gconv run "$spec" --policy exhaustive \
+          --filter "$filt" --tuning-cache off --warmup 2 --repeats 1 > "$OUT/trace_$i.txt" 2>&1
+        echo "trace $i rc=$? $spec [$filt]"; grep -v "^WGT" "$OUT/trace_$i.txt" | tail -n 3
+        python3 bench/wgmma_trace.py "$spec" < "$OUT/trace_$i.txt"
       done ;;
     cudnnk)
       # cuDNN's kernels for CK_SPECS (space-separated gconv specs): names and mean times from

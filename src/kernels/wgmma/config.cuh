@@ -73,13 +73,17 @@ constexpr int kWarpgroup = 128;
 // EPI_MIN: the fewest outputs per tile of a kernel with a staging area of its
 // own (kEpiSep; wgmma_plan.cpp passes its epilogue_min_outputs). MAX_N: the
 // widest MMA instruction (wgmma_plan.cpp instr_n_max: 256, or 128 to compare).
+// ISSUERS: the TMA producer's issuing threads (wgmma_plan.cpp
+// tma_issuers): 1, or 2 (lane 0 of warp 0 issues A's loads, lane 0 of warp 1
+// B's, each arming the stage's full barrier with its own bytes).
 template <int DIR, int DT, int NDIM, int TM, int TN, int TK, int CWG, int STAGES, int SPLIT, int VEC, bool TMA = false,
-          int EPI_MIN = 128 * 128, int MAX_N = 256>
+          int EPI_MIN = 128 * 128, int MAX_N = 256, int ISSUERS = 1>
 struct WgmmaConfig {
   static constexpr int kDir = DIR, kDType = DT, kNdim = NDIM;
-  // The producer: one thread issuing TMA loads (fwd: im2col A, tiled B), or
-  // the whole warpgroup gathering with cp.async.
+  // The producer: TMA loads issued by kIssuers threads (fwd: im2col A, tiled
+  // B), or the whole warpgroup gathering with cp.async.
   static constexpr bool kTma = TMA;
+  static constexpr int kIssuers = TMA ? ISSUERS : 1;
   static constexpr int kTileM = TM, kTileN = TN, kTileK = TK;
   static constexpr int kConsumers = CWG, kStages = STAGES, kSplit = SPLIT, kVec = VEC;
   static constexpr int kThreads = kWarpgroup * (CWG + 1);  // producer warpgroup first
@@ -195,6 +199,7 @@ struct WgmmaConfig {
   static_assert(DT != dev::kFP32 || (kAKMajor && kBKMajor), "tf32 wgmma reads K-major operands only");
   static_assert(kMI * kNI * kAccPerInstr <= 128, "at most 128 accumulators per consumer thread");
   static_assert(STAGES >= 2 && STAGES <= 8, "2..8 stages");
+  static_assert(ISSUERS == 1 || ISSUERS == 2, "one or two TMA issuers");
   static_assert(!kCluster || kStaged, "cluster split-K: the fp32 partial tile must fit the ring");
   static_assert(!TMA || TK * kElemBytes == 128, "TMA producer: 128-byte K rows");
   static_assert(!TMA || DIR == kFwd || (kElemBytes == 2 && TN % 64 == 0 && TM % 64 == 0),

@@ -52,6 +52,58 @@ using igemm::IgemmParams;
 
 extern __shared__ __align__(1024) unsigned char wg_smem[];
 
+// Latency study (GCONV_WGMMA_TRACE=N, wgmma_plan.hpp trace_blocks): SM-clock
+// stamps of a block's phases in a static shared buffer, each slot kept at its
+// first write (the first output tile of a persistent block), printed by
+// blocks 0 .. N-1 at the end. Without the define every mark is empty.
+namespace trace {
+enum : int { kEntry, kInit, kIssue = 2, kFull = 26, kConsumed = 50, kStored, kReduced, kTileAt, kPreIssue, kGlobal = 60, kSm, kDone = 63 };
+constexpr int kSlots = 24;
+#ifdef GCONV_WGMMA_TRACE
+__device__ __forceinline__ long long* buf() {
+  __shared__ long long b[64];
+  return b;
+}
+__device__ __forceinline__ void mark(int slot) {
+  long long* b = buf();
+  if (b[slot] == 0) b[slot] = clock64() - b[kEntry] + 1;
+}
+__device__ __forceinline__ void begin() {
+  long long* b = buf();
+  for (int i = 0; i < 64; ++i) b[i] = 0;
+  b[kEntry] = clock64();
+  unsigned long long g;
+  unsigned sm;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  b[kGlobal] = static_cast<long long>(g);
+  b[kSm] = sm;
+}
+// Printed once per block by the thread that finishes last among the
+// consumer leaders (`leaders` of them).
+__device__ __forceinline__ void finish(int leaders) {
+  long long* b = buf();
+  __threadfence_block();
+  if (atomicAdd(reinterpret_cast<unsigned long long*>(&b[kDone]), 1ull) != static_cast<unsigned long long>(leaders - 1))
+    return;
+  if (static_cast<int>(blockIdx.x) >= GCONV_WGMMA_TRACE) return;
+  const long long end = clock64() - b[kEntry];
+  printf("WGT b=%d sm=%lld gt=%lld init=%lld consumed=%lld stored=%lld reduced=%lld end=%lld tile_at=%lld pre_issue=%lld\n",
+         blockIdx.x, b[kSm], b[kGlobal], b[kInit], b[kConsumed], b[kStored], b[kReduced], end, b[kTileAt], b[kPreIssue]);
+  for (int r = 0; r < 2; ++r) {
+    const long long* s = b + (r ? kFull : kIssue);
+    printf("WGT b=%d %s %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n", blockIdx.x,
+           r ? "full" : "issue", s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10], s[11], s[12],
+           s[13], s[14], s[15]);
+  }
+}
+#else
+__device__ __forceinline__ void mark(int) {}
+__device__ __forceinline__ void begin() {}
+__device__ __forceinline__ void finish(int) {}
+#endif
+}  // namespace trace
+
 // Stage index and phase parity of a ring position, stepped together.
 template <int S>
 struct RingPos {
@@ -117,7 +169,9 @@ __device__ __forceinline__ void tma_ring(int kt0, int tile_k, int ktiles, u32 ri
 #pragma unroll 1
   for (int kt = 0; kt < ktiles; ++kt, ++pr.filled) {
     if (pr.filled >= S) mbar_wait(empty + 8 * pr.w.stage, pr.w.phase ^ 1);
+    if (threadIdx.x == 0) trace::mark(trace::kPreIssue);
     issue((kt0 + kt) * tile_k, ring + pr.w.stage * stage_bytes, full + 8 * pr.w.stage);
+    if (threadIdx.x == 0 && pr.filled < trace::kSlots) trace::mark(trace::kIssue + pr.filled);
     pr.w.next();
   }
 }
@@ -172,7 +226,7 @@ __device__ __forceinline__ void tap_offsets(const IgemmParams& p, int tap, unsig
 template <class Cfg>
 __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                             ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0, int n0,
-                                            int kt0, int ktiles, u32 ring, u32 full, u32 empty) {
+                                            int kt0, int ktiles, u32 ring, u32 full, u32 empty, int part) {
   int base[3] = {0, 0, 0};
   const int n = output_filter_base<Cfg::kNdim>(p, m0, base);
   const int c_group = b.g0 * p.Cg, row_group = b.g0 * p.Kg + n0;
@@ -180,15 +234,20 @@ __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMa
                          [&](int k, u32 st, u32 bar) {
     const int tap = k / p.Cg;
     const int c0 = k - tap * p.Cg;
+    if (part == 1) {  // B's issuer
+      mbar_arrive_expect_tx(bar, Cfg::TileB::kBytes);
+      tma_load_2d(st + Cfg::kABytes, tb, k, row_group, bar);
+      return;
+    }
     unsigned short off[3] = {0, 0, 0};
     tap_offsets<Cfg::kNdim>(p, tap, off);
-    mbar_arrive_expect_tx(bar, Cfg::kTxBytes);
+    mbar_arrive_expect_tx(bar, part == 0 ? Cfg::TileA::kBytes : Cfg::kTxBytes);
     if (p.tma_flat) {
       tma_load_2d(st, ta, c_group + c0, m0, bar);  // pointwise: rows are pixels (tap 0)
     } else {
       tma_load_im2col<Cfg::kNdim>(st, ta, c_group + c0, base, n, off, bar);
     }
-    tma_load_2d(st + Cfg::kABytes, tb, k, row_group, bar);
+    if (part < 0) tma_load_2d(st + Cfg::kABytes, tb, k, row_group, bar);
   });
 }
 
@@ -200,7 +259,8 @@ __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMa
 template <class Cfg>
 __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                                      ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0,
-                                                     int n0, int kt0, int ktiles, u32 ring, u32 full, u32 empty) {
+                                                     int n0, int kt0, int ktiles, u32 ring, u32 full, u32 empty,
+                                                     int part) {
   constexpr int F = 3 - Cfg::kNdim;
   int i[3] = {0, 0, 0}, base[3] = {0, 0, 0};
   const int n = pixel_digits<Cfg::kNdim>(m0, p.in, i);
@@ -211,7 +271,8 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
   // columns that are never stored).
   const bool b4 = p.tma_blocks & 2;
   const int nblocks = b4 ? Cfg::kTileN / 64 : cmin(Cfg::kTileN, p.Cg - n0 + 63) / 64;
-  const u32 tx = Cfg::TileA::kBytes + nblocks * Cfg::TileB::kBlockBytes;
+  const u32 a_tx = part == 1 ? 0 : Cfg::TileA::kBytes;
+  const u32 b_tx = part == 0 ? 0 : nblocks * Cfg::TileB::kBlockBytes;
   tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
                          [&](int k, u32 st, u32 bar) {
     const int tap = k / p.Kg;
@@ -225,12 +286,15 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
       off[d] = static_cast<unsigned short>(t[d] * p.dil[d]);
       wtap += (p.filt[d] - 1 - t[d]) * p.filt_inner[d];
     }
-    mbar_arrive_expect_tx(bar, tx);
-    if (p.tma_flat) {
-      tma_load_2d(st, ta, b.g0 * p.Kg + k0, m0, bar);  // pointwise: dx rows are dy rows (tap 0)
-    } else {
-      tma_load_im2col<Cfg::kNdim>(st, ta, b.g0 * p.Kg + k0, base, n, off, bar);
+    mbar_arrive_expect_tx(bar, a_tx + b_tx);
+    if (part != 1) {
+      if (p.tma_flat) {
+        tma_load_2d(st, ta, b.g0 * p.Kg + k0, m0, bar);  // pointwise: dx rows are dy rows (tap 0)
+      } else {
+        tma_load_im2col<Cfg::kNdim>(st, ta, b.g0 * p.Kg + k0, base, n, off, bar);
+      }
     }
+    if (part == 0) return;
     if (b4) {
       tma_load_4d(st + Cfg::kABytes, tb, 0, wtap, b.g0 * p.Kg + k0, n0 / 64, bar);
       return;
@@ -248,25 +312,30 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
 template <class Cfg>
 __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                                        ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0,
-                                                       int n0, int kt0, int ktiles, u32 ring, u32 full, u32 empty) {
+                                                       int n0, int kt0, int ktiles, u32 ring, u32 full, u32 empty,
+                                                       int part) {
   // With p.tma_blocks a 3D box loads every 64-channel block of the tile at
   // once (its bytes count whole, blocks past the group or tensor included:
   // their rows / columns are never stored).
   const bool a3 = p.tma_blocks & 1, b3 = p.tma_blocks & 2;
   const int mblocks = a3 ? Cfg::kTileM / 64 : cmin(Cfg::kTileM, p.Kg - m0 + 63) / 64;
   const int nblocks = b3 ? Cfg::kTileN / 64 : cmin(Cfg::kTileN, p.gemm_n - n0 + 63) / 64;
-  const u32 tx = (mblocks * Cfg::TileA::kBlockBytes) + nblocks * Cfg::TileB::kBlockBytes;
+  const u32 a_tx = part == 1 ? 0 : mblocks * Cfg::TileA::kBlockBytes;
+  const u32 b_tx = part == 0 ? 0 : nblocks * Cfg::TileB::kBlockBytes;
   tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
                          [&](int k, u32 st, u32 bar) {
+    mbar_arrive_expect_tx(bar, a_tx + b_tx);
+    if (part != 1) {
+      if (a3) {
+        tma_load_3d(st, ta, 0, k, (b.g0 * p.Kg + m0) / 64, bar);
+      } else {
+        for (int j = 0; j < mblocks; ++j)
+          tma_load_2d(st + j * Cfg::TileA::kBlockBytes, ta, b.g0 * p.Kg + m0 + 64 * j, k, bar);
+      }
+    }
+    if (part == 0) return;
     int base[3] = {0, 0, 0};
     const int n = output_filter_base<Cfg::kNdim>(p, k, base);
-    mbar_arrive_expect_tx(bar, tx);
-    if (a3) {
-      tma_load_3d(st, ta, 0, k, (b.g0 * p.Kg + m0) / 64, bar);
-    } else {
-      for (int j = 0; j < mblocks; ++j)
-        tma_load_2d(st + j * Cfg::TileA::kBlockBytes, ta, b.g0 * p.Kg + m0 + 64 * j, k, bar);
-    }
     if (b3) {
       tma_load_3d(st + Cfg::kABytes, tb, 0, k, (b.g0 * p.Cg + n0) / 64, bar);  // pointwise: tap 0
       return;
@@ -303,6 +372,7 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u
 #pragma unroll 1
   for (int kt = 0; kt < ktiles; ++kt) {
     mbar_wait(full + 8 * rd.stage, rd.phase);
+    if (kt < trace::kSlots && threadIdx.x == kWarpgroup) trace::mark(trace::kFull + kt);
     const u32 sa = ring + rd.stage * Cfg::kStageBytes, sb = sa + Cfg::kABytes;
     wgmma_fence();
 #pragma unroll
@@ -324,6 +394,7 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u
     }
   }
   wgmma_wait<0>();
+  if (threadIdx.x == kWarpgroup) trace::mark(trace::kConsumed);
   if (ktiles > 0) {
     if (lane == 0) mbar_arrive(empty + 8 * rel.stage);
     rel.next();
@@ -431,12 +502,14 @@ __device__ __forceinline__ void produce_tile(const IgemmParams& p, const TensorM
                                              u32 ring, u32 full, u32 empty, int tid,
                                              ProducerRing<Cfg::kStages>& pr) {
   if constexpr (Cfg::kTma) {
+    // Two issuers: thread 0 loads A, thread 32 (another warp) B; one: both.
+    const int part = Cfg::kIssuers == 2 ? (tid == 0 ? 0 : 1) : -1;
     if constexpr (Cfg::kDir == kFwd) {
-      produce_tma<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ring, full, empty);
+      produce_tma<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ring, full, empty, part);
     } else if constexpr (Cfg::kDir == kBwdData) {
-      produce_tma_bwd_data<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ring, full, empty);
+      produce_tma_bwd_data<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ring, full, empty, part);
     } else {
-      produce_tma_bwd_weight<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ring, full, empty);
+      produce_tma_bwd_weight<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ring, full, empty, part);
     }
   } else {
     produce<Cfg>(p, ops, b, m0, n0, kt0, ktiles, ring, full, empty, tid, pr);
@@ -463,13 +536,15 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
   unsigned char* ring_ptr = wg_smem + (ring - dev::smem_u32(wg_smem));
   const auto init_barriers = [&] {
     if (tid == 0) {
+      trace::begin();
 #pragma unroll 1
       for (int s = 0; s < Cfg::kStages; ++s) {
-        mbar_init(full + 8 * s, Cfg::kTma ? 1 : kWarpgroup);
+        mbar_init(full + 8 * s, Cfg::kTma ? Cfg::kIssuers : kWarpgroup);
         mbar_init(empty + 8 * s, 4 * Cfg::kConsumers);
       }
     }
     __syncthreads();
+    if (tid == 0) trace::mark(trace::kInit);
   };
   BlockPos b;
   Ops ops;
@@ -482,27 +557,33 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
     init_barriers();
     if (tid < kWarpgroup) {
       ProducerRing<Cfg::kStages> pr;
-      if (!Cfg::kTma || tid == 0) produce_tile<Cfg>(p, ta, tb, ops, b, m0, n0, kt0, ktiles, ring, full, empty, tid, pr);
+      if (!Cfg::kTma || tid == 0 || (Cfg::kIssuers == 2 && tid == 32))
+        produce_tile<Cfg>(p, ta, tb, ops, b, m0, n0, kt0, ktiles, ring, full, empty, tid, pr);
     } else {
       const int ctid = tid - kWarpgroup, local = ctid % kWarpgroup;
       RingPos<Cfg::kStages> rd, rel;
       WgAcc<Cfg> acc;
       consume<Cfg>(acc, ktiles, ring, full, empty, (ctid / kWarpgroup) * Cfg::kWgM, local & 31, rd, rel);
       stage_tile<Cfg>(acc, p, ops, m0, ctid / kWarpgroup, ring_ptr, local);
+      if (tid == kWarpgroup) trace::mark(trace::kStored);
     }
     __syncwarp();
     dev::cluster_sync();  // every block of the cluster has staged its partial tile
     reduce_cluster<Cfg>(p, ops, b, n0, ring, ring_ptr, tid);
+    if (tid == kWarpgroup) trace::mark(trace::kReduced);
     dev::cluster_sync();  // no block leaves while another still reads its shared memory
+    if (tid == kWarpgroup) trace::finish(1);
   } else {
     const int tiles = p.n_tiles * p.g_blocks * p.phases * p.m_tiles * p.splits;
     init_barriers();
     if (tid < kWarpgroup) {
-      if (Cfg::kTma && tid != 0) return;  // one thread issues the TMA loads
+      // The TMA loads are issued by thread 0 (and thread 32 with two issuers).
+      if (Cfg::kTma && tid != 0 && !(Cfg::kIssuers == 2 && tid == 32)) return;
       ProducerRing<Cfg::kStages> pr;
 #pragma unroll 1
       for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         if (!tile_at<Cfg>(p, tile, b, ops, m0, n0, kt0, ktiles)) continue;
+        if (tid == 0) trace::mark(trace::kTileAt);
         produce_tile<Cfg>(p, ta, tb, ops, b, m0, n0, kt0, ktiles, ring, full, empty, tid, pr);
       }
     } else {
@@ -553,6 +634,10 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
       // The block's shared memory must outlive the reads of its last stores.
       if constexpr (Cfg::kEpiSep) {
         if (local == 0) bulk_wait_all();
+      }
+      if (local == 0) {
+        trace::mark(trace::kStored);
+        trace::finish(Cfg::kConsumers);
       }
     }
   }

@@ -178,16 +178,34 @@ int instr_n_max() {
 
 size_t workspace_bytes(const KernelTraits& t, const Problem& p) { return igemm::workspace_bytes(t, p); }
 
+int tma_issuers() {
+  static const int v = jit::process_env_on("GCONV_WGMMA_TMA_ISSUERS2") ? 2 : 1;
+  return v;
+}
+
+int trace_blocks() {
+  static const int v = [] {
+    const auto n = jit::process_env_int("GCONV_WGMMA_TRACE", 1, 1024);
+    return n ? static_cast<int>(*n) : 0;
+  }();
+  return v;
+}
+
 std::string instance_source(const KernelTraits& t) {
   const int threads = kWarpgroup * (t.warps_m + 1);
   std::string s;
+  // GCONV_WGMMA_TRACE=N (N > 0, read once): the kernels print the SM-clock
+  // times of their phases for blocks 0 .. N-1 (wgmma.cuh WgTrace), for
+  // latency studies of small layers; the define makes them cache entries of
+  // their own.
+  if (trace_blocks() > 0) s += "#define GCONV_WGMMA_TRACE " + std::to_string(trace_blocks()) + "\n";
   s += "#include \"wgmma/wgmma.cuh\"\n";
   s += "typedef gconv::wg::WgmmaConfig<" + std::to_string(dir_id(t.direction)) + ", " +
        std::to_string(dtype_id(t.dtype)) + ", " + std::to_string(t.ndim) + ", " + std::to_string(t.tile_m) + ", " +
        std::to_string(t.tile_n) + ", " + std::to_string(t.tile_k) + ", " + std::to_string(t.warps_m) + ", " +
        std::to_string(t.stages) + ", " + std::to_string(split_id(t.split_mode)) + ", " + std::to_string(t.vec) +
        (t.tma ? ", true" : ", false") + ", " + std::to_string(epilogue_min_outputs()) + ", " +
-       std::to_string(instr_n_max()) + "> Cfg;\n";
+       std::to_string(instr_n_max()) + ", " + std::to_string(tma_issuers()) + "> Cfg;\n";
   // The launch's dynamic shared memory is the host's mirror of the config.
   s += "static_assert(Cfg::kSmemBytes == " + std::to_string(smem_bytes(t)) +
        ", \"wgmma_plan.cpp smem_bytes mirrors WgmmaConfig::kSmemBytes\");\n";

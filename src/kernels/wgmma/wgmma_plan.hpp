@@ -71,6 +71,19 @@ int epilogue_min_outputs();
 // cache entries, as for epilogue_min_outputs).
 int instr_n_max();
 
+// Threads issuing a TMA producer's loads (WgmmaConfig's ISSUERS): 2, one
+// for A's loads and one for B's, so that neither waits while the other's
+// instruction is accepted (a single issuer managed one stage of two 8 KB
+// boxes per ~800 SM cycles on small layers: GCONV_WGMMA_TRACE, H100,
+// seventeenth session); GCONV_WGMMA_TMA_ISSUERS2=0 (read once) restores the
+// one issuer for A/B runs (other cache entries).
+int tma_issuers();
+
+// GCONV_WGMMA_TRACE=N (read once; 0 when unset): instances compiled with
+// per-phase clock traces printed by blocks 0 .. N-1 (a latency study's
+// instrument, never a default).
+int trace_blocks();
+
 // Columns of the output tile such a staging area holds (WgmmaConfig::
 // kEpiCols): the whole tile_n where it fits beside the ring, else 128 or 64
 // (staged and stored in turn); 0 when none fits.
