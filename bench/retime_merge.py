@@ -4,7 +4,7 @@ time scale of the stored sweeps, for training and evaluation (issue 19).
 
   retime_merge.py --new RT.csv[.zst] [--new ...] --stored SWEEP.csv[.zst] [--stored ...] \
       --out OUT.csv [--only-specs FILE | --exclude-specs FILE] [--gpu 'NVIDIA H200'] [--min-anchors 1] \
-      [--changed s13|episep|s15|s15b|s16|s16b|s16c|s16d] [--anchors-out ANCHORS.csv]
+      [--changed s13|episep|s15|s15b|s16|s16b|s16c|s16d|s17] [--anchors-out ANCHORS.csv]
 
 Per problem, the anchors are the kernels measured in both the new rows and
 the stored sweeps that did NOT change (in any of retime_pairs.CHANGED's

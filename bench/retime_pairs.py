@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Kernel pairs to re-measure after kernels changed under stored sweeps (issue 19).
 
-  retime_pairs.py --select SELECT.jsonl --sweep SWEEP.csv[.zst] [--sweep ...] [--changed s13|episep|s15|s15b|s16|s16b|s16c|s16d] \
+  retime_pairs.py --select SELECT.jsonl --sweep SWEEP.csv[.zst] [--sweep ...] [--changed s13|episep|s15|s15b|s16|s16b|s16c|s16d|s17] \
       [--measured FRESH.csv[.zst] ...] \
       [--top 48] [--anchors 3] [--limit N] [--seed S] --pairs OUT_PAIRS.csv --problems OUT_PROBLEMS.csv
 
@@ -181,10 +181,21 @@ def changed_s16d(name, spec=""):
     return bool(v) and int(v.group(1)) != 8
 
 
+M64_TMA = re.compile(r"^wgmma_(?:fwd|bwd_data)_.*_m64n\d+k64_c1_s\d+_sk\d+c?_v8_tma$")
+
+
+def changed_s17(name, spec=""):
+    """The 64-row TMA kernels of fwd and bwd_data (one consumer warpgroup,
+    with and without cluster split-K) that the seventeenth session added to
+    the pools (configs/pools/wgmma_{fwd,bwd_data}.json): new kernels, no
+    stored rows."""
+    return bool(M64_TMA.match(name))
+
+
 # Every list is f(name, spec=""): by the name alone where spec is not given
 # (anchors: unchanged below), per problem where a list depends on it.
 CHANGED = {"s13": changed, "episep": changed_episep, "s15": changed_s15, "s15b": changed_s15b, "s16": changed_s16,
-           "s16b": changed_s16b, "s16c": changed_s16c, "s16d": changed_s16d}
+           "s16b": changed_s16b, "s16c": changed_s16c, "s16d": changed_s16d, "s17": changed_s17}
 
 
 def unchanged(name):
@@ -217,8 +228,9 @@ def main(argv):
     ap.add_argument("--problem-csv", action="append", default=[], help="problem CSVs the specs come from")
     ap.add_argument("--changed", choices=sorted(CHANGED), default="s13",
                     help="which kernels changed: s13 (the thirteenth session's list), episep (the "
-                         "fourteenth's), s15 / s15b (the fifteenth's) or s16 / s16b / s16c / s16d (new "
-                         "pairs of the sixteenth); anchors are never among them")
+                         "fourteenth's), s15 / s15b (the fifteenth's), s16 / s16b / s16c / s16d (new "
+                         "pairs of the sixteenth) or s17 (the seventeenth's 64-row TMA kernels); anchors "
+                         "are never among them")
     ap.add_argument("--measured", action="append", default=[],
                     help="sweeps of (kernel, spec) pairs already re-measured with today's kernels: with "
                          "--changed s15 a wgmma candidate is timed when it changed or is not in them")

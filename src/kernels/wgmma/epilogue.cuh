@@ -275,6 +275,7 @@ template <class Cfg, class Ops>
 __device__ __forceinline__ void reduce_cluster(const IgemmParams& p, const Ops& ops, const BlockPos& b, int n0,
                                                u32 ring, const unsigned char* ring_ptr, int tid) {
   constexpr int P = Cfg::kOutPitch, VPR = Cfg::kTileN / 4;  // fp32 staging, 4-column vectors per row
+  constexpr int kClusterMax = 8;  // the portable cluster size bounds a cluster kernel's split_k (wgmma_plan.cpp)
   const int S = p.splits, rows_per = Cfg::kTileM / S, r0 = b.split * rows_per;
   const int* rows = reinterpret_cast<const int*>(ring_ptr + Cfg::kTileM * P);
   const int gemm_n = ops.gemm_n(p);
@@ -285,15 +286,37 @@ __device__ __forceinline__ void reduce_cluster(const IgemmParams& p, const Ops& 
     const int roff = rows[row], n = n0 + col;
     if (roff < 0 || n >= gemm_n) continue;
     const u32 local = ring + row * P + col * 4;
+#ifdef GCONV_WGMMA_CLUSTER_SERIAL
+    // The earlier loop, each load added before the next is issued
+    // (GCONV_WGMMA_CLUSTER_AHEAD=0 builds it, wgmma_plan.cpp: A/B runs).
     float4 s = dev::ld_cluster_v4(local, 0);
 #pragma unroll 1
     for (int q = 1; q < S; ++q) {
-      const float4 t = dev::ld_cluster_v4(local, static_cast<unsigned>(q));
-      s.x += t.x;
-      s.y += t.y;
-      s.z += t.z;
-      s.w += t.w;
+      const float4 u = dev::ld_cluster_v4(local, static_cast<unsigned>(q));
+      s.x += u.x;
+      s.y += u.y;
+      s.z += u.z;
+      s.w += u.w;
     }
+#else
+    // Every rank's vector is requested before the first is added: one
+    // distributed-shared-memory latency instead of S in a row (the loop
+    // above spent ~2,300 SM cycles on a 64 x 64 tile of two blocks,
+    // GCONV_WGMMA_TRACE, H100). The sum keeps rank order.
+    float4 u[kClusterMax];
+#pragma unroll
+    for (int q = 0; q < kClusterMax; ++q)
+      if (q < S) u[q] = dev::ld_cluster_v4(local, static_cast<unsigned>(q));
+    float4 s = u[0];
+#pragma unroll
+    for (int q = 1; q < kClusterMax; ++q)
+      if (q < S) {
+        s.x += u[q].x;
+        s.y += u[q].y;
+        s.z += u[q].z;
+        s.w += u[q].w;
+      }
+#endif
     const long long idx = roff + goff + n;
     if (n + 4 <= gemm_n && idx % 4 == 0) {
       dev::Elem<Cfg::kDType>::store2(out + idx, s.x, s.y);

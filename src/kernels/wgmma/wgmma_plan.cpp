@@ -199,6 +199,10 @@ std::string instance_source(const KernelTraits& t) {
   // latency studies of small layers; the define makes them cache entries of
   // their own.
   if (trace_blocks() > 0) s += "#define GCONV_WGMMA_TRACE " + std::to_string(trace_blocks()) + "\n";
+  // GCONV_WGMMA_CLUSTER_AHEAD=0 (read once): cluster split-K's reduction with
+  // the earlier serial loads (wgmma/epilogue.cuh reduce_cluster), A/B runs.
+  static const bool cluster_ahead = jit::process_env_on("GCONV_WGMMA_CLUSTER_AHEAD");
+  if (!cluster_ahead && t.split_mode == SplitKMode::cluster) s += "#define GCONV_WGMMA_CLUSTER_SERIAL 1\n";
   s += "#include \"wgmma/wgmma.cuh\"\n";
   s += "typedef gconv::wg::WgmmaConfig<" + std::to_string(dir_id(t.direction)) + ", " +
        std::to_string(dtype_id(t.dtype)) + ", " + std::to_string(t.ndim) + ", " + std::to_string(t.tile_m) + ", " +
