@@ -7,7 +7,7 @@ import csv
 
 import bench_script  # noqa: F401  (bench/ on sys.path)
 import retime_merge
-from retime_pairs import CHANGED, changed_episep, changed_s15, changed_s15b, changed_s16, changed_s16b, changed_s16c, changed_s16d, kernel_class, pointwise
+from retime_pairs import CHANGED, changed_episep, changed_s15, changed_s15b, changed_s16, changed_s16b, changed_s16c, changed_s16d, changed_s17, kernel_class, pointwise
 
 SPEC = "fwd_bf16_n2c64k64g1_h8w8_y3x3_s1_p1_dil1"
 FIELDS = ["kernel", "spec", "provider", "status", "gpu", "latency_ms", "min_ms", "tflops", "gbps"]
@@ -20,7 +20,7 @@ def test_episep_list_names_unsplit_wgmma_tiles_of_128x128_outputs_and_more():
     assert not changed_episep("wgmma_fwd_bf16_2d_m128n64k64_c1_s4_sk1_v8")  # 8192 outputs
     assert not changed_episep("wgmma_bwd_weight_bf16_2d_m128n128k64_c2_s4_sk8s_v8")  # split
     assert not changed_episep("igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1")
-    assert set(CHANGED) == {"s13", "episep", "s15", "s15b", "s16", "s16b", "s16c", "s16d"}
+    assert set(CHANGED) == {"s13", "episep", "s15", "s15b", "s16", "s16b", "s16c", "s16d", "s17"}
 
 
 def _write(path, rows):
@@ -155,3 +155,12 @@ def test_window_kernels_are_a_class_per_vector_width_as_in_candidates_cpp():
     assert changed_s16d("direct_fwd_bf16_2d_t4x32_r8_v4_w5s2")
     assert not changed_s16d("direct_fwd_bf16_2d_t4x32_r8_v8_w5s2")
     assert not changed_s16d("direct_fwd_bf16_2d_t8x16_r2_v4")  # a tile kernel
+
+
+def test_s17_names_the_64_row_tma_kernels_of_fwd_and_bwd_data():
+    assert changed_s17("wgmma_fwd_bf16_2d_m64n64k64_c1_s4_sk1_v8_tma")
+    assert changed_s17("wgmma_bwd_data_bf16_3d_m64n128k64_c1_s4_sk2c_v8_tma")
+    assert changed_s17("wgmma_fwd_fp16_1d_m64n256k64_c1_s6_sk1_v8_tma")
+    assert not changed_s17("wgmma_bwd_weight_bf16_2d_m64n64k64_c1_s4_sk1_v8_tma")  # bwd_weight had them
+    assert not changed_s17("wgmma_fwd_bf16_2d_m64n64k64_c1_s4_sk1_v8")  # cp.async producer
+    assert not changed_s17("wgmma_fwd_bf16_2d_m128n64k64_c1_s4_sk1_v8_tma")  # 128 rows
