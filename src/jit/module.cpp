@@ -87,7 +87,8 @@ Result<cudaKernel_t> LoadedModule::kernel(std::string_view name) const {
   return Status(StatusCode::not_found, "no entry point '" + std::string(name) + "' in this module");
 }
 
-Status launch(cudaKernel_t k, dim3 grid, dim3 block, size_t smem, cudaStream_t stream, void** args) {
+Status launch(cudaKernel_t k, dim3 grid, dim3 block, size_t smem, cudaStream_t stream, void** args,
+              unsigned cluster_x) {
   if (k == nullptr) return invalid_argument("launch: null kernel");
   const void* func = reinterpret_cast<const void*>(k);
   if (smem > kDefaultSmemLimit) {
@@ -96,10 +97,28 @@ Status launch(cudaKernel_t k, dim3 grid, dim3 block, size_t smem, cudaStream_t s
     std::lock_guard<std::mutex> lk(g_smem_mu);
     GCONV_RETURN_IF_ERROR(raise_smem_limit(k, dev, smem));
   }
-  cudaError_t err = cudaLaunchKernel(func, grid, block, args, smem, stream);
+  cudaError_t err;
+  if (cluster_x > 1) {
+    if (grid.x % cluster_x != 0) return invalid_argument("launch: grid.x is not a multiple of the cluster size");
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cluster_x;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    err = cudaLaunchKernelExC(&cfg, func, args);
+  } else {
+    err = cudaLaunchKernel(func, grid, block, args, smem, stream);
+  }
   if (err != cudaSuccess) {
     cudaGetLastError();  // consume it so the next launch's check does not report it again
-    return cuda_status(err, "cudaLaunchKernel");
+    return cuda_status(err, cluster_x > 1 ? "cudaLaunchKernelExC (cluster)" : "cudaLaunchKernel");
   }
   return cuda_status(cudaGetLastError(), "cudaLaunchKernel (cudaGetLastError)");
 }

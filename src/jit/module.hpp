@@ -49,7 +49,11 @@ class LoadedModule {
 // kernel's cudaFuncAttributeMaxDynamicSharedMemorySize is raised first (once
 // per kernel and device, to the largest size asked so far). Checks the launch
 // with cudaGetLastError; never synchronizes.
-Status launch(cudaKernel_t k, dim3 grid, dim3 block, size_t smem, cudaStream_t stream, void** args);
+// cluster_x > 1: the grid is launched in thread-block clusters of cluster_x
+// blocks along x (grid.x a multiple of it), for kernels compiled without
+// __cluster_dims__ (the wgmma family's multicast launches).
+Status launch(cudaKernel_t k, dim3 grid, dim3 block, size_t smem, cudaStream_t stream, void** args,
+              unsigned cluster_x = 1);
 
 // Blocks of `threads` threads and `smem` bytes of dynamic shared memory of
 // `k` that the current device holds at once (blocks per SM x SMs): the grid

@@ -92,7 +92,7 @@ Status launch_plan(const char* who, const KernelTraits& t, const LoadedKernel& k
   void* main_args[4] = {&q};
   std::copy(extra.begin(), extra.end(), main_args + 1);
   GCONV_RETURN_IF_ERROR(
-      jit::launch(k.entries[0], dim3(plan.grid), dim3(unsigned(plan.threads)), plan.smem, s, main_args));
+      jit::launch(k.entries[0], dim3(plan.grid), dim3(unsigned(plan.threads)), plan.smem, s, main_args, plan.cluster));
   void* kargs[] = {&q};
   if (plan.reduce) {
     GCONV_RETURN_IF_ERROR(

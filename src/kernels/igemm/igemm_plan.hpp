@@ -69,6 +69,7 @@ std::vector<std::string> entry_points(const KernelTraits& t);
 struct LaunchPlan {
   IgemmParams params{};  // a, b, dst, ws are left null for the caller
   unsigned grid = 0;     // 1D grid of gconv_main
+  unsigned cluster = 1;  // gconv_main launched in clusters of this many blocks (wgmma multicast)
   int threads = 0;
   size_t smem = 0;
   bool reduce = false;  // gconv_reduce runs after gconv_main

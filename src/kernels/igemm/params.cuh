@@ -67,6 +67,11 @@ struct IgemmParams {
   // stage (wgmma/tma.hpp): bit 0, bwd_weight dy (A, tile_m / 64 blocks);
   // bit 1, bwd_weight x of pointwise problems or bwd_data w (B, tile_n / 64).
   int tma_blocks;
+  // wgmma fwd TMA kernels without split (wgmma_family.cpp multicast_ok): 2
+  // when the launch forms clusters of two blocks on adjacent M tiles of one
+  // N tile that share B, each loading half of B's rows for both (TMA
+  // multicast); else 1.
+  int mcast;
 };
 
 }  // namespace igemm

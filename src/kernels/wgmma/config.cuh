@@ -136,6 +136,10 @@ struct WgmmaConfig {
   // cluster's blocks then add each other's through distributed shared memory
   // (wgmma.cuh reduce_cluster), so it needs the staging room.
   static constexpr bool kCluster = SPLIT == igemm::kSplitCluster;
+  // Launches in clusters of two blocks sharing B through TMA multicast when
+  // IgemmParams::mcast is 2 (wgmma.cuh wgmma_main): fwd TMA kernels without
+  // split.
+  static constexpr bool kMcastable = TMA && DIR == kFwd && SPLIT == igemm::kSplitNone;
   static constexpr bool kF32Out = SPLIT != 0 || DT == dev::kFP32;
   static constexpr int kOutBytes = kF32Out ? 4 : 2;
   static constexpr int kOutPitch = TN * kOutBytes + 16;

@@ -20,6 +20,21 @@ __device__ __forceinline__ void mbar_init(u32 bar, u32 count) {
 __device__ __forceinline__ void mbar_arrive(u32 bar) {
   asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
 }
+// Arrival on the barrier at the same shared address in block `rank` of the
+// cluster (release at cluster scope): a multicast producer's partner learns
+// that this block's consumers released a stage both blocks' loads fill.
+__device__ __forceinline__ void mbar_arrive_cluster(u32 bar, u32 rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
+// Makes the barriers this thread initialized visible to the other blocks of
+// the cluster (before the cluster barrier that precedes their first use).
+__device__ __forceinline__ void fence_mbar_init_cluster() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
 __device__ __forceinline__ bool mbar_try_wait(u32 bar, u32 parity) {
   u32 ok;
   asm volatile(
@@ -75,6 +90,17 @@ __device__ __forceinline__ void tma_load_2d(u32 dst, const TensorMap* map, int x
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
       "l"(map), "r"(x), "r"(y), "r"(bar)
+      : "memory");
+}
+
+// tma_load_2d into the same shared address of every block in `mask` (bit r:
+// cluster rank r), each completing bytes on its own barrier at `bar`.
+__device__ __forceinline__ void tma_load_2d_multicast(u32 dst, const TensorMap* map, int x, int y, u32 bar,
+                                                      unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+      "l"(map), "r"(x), "r"(y), "r"(bar), "h"(mask)
       : "memory");
 }
 

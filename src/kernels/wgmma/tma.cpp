@@ -294,6 +294,12 @@ TmaArgs b_args(const KernelTraits& t, const Problem& p, bool flat) {
   return {};
 }
 
+TmaArgs b_multicast_args(const KernelTraits& t, const Problem& p) {
+  TmaArgs a = b_args(t, p);
+  a.box[1] = uint32_t(t.tile_n / 2);
+  return a;
+}
+
 Status encode_tensor_map(const TmaArgs& a, DType dtype, const void* base, TensorMap* out) {
   const Entry& e = entry();
   if (!e.status.ok()) return e.status;

@@ -63,6 +63,9 @@ bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why);
 // matrix instead (the kernels' IgemmParams::tma_flat).
 TmaArgs a_args(const KernelTraits& t, const Problem& p, bool flat = false);
 TmaArgs b_args(const KernelTraits& t, const Problem& p, bool flat = false);
+// fwd's B for a multicast launch (wgmma_family.cpp multicast_ok): b_args with
+// a box of half the tile's rows, each block of a pair loading its half for both.
+TmaArgs b_multicast_args(const KernelTraits& t, const Problem& p);
 // Whether the operand the im2col loads read (fwd x, bwd_data dy, bwd_weight
 // x) is a plain matrix of N * pixels rows of channels whose rows are the
 // GEMM's rows (fwd, bwd_data) or K indices (bwd_weight): a pointwise problem,

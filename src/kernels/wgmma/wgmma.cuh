@@ -218,36 +218,100 @@ __device__ __forceinline__ void tap_offsets(const IgemmParams& p, int tap, unsig
   for (int d = 3 - NDIM; d < 3; ++d) off[d] = static_cast<unsigned short>(f[d] * p.dil[d]);
 }
 
+// A TMA producer's walk over K tiles of `step` elements in order, K being
+// (filter tap, channel) with `chans` channels a tap (a multiple of step):
+// the channel offset `c` within the tap and the tap's im2col offsets `off`
+// (tap digit * dilation per slot). init divides once; next steps without a
+// division (an odometer over the tap digits).
+// (GCONV_WGMMA_TAPWALK=0, wgmma_plan.cpp, defines GCONV_WGMMA_STAGE_DIVIDE:
+// next divides again, as the producers did before, for A/B runs.)
+template <int NDIM>
+struct TapWalk {
+  int c = 0;
+  int f[3] = {0, 0, 0};
+  unsigned short off[3] = {0, 0, 0};
+#ifdef GCONV_WGMMA_STAGE_DIVIDE
+  int k_at = 0;
+#endif
+  __device__ __forceinline__ void init(const IgemmParams& p, int k, int chans) {
+#ifdef GCONV_WGMMA_STAGE_DIVIDE
+    k_at = k;
+#endif
+    const int tap = k / chans;
+    c = k - tap * chans;
+    tap_digits<NDIM>(tap, p.filt, f);
+#pragma unroll
+    for (int d = 3 - NDIM; d < 3; ++d) off[d] = static_cast<unsigned short>(f[d] * p.dil[d]);
+  }
+  __device__ __forceinline__ void next(const IgemmParams& p, int step, int chans) {
+#ifdef GCONV_WGMMA_STAGE_DIVIDE
+    init(p, k_at + step, chans);
+    return;
+#endif
+    c += step;
+    if (c < chans) return;
+    c = 0;
+#pragma unroll
+    for (int d = 2; d >= 3 - NDIM; --d) {
+      if (++f[d] < p.filt[d]) {
+        off[d] = static_cast<unsigned short>(off[d] + p.dil[d]);
+        return;
+      }
+      f[d] = 0;
+      off[d] = 0;
+    }
+  }
+};
+
 // fwd (Cfg::kTma): K tile kt is filter tap kt * TK / Cg, channels (kt * TK) %
 // Cg onwards (C/G is a multiple of TK), so A is one im2col load (TM output
 // pixels from the block's first row on, shifted by the tap's offsets;
 // padding and the M tail come back as zeros) and B one tiled load of TN
 // weight rows.
+//
+// Multicast (mc == 2, Cfg::kMcastable): the two blocks of a cluster hold
+// adjacent M tiles of one N tile; block `rank` loads B's rows [rank, rank +
+// 1) * TN / 2 into both blocks' stage (the map's box is half the tile), and
+// each block's barrier expects all of B.
 template <class Cfg>
 __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                             ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0, int n0,
-                                            int kt0, int ktiles, u32 ring, u32 full, u32 empty, int part) {
+                                            int kt0, int ktiles, u32 ring, u32 full, u32 empty, int part, int mc) {
   int base[3] = {0, 0, 0};
   const int n = output_filter_base<Cfg::kNdim>(p, m0, base);
   const int c_group = b.g0 * p.Cg, row_group = b.g0 * p.Kg + n0;
+  const int rank = mc > 1 ? static_cast<int>(dev::cluster_rank()) : 0;
+  const auto load_b = [&](int k, u32 st, u32 bar) {
+    if constexpr (Cfg::kMcastable) {
+      if (mc > 1) {
+        constexpr int kHalf = Cfg::kTileN / 2;  // rows of 128 bytes (K-major B)
+        tma_load_2d_multicast(st + Cfg::kABytes + rank * kHalf * 128, tb, k, row_group + rank * kHalf, bar, 0x3);
+        return;
+      }
+    }
+    tma_load_2d(st + Cfg::kABytes, tb, k, row_group, bar);
+  };
+  // The K tiles come in order: the tap and channel of the first are divided
+  // out once, the next ones stepped (TapWalk): a divide per stage left the
+  // one issuing thread ~700 SM cycles a stage on small tiles, slower than
+  // their MMAs (GCONV_WGMMA_TRACE, H100; docs/wgmma.md).
+  TapWalk<Cfg::kNdim> walk;
+  if (part != 1 && !p.tma_flat) walk.init(p, kt0 * Cfg::kTileK, p.Cg);
   tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
                          [&](int k, u32 st, u32 bar) {
-    const int tap = k / p.Cg;
-    const int c0 = k - tap * p.Cg;
     if (part == 1) {  // B's issuer
       mbar_arrive_expect_tx(bar, Cfg::TileB::kBytes);
-      tma_load_2d(st + Cfg::kABytes, tb, k, row_group, bar);
+      load_b(k, st, bar);
       return;
     }
-    unsigned short off[3] = {0, 0, 0};
-    tap_offsets<Cfg::kNdim>(p, tap, off);
     mbar_arrive_expect_tx(bar, part == 0 ? Cfg::TileA::kBytes : Cfg::kTxBytes);
     if (p.tma_flat) {
-      tma_load_2d(st, ta, c_group + c0, m0, bar);  // pointwise: rows are pixels (tap 0)
+      tma_load_2d(st, ta, c_group + k, m0, bar);  // pointwise: rows are pixels, K is the channels (one tap)
     } else {
-      tma_load_im2col<Cfg::kNdim>(st, ta, c_group + c0, base, n, off, bar);
+      tma_load_im2col<Cfg::kNdim>(st, ta, c_group + walk.c, base, n, walk.off, bar);
+      walk.next(p, Cfg::kTileK, p.Cg);
     }
-    if (part < 0) tma_load_2d(st + Cfg::kABytes, tb, k, row_group, bar);
+    if (part < 0) load_b(k, st, bar);
   });
 }
 
@@ -273,19 +337,18 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
   const int nblocks = b4 ? Cfg::kTileN / 64 : cmin(Cfg::kTileN, p.Cg - n0 + 63) / 64;
   const u32 a_tx = part == 1 ? 0 : Cfg::TileA::kBytes;
   const u32 b_tx = part == 0 ? 0 : nblocks * Cfg::TileB::kBlockBytes;
+  // K tiles in order, stepped without a division (TapWalk, as in produce_tma);
+  // walk.f are the flipped tap digits, walk.c the output channel within K/G.
+  TapWalk<Cfg::kNdim> walk;
+  walk.init(p, kt0 * Cfg::kTileK, p.Kg);
   tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
-                         [&](int k, u32 st, u32 bar) {
-    const int tap = k / p.Kg;
-    const int k0 = k - tap * p.Kg;
-    int t[3] = {0, 0, 0};  // flipped tap digits
-    tap_digits<Cfg::kNdim>(tap, p.filt, t);
-    unsigned short off[3] = {0, 0, 0};
+                         [&](int, u32 st, u32 bar) {
+    const int k0 = walk.c;
+    unsigned short off[3] = {walk.off[0], walk.off[1], walk.off[2]};
     int wtap = 0;
 #pragma unroll
-    for (int d = F; d < 3; ++d) {
-      off[d] = static_cast<unsigned short>(t[d] * p.dil[d]);
-      wtap += (p.filt[d] - 1 - t[d]) * p.filt_inner[d];
-    }
+    for (int d = F; d < 3; ++d) wtap += (p.filt[d] - 1 - walk.f[d]) * p.filt_inner[d];
+    walk.next(p, Cfg::kTileK, p.Kg);
     mbar_arrive_expect_tx(bar, a_tx + b_tx);
     if (part != 1) {
       if (p.tma_flat) {
@@ -322,6 +385,20 @@ __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, con
   const int nblocks = b3 ? Cfg::kTileN / 64 : cmin(Cfg::kTileN, p.gemm_n - n0 + 63) / 64;
   const u32 a_tx = part == 1 ? 0 : mblocks * Cfg::TileA::kBlockBytes;
   const u32 b_tx = part == 0 ? 0 : nblocks * Cfg::TileB::kBlockBytes;
+  // The tap and channel of each of the tile's 64-column B blocks do not
+  // change along K: divided out once per tile, not per stage (the issuing
+  // thread's divisions per stage outlasted small tiles' MMAs; produce_tma).
+  constexpr int kNB = Cfg::kTileN / 64;
+  int bch[kNB];
+  unsigned short boff[kNB][3];
+#pragma unroll
+  for (int j = 0; j < kNB; ++j) {
+    const int col = n0 + 64 * j;
+    const int tap = col / p.Cg;
+    bch[j] = b.g0 * p.Cg + col - tap * p.Cg;
+    boff[j][0] = boff[j][1] = boff[j][2] = 0;
+    if (part != 0 && !b3 && !p.tma_flat && j < nblocks) tap_offsets<Cfg::kNdim>(p, tap, boff[j]);
+  }
   tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
                          [&](int k, u32 st, u32 bar) {
     mbar_arrive_expect_tx(bar, a_tx + b_tx);
@@ -334,26 +411,44 @@ __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, con
       }
     }
     if (part == 0) return;
-    int base[3] = {0, 0, 0};
-    const int n = output_filter_base<Cfg::kNdim>(p, k, base);
     if (b3) {
       tma_load_3d(st + Cfg::kABytes, tb, 0, k, (b.g0 * p.Cg + n0) / 64, bar);  // pointwise: tap 0
       return;
     }
-    for (int j = 0; j < nblocks; ++j) {
+#ifdef GCONV_WGMMA_STAGE_DIVIDE
+#pragma unroll
+    for (int j = 0; j < kNB; ++j) {
       const int col = n0 + 64 * j;
       const int tap = col / p.Cg;
-      const int c = col - tap * p.Cg;
-      const u32 dst = st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes;
-      if (p.tma_flat) {
-        tma_load_2d(dst, tb, b.g0 * p.Cg + c, k, bar);  // pointwise: K index k is x's row k (tap 0)
-        continue;
-      }
-      unsigned short off[3] = {0, 0, 0};
-      tap_offsets<Cfg::kNdim>(p, tap, off);
-      tma_load_im2col<Cfg::kNdim>(dst, tb, b.g0 * p.Cg + c, base, n, off, bar);
+      bch[j] = b.g0 * p.Cg + col - tap * p.Cg;
+      if (!p.tma_flat && j < nblocks) tap_offsets<Cfg::kNdim>(p, tap, boff[j]);
     }
+#endif
+    if (p.tma_flat) {
+#pragma unroll
+      for (int j = 0; j < kNB; ++j)  // pointwise: K index k is x's row k (tap 0)
+        if (j < nblocks) tma_load_2d(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, bch[j], k, bar);
+      return;
+    }
+    int base[3] = {0, 0, 0};
+    const int n = output_filter_base<Cfg::kNdim>(p, k, base);
+#pragma unroll
+    for (int j = 0; j < kNB; ++j)
+      if (j < nblocks)
+        tma_load_im2col<Cfg::kNdim>(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, bch[j], base, n, boff[j],
+                                    bar);
   });
+}
+
+// A consumer warp releases a ring stage (lane 0 arrives on its empty barrier);
+// peer >= 0 (multicast): to the partner block too, whose producer fills half of it
+// (its empty barriers count both blocks' warps).
+template <class Cfg>
+__device__ __forceinline__ void release(u32 bar, int lane, int peer) {
+  if (lane == 0) {
+    mbar_arrive(bar);
+    if (peer >= 0) mbar_arrive_cluster(bar, static_cast<u32>(peer));
+  }
 }
 
 // rd / rel: the stage read next and the next stage to release, carried from
@@ -361,7 +456,8 @@ __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, con
 // released, the tile's last one once its MMAs have retired.
 template <class Cfg>
 __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u32 full, u32 empty, int wg_row0,
-                                        int lane, RingPos<Cfg::kStages>& rd, RingPos<Cfg::kStages>& rel) {
+                                        int lane, RingPos<Cfg::kStages>& rd, RingPos<Cfg::kStages>& rel,
+                                        int peer = -1) {
   typedef MmaAsync<Cfg::kInstrN, Cfg::kDType, Cfg::kAKMajor ? 0 : 1, Cfg::kBKMajor ? 0 : 1> Mma;
 #pragma unroll
   for (int mi = 0; mi < Cfg::kMI; ++mi)
@@ -389,14 +485,14 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u
     // The group before this one has retired: its stage may be overwritten.
     wgmma_wait<1>();
     if (kt > 0) {
-      if (lane == 0) mbar_arrive(empty + 8 * rel.stage);
+      release<Cfg>(empty + 8 * rel.stage, lane, peer);
       rel.next();
     }
   }
   wgmma_wait<0>();
   if (threadIdx.x == kWarpgroup) trace::mark(trace::kConsumed);
   if (ktiles > 0) {
-    if (lane == 0) mbar_arrive(empty + 8 * rel.stage);
+    release<Cfg>(empty + 8 * rel.stage, lane, peer);
     rel.next();
   }
 #pragma unroll
@@ -496,16 +592,44 @@ __device__ __forceinline__ bool tile_at(const IgemmParams& p, int tile, BlockPos
   return p.fixup && b.split == 0 && igemm::active_splits(ops.gemm_k, Cfg::kTileK, p.splits) == 0;
 }
 
+// Multicast (IgemmParams::mcast == 2): unit `pair` of the grid of M-tile
+// pairs (igemm's block order with the M tiles paired), block `rank` of the
+// cluster taking M tile 2 * pair + rank of the same N tile, group and phase.
+// `ghost`: that tile lies past the GEMM's rows (an odd M tile count); the
+// block still fills and drains its ring with its partner but stores nothing.
+// (Multicast kernels have no split and fwd has one phase: every pair has
+// work.)
+template <class Cfg, class Ops>
+__device__ __forceinline__ void tile_at_pair(const IgemmParams& p, int pair, int rank, BlockPos& b, Ops& ops, int& m0,
+                                             int& n0, int& kt0, int& ktiles, bool& ghost) {
+  const int mpairs = (p.m_tiles + 1) / 2;
+  int q = pair;
+  b.nt = q % p.n_tiles;
+  q /= p.n_tiles;
+  b.g0 = q % p.g_blocks;
+  q /= p.g_blocks;
+  b.phase = q % p.phases;
+  q /= p.phases;
+  b.mt = 2 * (q % mpairs) + rank;
+  b.split = q / mpairs;
+  b.ngroups = 1;
+  ops.setup(p, b);
+  m0 = b.mt * Cfg::kTileM;
+  n0 = b.nt * Cfg::kTileN;
+  ghost = m0 >= ops.gemm_m;
+  igemm::split_range(ops.gemm_k, Cfg::kTileK, p.splits, b.split, kt0, ktiles);
+}
+
 template <class Cfg, class Ops>
 __device__ __forceinline__ void produce_tile(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                              Ops& ops, const BlockPos& b, int m0, int n0, int kt0, int ktiles,
                                              u32 ring, u32 full, u32 empty, int tid,
-                                             ProducerRing<Cfg::kStages>& pr) {
+                                             ProducerRing<Cfg::kStages>& pr, int mc = 1) {
   if constexpr (Cfg::kTma) {
     // Two issuers: thread 0 loads A, thread 32 (another warp) B; one: both.
     const int part = Cfg::kIssuers == 2 ? (tid == 0 ? 0 : 1) : -1;
     if constexpr (Cfg::kDir == kFwd) {
-      produce_tma<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ring, full, empty, part);
+      produce_tma<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ring, full, empty, part, mc);
     } else if constexpr (Cfg::kDir == kBwdData) {
       produce_tma_bwd_data<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ring, full, empty, part);
     } else {
@@ -534,16 +658,27 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
   const u32 ring = (dev::smem_u32(wg_smem) + 1023u) & ~1023u;
   const u32 full = ring + Cfg::kBarOffset, empty = full + 8 * Cfg::kStages;
   unsigned char* ring_ptr = wg_smem + (ring - dev::smem_u32(wg_smem));
+  // Multicast launch (IgemmParams::mcast, wgmma_family.cpp): clusters of two
+  // blocks on adjacent M tiles share B's loads (produce_tma).
+  const int mc = Cfg::kMcastable && p.mcast == 2 ? 2 : 1;
   const auto init_barriers = [&] {
     if (tid == 0) {
       trace::begin();
 #pragma unroll 1
       for (int s = 0; s < Cfg::kStages; ++s) {
         mbar_init(full + 8 * s, Cfg::kTma ? Cfg::kIssuers : kWarpgroup);
-        mbar_init(empty + 8 * s, 4 * Cfg::kConsumers);
+        // Multicast: the partner's consumer warps release this block's
+        // stages too (its producer writes half of each).
+        mbar_init(empty + 8 * s, 4 * Cfg::kConsumers * mc);
       }
+      if (mc > 1) fence_mbar_init_cluster();
     }
-    __syncthreads();
+    if (mc > 1) {
+      // Neither block's loads may reach the other's barriers before they exist.
+      dev::cluster_sync();
+    } else {
+      __syncthreads();
+    }
     if (tid == 0) trace::mark(trace::kInit);
   };
   BlockPos b;
@@ -574,24 +709,39 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
     dev::cluster_sync();  // no block leaves while another still reads its shared memory
     if (tid == kWarpgroup) trace::finish(1);
   } else {
-    const int tiles = p.n_tiles * p.g_blocks * p.phases * p.m_tiles * p.splits;
+    // Work units: output tiles, or with multicast pairs of M tiles (block
+    // rank r of a cluster takes M tile 2 * pair + r; a second tile past the
+    // last M tile is a ghost, loaded from the first's rows and not stored).
+    const int tiles = mc > 1 ? p.n_tiles * p.g_blocks * p.phases * ((p.m_tiles + 1) / 2) * p.splits
+                             : p.n_tiles * p.g_blocks * p.phases * p.m_tiles * p.splits;
+    const int first = static_cast<int>(blockIdx.x) / mc, stride = static_cast<int>(gridDim.x) / mc;
+    const int rank = mc > 1 ? static_cast<int>(dev::cluster_rank()) : 0;
     init_barriers();
+    bool ghost = false;
+    const auto unit_at = [&](int unit) {
+      if (mc == 1) return tile_at<Cfg>(p, unit, b, ops, m0, n0, kt0, ktiles);
+      tile_at_pair<Cfg>(p, unit, rank, b, ops, m0, n0, kt0, ktiles, ghost);
+      return true;
+    };
     if (tid < kWarpgroup) {
       // The TMA loads are issued by thread 0 (and thread 32 with two issuers).
-      if (Cfg::kTma && tid != 0 && !(Cfg::kIssuers == 2 && tid == 32)) return;
-      ProducerRing<Cfg::kStages> pr;
+      if (!Cfg::kTma || tid == 0 || (Cfg::kIssuers == 2 && tid == 32)) {
+        ProducerRing<Cfg::kStages> pr;
 #pragma unroll 1
-      for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        if (!tile_at<Cfg>(p, tile, b, ops, m0, n0, kt0, ktiles)) continue;
-        if (tid == 0) trace::mark(trace::kTileAt);
-        produce_tile<Cfg>(p, ta, tb, ops, b, m0, n0, kt0, ktiles, ring, full, empty, tid, pr);
+        for (int unit = first; unit < tiles; unit += stride) {
+          if (!unit_at(unit)) continue;
+          if (tid == 0) trace::mark(trace::kTileAt);
+          produce_tile<Cfg>(p, ta, tb, ops, b, ghost ? m0 - Cfg::kTileM : m0, n0, kt0, ktiles, ring, full, empty,
+                            tid, pr, mc);
+        }
       }
     } else {
       const int ctid = tid - kWarpgroup, wg = ctid / kWarpgroup, local = ctid % kWarpgroup;
+      const int peer = mc > 1 ? rank ^ 1 : -1;
       RingPos<Cfg::kStages> rd, rel;
 #pragma unroll 1
-      for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        if (!tile_at<Cfg>(p, tile, b, ops, m0, n0, kt0, ktiles)) continue;
+      for (int tile = first; tile < tiles; tile += stride) {
+        if (!unit_at(tile)) continue;
         const WgFixup<Cfg, Ops> fix{p,      ops, b, m0, n0, igemm::active_splits(ops.gemm_k, Cfg::kTileK, p.splits),
                                     igemm::fixup_words(p, tile % (p.n_tiles * p.g_blocks * p.phases * p.m_tiles)),
                                     reinterpret_cast<volatile int*>(ring_ptr + Cfg::kFixOffset)};
@@ -599,10 +749,11 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
           if (p.fixup) fix.start(ktiles, ctid);
         }
         WgAcc<Cfg> acc;
-        consume<Cfg>(acc, ktiles, ring, full, empty, wg * Cfg::kWgM, local & 31, rd, rel);
+        consume<Cfg>(acc, ktiles, ring, full, empty, wg * Cfg::kWgM, local & 31, rd, rel, peer);
+        if (ghost) continue;
         if constexpr (Cfg::kSplit == igemm::kSplitSerial) {
           if (p.fixup) {
-            fix.finish(acc, wg, local, ctid, ring_ptr, Cfg::kStaged && tile + static_cast<int>(gridDim.x) >= tiles);
+            fix.finish(acc, wg, local, ctid, ring_ptr, Cfg::kStaged && tile + stride >= tiles);
             continue;
           }
         }
@@ -624,7 +775,9 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
           continue;
         }
         if constexpr (Cfg::kStaged) {
-          if (tile + static_cast<int>(gridDim.x) >= tiles) {
+          // The block's last unit: the ring is idle (with multicast the
+          // partner's loads of the same last pair have all landed here).
+          if (tile + stride >= tiles) {
             store_staged<Cfg>(acc, p, ops, b, m0, n0, wg, ring_ptr, local);
             continue;
           }
@@ -639,6 +792,11 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
         trace::mark(trace::kStored);
         trace::finish(Cfg::kConsumers);
       }
+    }
+    if (mc > 1) {
+      // No block leaves while its partner may still arrive on its barriers.
+      __syncwarp();
+      dev::cluster_sync();
     }
   }
 }

@@ -46,6 +46,26 @@ bool tma_blocks_enabled() {
   return v;
 }
 
+// GCONV_WGMMA_MULTICAST=1 turns multicast launches on (read once; off by
+// default: measured 0.757 per pair against the same kernels without, 468
+// public fwd pairs, H100, seventeenth session, while the producers still
+// divided per stage; both blocks of a pair wait for the slower one's stages).
+bool multicast_enabled() {
+  static const bool v = jit::process_env_int("GCONV_WGMMA_MULTICAST", 0, 1).value_or(0) == 1;
+  return v;
+}
+
+// Whether a launch of t on the plan's problem forms clusters of two blocks
+// on adjacent M tiles that share B through TMA multicast (wgmma.cuh
+// tile_at_pair, produce_tma): fwd TMA kernels without split, at least two M
+// tiles. Each block then issues A and half of B per stage: the TMA issues a
+// block's loads at ~20-30 bytes a cycle (GCONV_WGMMA_TRACE, H100,
+// docs/wgmma.md), so a block waits less for its stages.
+bool multicast_ok(const KernelTraits& t, const igemm::LaunchPlan& plan) {
+  return multicast_enabled() && t.tma && t.direction == Direction::fwd && t.split_mode == SplitKMode::none &&
+         plan.params.m_tiles >= 2 && plan.params.phases == 1 && plan.params.splits == 1 && t.tile_n % 16 == 0;
+}
+
 // Tiles of at most this many outputs run on the persistent grid by default.
 // A persistent block stores all but its last tile straight from the
 // accumulators (the ring already holds the next tile's stages), two 4-byte
@@ -75,6 +95,9 @@ Status cap_grid(const KernelTraits& t, const LoadedKernel& k, igemm::LaunchPlan&
     cap = unsigned(*resident);
   }
   if (plan.grid > cap) plan.grid = cap;
+  // Whole clusters (a multicast launch's pairs).
+  plan.grid -= plan.grid % plan.cluster;
+  if (plan.grid < plan.cluster) plan.grid = plan.cluster;
   return Status::Ok();
 }
 
@@ -98,6 +121,17 @@ class WgmmaFamily final : public KernelFamily {
                 CUstream_st* stream) const override {
     Result<igemm::LaunchPlan> plan = wgmma::make_plan(t, p);
     if (!plan.ok()) return plan.status();
+    const bool mcast = multicast_ok(t, *plan);
+    if (mcast) {
+      // One cluster of two blocks per pair of M tiles (a last odd tile pairs
+      // with a ghost).
+      const igemm::IgemmParams& q = plan->params;
+      plan->params.mcast = 2;
+      plan->cluster = 2;
+      plan->grid = 2u * unsigned(q.n_tiles * q.g_blocks * q.phases * ((q.m_tiles + 1) / 2) * q.splits);
+    } else {
+      plan->params.mcast = 1;
+    }
     GCONV_RETURN_IF_ERROR(cap_grid(t, k, *plan));
     // gconv_main's tensor maps after IgemmParams: A and B of a TMA
     // producer, then the output's. They hold the tensor addresses: encoded
@@ -140,6 +174,8 @@ class WgmmaFamily final : public KernelFamily {
         plan->params.tma_blocks |= 2;
       else if (on && wgmma::w_blocks_ok(t, p) && blocks(wgmma::w_blocks_args(t, p), b_ptr, &tb))
         plan->params.tma_blocks |= 2;
+      else if (mcast)
+        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_multicast_args(t, p), p.dtype, b_ptr, &tb));
       else
         GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_args(t, p, flat), p.dtype, b_ptr, &tb));
       maps[n++] = &ta;

@@ -201,6 +201,8 @@ std::string instance_source(const KernelTraits& t) {
   if (trace_blocks() > 0) s += "#define GCONV_WGMMA_TRACE " + std::to_string(trace_blocks()) + "\n";
   // GCONV_WGMMA_CLUSTER_AHEAD=0 (read once): cluster split-K's reduction with
   // the earlier serial loads (wgmma/epilogue.cuh reduce_cluster), A/B runs.
+  static const bool tap_walk = jit::process_env_on("GCONV_WGMMA_TAPWALK");
+  if (!tap_walk && t.tma) s += "#define GCONV_WGMMA_STAGE_DIVIDE 1\n";  // TMA producers divide per stage (A/B runs)
   static const bool cluster_ahead = jit::process_env_on("GCONV_WGMMA_CLUSTER_AHEAD");
   if (!cluster_ahead && t.split_mode == SplitKMode::cluster) s += "#define GCONV_WGMMA_CLUSTER_SERIAL 1\n";
   s += "#include \"wgmma/wgmma.cuh\"\n";
