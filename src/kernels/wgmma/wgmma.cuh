@@ -6,9 +6,12 @@
 // grid (wgmma_main).
 //
 // Roles: warpgroup 0 produces, warpgroups 1..CWG consume.
-//   producer (Cfg::kTma, fwd): one thread issues a TMA im2col load of A and
-//     a tiled load of B per stage, both completing on the stage's full
-//     barrier (produce_tma).
+//   producer (Cfg::kTma, fwd): thread 0 issues a TMA im2col load of A and
+//     thread 32 a tiled load of B per stage (one thread both with
+//     Cfg::kIssuers == 1), completing on the stage's full barrier
+//     (produce_tma); the K coordinates are stepped, not divided (TapWalk).
+//     With IgemmParams::mcast == 2 two blocks of a cluster share B
+//     (multicast, tile_at_pair).
 //   producer (otherwise): gathers the K tiles of A and B with cp.async (im2col, phases,
 //     padding and tails zero-filled) into a ring of STAGES stages laid out as
 //     wgmma's 128/64/32-byte swizzle modes read them. A stage is published
