@@ -24,7 +24,9 @@ struct BlockPos {
   int nt, g0, ngroups, mt, split, phase;
 };
 
-__device__ __forceinline__ BlockPos block_pos(const IgemmParams& p, int gpb, int bid) {
+// m_tiles: the M tiles of the order (p.m_tiles; the wgmma family's multicast
+// pairs walk (m_tiles + 1) / 2 pairs of M tiles).
+__device__ __forceinline__ BlockPos block_pos(const IgemmParams& p, int gpb, int bid, int m_tiles) {
   BlockPos b;
   b.nt = bid % p.n_tiles;
   bid /= p.n_tiles;
@@ -32,11 +34,14 @@ __device__ __forceinline__ BlockPos block_pos(const IgemmParams& p, int gpb, int
   bid /= p.g_blocks;
   b.phase = bid % p.phases;
   bid /= p.phases;
-  b.mt = bid % p.m_tiles;
-  b.split = bid / p.m_tiles;
+  b.mt = bid % m_tiles;
+  b.split = bid / m_tiles;
   b.g0 = gb * gpb;
   b.ngroups = p.G - b.g0 < gpb ? p.G - b.g0 : gpb;
   return b;
+}
+__device__ __forceinline__ BlockPos block_pos(const IgemmParams& p, int gpb, int bid) {
+  return block_pos(p, gpb, bid, p.m_tiles);
 }
 
 // This split's K tiles: [kt0, kt0 + count).

@@ -393,15 +393,17 @@ __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, con
   // thread's divisions per stage outlasted small tiles' MMAs; produce_tma).
   constexpr int kNB = Cfg::kTileN / 64;
   int bch[kNB];
-  unsigned short boff[kNB][3];
+  unsigned short boff[kNB][3] = {};
+  const auto block_coords = [&] {
 #pragma unroll
-  for (int j = 0; j < kNB; ++j) {
-    const int col = n0 + 64 * j;
-    const int tap = col / p.Cg;
-    bch[j] = b.g0 * p.Cg + col - tap * p.Cg;
-    boff[j][0] = boff[j][1] = boff[j][2] = 0;
-    if (part != 0 && !b3 && !p.tma_flat && j < nblocks) tap_offsets<Cfg::kNdim>(p, tap, boff[j]);
-  }
+    for (int j = 0; j < kNB; ++j) {
+      const int col = n0 + 64 * j;
+      const int tap = col / p.Cg;
+      bch[j] = b.g0 * p.Cg + col - tap * p.Cg;
+      if (part != 0 && !b3 && !p.tma_flat && j < nblocks) tap_offsets<Cfg::kNdim>(p, tap, boff[j]);
+    }
+  };
+  block_coords();
   tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
                          [&](int k, u32 st, u32 bar) {
     mbar_arrive_expect_tx(bar, a_tx + b_tx);
@@ -419,13 +421,7 @@ __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, con
       return;
     }
 #ifdef GCONV_WGMMA_STAGE_DIVIDE
-#pragma unroll
-    for (int j = 0; j < kNB; ++j) {
-      const int col = n0 + 64 * j;
-      const int tap = col / p.Cg;
-      bch[j] = b.g0 * p.Cg + col - tap * p.Cg;
-      if (!p.tma_flat && j < nblocks) tap_offsets<Cfg::kNdim>(p, tap, boff[j]);
-    }
+    block_coords();  // per stage, as before (A/B runs)
 #endif
     if (p.tma_flat) {
 #pragma unroll
@@ -605,17 +601,8 @@ __device__ __forceinline__ bool tile_at(const IgemmParams& p, int tile, BlockPos
 template <class Cfg, class Ops>
 __device__ __forceinline__ void tile_at_pair(const IgemmParams& p, int pair, int rank, BlockPos& b, Ops& ops, int& m0,
                                              int& n0, int& kt0, int& ktiles, bool& ghost) {
-  const int mpairs = (p.m_tiles + 1) / 2;
-  int q = pair;
-  b.nt = q % p.n_tiles;
-  q /= p.n_tiles;
-  b.g0 = q % p.g_blocks;
-  q /= p.g_blocks;
-  b.phase = q % p.phases;
-  q /= p.phases;
-  b.mt = 2 * (q % mpairs) + rank;
-  b.split = q / mpairs;
-  b.ngroups = 1;
+  b = igemm::block_pos(p, 1, pair, (p.m_tiles + 1) / 2);
+  b.mt = 2 * b.mt + rank;
   ops.setup(p, b);
   m0 = b.mt * Cfg::kTileM;
   n0 = b.nt * Cfg::kTileN;
@@ -664,6 +651,9 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
   // Multicast launch (IgemmParams::mcast, wgmma_family.cpp): clusters of two
   // blocks on adjacent M tiles share B's loads (produce_tma).
   const int mc = Cfg::kMcastable && p.mcast == 2 ? 2 : 1;
+  // The producer threads that load: the whole warpgroup (cp.async), or
+  // thread 0 (and thread 32 with two issuers) issuing the TMA loads.
+  const bool loads = !Cfg::kTma || tid == 0 || (Cfg::kIssuers == 2 && tid == 32);
   const auto init_barriers = [&] {
     if (tid == 0) {
       trace::begin();
@@ -695,8 +685,7 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
     init_barriers();
     if (tid < kWarpgroup) {
       ProducerRing<Cfg::kStages> pr;
-      if (!Cfg::kTma || tid == 0 || (Cfg::kIssuers == 2 && tid == 32))
-        produce_tile<Cfg>(p, ta, tb, ops, b, m0, n0, kt0, ktiles, ring, full, empty, tid, pr);
+      if (loads) produce_tile<Cfg>(p, ta, tb, ops, b, m0, n0, kt0, ktiles, ring, full, empty, tid, pr);
     } else {
       const int ctid = tid - kWarpgroup, local = ctid % kWarpgroup;
       RingPos<Cfg::kStages> rd, rel;
@@ -727,8 +716,7 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
       return true;
     };
     if (tid < kWarpgroup) {
-      // The TMA loads are issued by thread 0 (and thread 32 with two issuers).
-      if (!Cfg::kTma || tid == 0 || (Cfg::kIssuers == 2 && tid == 32)) {
+      if (loads) {
         ProducerRing<Cfg::kStages> pr;
 #pragma unroll 1
         for (int unit = first; unit < tiles; unit += stride) {

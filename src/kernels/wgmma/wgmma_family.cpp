@@ -63,7 +63,7 @@ bool multicast_enabled() {
 // docs/wgmma.md), so a block waits less for its stages.
 bool multicast_ok(const KernelTraits& t, const igemm::LaunchPlan& plan) {
   return multicast_enabled() && t.tma && t.direction == Direction::fwd && t.split_mode == SplitKMode::none &&
-         plan.params.m_tiles >= 2 && plan.params.phases == 1 && plan.params.splits == 1 && t.tile_n % 16 == 0;
+         plan.params.m_tiles >= 2 && plan.params.phases == 1 && t.tile_n % 16 == 0;
 }
 
 // Tiles of at most this many outputs run on the persistent grid by default.

@@ -195,14 +195,16 @@ std::string instance_source(const KernelTraits& t) {
   const int threads = kWarpgroup * (t.warps_m + 1);
   std::string s;
   // GCONV_WGMMA_TRACE=N (N > 0, read once): the kernels print the SM-clock
-  // times of their phases for blocks 0 .. N-1 (wgmma.cuh WgTrace), for
-  // latency studies of small layers; the define makes them cache entries of
-  // their own.
+  // times of their phases for blocks 0 .. N-1 (wgmma.cuh namespace trace),
+  // for latency studies of small layers. These defines make other cache
+  // entries.
   if (trace_blocks() > 0) s += "#define GCONV_WGMMA_TRACE " + std::to_string(trace_blocks()) + "\n";
+  // GCONV_WGMMA_TAPWALK=0 (read once): TMA producers divide their K
+  // coordinates per stage again (wgmma.cuh TapWalk), for A/B runs.
+  static const bool tap_walk = jit::process_env_on("GCONV_WGMMA_TAPWALK");
+  if (!tap_walk && t.tma) s += "#define GCONV_WGMMA_STAGE_DIVIDE 1\n";
   // GCONV_WGMMA_CLUSTER_AHEAD=0 (read once): cluster split-K's reduction with
   // the earlier serial loads (wgmma/epilogue.cuh reduce_cluster), A/B runs.
-  static const bool tap_walk = jit::process_env_on("GCONV_WGMMA_TAPWALK");
-  if (!tap_walk && t.tma) s += "#define GCONV_WGMMA_STAGE_DIVIDE 1\n";  // TMA producers divide per stage (A/B runs)
   static const bool cluster_ahead = jit::process_env_on("GCONV_WGMMA_CLUSTER_AHEAD");
   if (!cluster_ahead && t.split_mode == SplitKMode::cluster) s += "#define GCONV_WGMMA_CLUSTER_SERIAL 1\n";
   s += "#include \"wgmma/wgmma.cuh\"\n";
