@@ -14,6 +14,11 @@
 #             (GCONV_GPU_TEST_FAMILY=wgmma), then `gconv run --check` on a few shapes
 #   ncu       Nsight Compute on a few kernels (NCU_CASES)
 #   trace     phase clocks of wgmma kernels built with GCONV_WGMMA_TRACE (TRACE_CASES)
+#   tmaprobe  bench/tma_probe (built here into .device/tma_probe): what one block's TMA loads stream
+#   sass      SASS of wgmma kernels (SASS_CASES 'spec|filter;...') and of .device/tma_probe, through
+#             cuobjdump/nvdisasm wherever the image has them (e.g. Triton's copies), else ncu's source page
+#   ncusass   Nsight Compute's source page (SASS with per-instruction warp-stall samples) of the
+#             kernels of NS_CASES ('spec|filter;...'), CSV
 #   cudnnk    cuDNN's kernels for CK_SPECS through PyTorch: names, times, Nsight Compute sections
 #   dwcheck   direct register-window kernels (DW_FILTER): built, GPU correctness (bf16 all, fp16/fp32
 #             samples), sanitizers (DW_SAN) on 2 kernels per bf16 2D pool
@@ -136,6 +141,11 @@ head_shapes() { awk -v n="$2" '/^#/ || !h++ {print; next} k++ < n' "$1"; }
 # ab_env VAR TAG LABEL LOGDIR SECONDS REPEATS PAIRS [A [B]]: the public set's PAIRS timed with VAR=A
 # (default 0; mode 0) and with VAR=B (default unset; mode on) -> /tmp/TAG_MODE.csv and $OUT/TAG_MODE.csv.zst,
 # bench stderr in LOGDIR
+# pack SRC DST.zst: compressed with .device/zstd, or with gzip into DST.gz where the
+# bundle left zstd out (the 64 MiB carry limit).
+pack() {
+  if [ -x .device/zstd ]; then .device/zstd -q -T0 -12 "$1" -o "$2"; else gzip -c "$1" > "${2%.zst}.gz"; fi
+}
 ab_env() {
   local var=$1 tag=$2 label=$3 logs=$4 secs=$5 reps=$6 pairs=$7 va=${8:-0} vb=${9:-} mode
   grep -v '^#' problems/cudnn_public_h200.jsonl > /tmp/pub.jsonl
@@ -144,7 +154,7 @@ ab_env() {
       timeout -k 10 "$secs" .device/gconv bench --problems /tmp/pub.jsonl --pairs "$pairs" \
         --out "/tmp/${tag}_$mode.csv" --warmup 2 --repeats "$reps" --jobs "$ncpu" 2> "$logs/${tag}_${mode}_stderr.log" )
     echo "$label bench $mode rc=$?: $(tail -n 1 "$logs/${tag}_${mode}_stderr.log")"
-    .device/zstd -q -T0 -12 "/tmp/${tag}_$mode.csv" -o "$OUT/${tag}_$mode.csv.zst"
+    pack "/tmp/${tag}_$mode.csv" "$OUT/${tag}_$mode.csv.zst"
   done
 }
 ngpu=$(nvidia-smi -L | wc -l); ncpu=$(nproc)
@@ -232,7 +242,7 @@ for stage in "$@"; do
         --devices "$devs" --out /tmp/train.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --progress-s 60 \
         --jobs "$ncpu" 2> "$OUT/train_stderr.log"
       tail -n 3 "$OUT/train_stderr.log"; echo "train: $(wc -l < /tmp/train.csv) lines"
-      .device/zstd -q -T0 -12 /tmp/train.csv -o "$OUT/train.csv.zst"; ls -la "$OUT" ;;
+      pack /tmp/train.csv "$OUT/train.csv.zst"; ls -la "$OUT" ;;
     subset)
       # fp16 / fp32 training rows: the first SUBSET_SHAPES shapes of train_sweep
       # (default 250) in each of SUBSET_DTYPES (default fp16,fp32), all
@@ -248,7 +258,7 @@ for stage in "$@"; do
           --devices "$devs" --out /tmp/subset_$dt.out.csv --warmup 1 --repeats 5 --check "${CHECK:-first}" --timeout-s 60 \
           --progress-s 60 --jobs "$ncpu" 2> "$OUT/subset_${dt}_stderr.log"
         tail -n 2 "$OUT/subset_${dt}_stderr.log"; echo "subset $dt: $(wc -l < /tmp/subset_$dt.out.csv) lines"
-        .device/zstd -q -T0 -12 /tmp/subset_$dt.out.csv -o "$OUT/subset_$dt.csv.zst"
+        pack /tmp/subset_$dt.out.csv "$OUT/subset_$dt.csv.zst"
       done ;;
     demo)
       # scripts/dev demo's main job on the GPU: the shipped model's picks for
@@ -329,13 +339,13 @@ for stage in "$@"; do
         --provider gconv,cudnn --out /tmp/sf.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" \
         --progress-s 60 2> "$OUT/sf_bench.log"
       echo "sweepf bench rc=$?"; grep -v ETA "$OUT/sf_bench.log" | tail -n 2
-      .device/zstd -q -T0 -12 /tmp/sf.csv -o "$OUT/sf.csv.zst" ;;
+      pack /tmp/sf.csv "$OUT/sf.csv.zst" ;;
     abpicks)
       timeout -k 10 "${AB_S:-420}" .device/gconv bench --problems "${AB_PROBLEMS:-problems/cudnn_public_h200.jsonl}" \
         --pairs .device/ab_pairs.csv --provider gconv,cudnn --out /tmp/ab.csv --warmup 2 --repeats 5 --check none \
         --jobs "$ncpu" --progress-s 60 2> "$OUT/ab_bench.log"
       echo "abpicks bench rc=$?"; grep -v ETA "$OUT/ab_bench.log" | tail -n 3
-      .device/zstd -q -T0 -12 /tmp/ab.csv -o "$OUT/ab_picks.csv.zst" ;;
+      pack /tmp/ab.csv "$OUT/ab_picks.csv.zst" ;;
     pwtma)
       L=/tmp/pwlogs; mkdir -p $L/d $L/c $L/san
       F=${PW_FILTER:-'family==wgmma && tma==true'}
@@ -355,7 +365,7 @@ for stage in "$@"; do
         --provider gconv,cudnn --out /tmp/pw_ab.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" \
         --progress-s 60 2> "$OUT/pw_ab_bench.log"
       echo "pw bench rc=$?"; grep -v ETA "$OUT/pw_ab_bench.log" | tail -n 2
-      .device/zstd -q -T0 -12 /tmp/pw_ab.csv -o "$OUT/pw_ab.csv.zst"
+      pack /tmp/pw_ab.csv "$OUT/pw_ab.csv.zst"
       tar -czf "$OUT/pw_logs.tar.gz" -C /tmp pwlogs ;;
     smoke)
       # After a kernel change: every GPU test on SMOKE_SAMPLE (default 2) kernels per pool, then the
@@ -380,7 +390,7 @@ for stage in "$@"; do
         --out /tmp/rt.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --progress-s 60 --jobs "$ncpu" \
         2> "$OUT/rt_bench.log"
       echo "retime bench rc=$?"; tail -n 2 "$OUT/rt_bench.log"; echo "rows: $(wc -l < /tmp/rt.csv)"
-      .device/zstd -q -T0 -12 /tmp/rt.csv -o "$OUT/rt_rows.csv.zst" ;;
+      pack /tmp/rt.csv "$OUT/rt_rows.csv.zst" ;;
     candrows)
       filt=${CAND_FILTER:-family==wgmma || window_w > 0}
       for dt in bf16 fp16 fp32; do
@@ -399,7 +409,7 @@ for stage in "$@"; do
         --out /tmp/cand.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --progress-s 60 --jobs "$ncpu" \
         2> "$OUT/cand_bench.log"
       echo "cand bench rc=$?"; tail -n 2 "$OUT/cand_bench.log"; echo "rows: $(wc -l < /tmp/cand.csv)"
-      .device/zstd -q -T0 -12 /tmp/cand.csv -o "$OUT/cand_rows.csv.zst" ;;
+      pack /tmp/cand.csv "$OUT/cand_rows.csv.zst" ;;
     tccheck)
       .device/gconv build --direction bwd_data --filter 'family==tinyc' --jobs "$ncpu" > "$OUT/tc_build.txt" 2>&1
       .device/gconv build --direction bwd_data --dtype fp16 --filter 'family==tinyc' --jobs "$ncpu" >> "$OUT/tc_build.txt" 2>&1
@@ -423,7 +433,7 @@ for stage in "$@"; do
       timeout -k 10 "${TC_S:-200}" .device/gconv bench --problems /tmp/tc.jsonl --provider gconv,cudnn \
         --filter "${TC_FILTER:-family==tinyc || (family==igemm && tile_n<=32) || (family==wgmma && tile_n<=64)}" \
         --out /tmp/tc.csv --warmup 3 --repeats 9 --jobs "$ncpu" 2> "$OUT/tc_bench.log"
-      echo "tc bench rc=$?"; tail -n 1 "$OUT/tc_bench.log"; .device/zstd -q -T0 -12 /tmp/tc.csv -o "$OUT/tc.csv.zst"
+      echo "tc bench rc=$?"; tail -n 1 "$OUT/tc_bench.log"; pack /tmp/tc.csv "$OUT/tc.csv.zst"
       python3 - <<'PY'
 import csv, collections
 best = collections.defaultdict(dict)
@@ -482,7 +492,7 @@ PY
       timeout -k 10 "${PERSIST_S:-150}" .device/gconv bench --problems /tmp/pub.jsonl --pairs .device/persist_pairs_other.csv \
         --out /tmp/ps_other.csv --warmup 2 --repeats "${REPEATS:-5}" --jobs "$ncpu" 2> "$OUT/ps_other_stderr.log"
       echo "other bench rc=$?: $(tail -n 1 "$OUT/ps_other_stderr.log")"
-      for mode in 0 on 0b; do tail -n +2 /tmp/ps_other.csv >> /tmp/ps_$mode.csv; .device/zstd -q -T0 -12 /tmp/ps_$mode.csv -o "$OUT/ps_$mode.csv.zst"; done
+      for mode in 0 on 0b; do tail -n +2 /tmp/ps_other.csv >> /tmp/ps_$mode.csv; pack /tmp/ps_$mode.csv "$OUT/ps_$mode.csv.zst"; done
       python3 bench/ab_sweeps.py --a /tmp/ps_0.csv --b /tmp/ps_on.csv --label-a tile --label-b persistent --family wgmma | tee "$OUT/ab.txt"
       python3 bench/ab_sweeps.py --a /tmp/ps_0.csv --b /tmp/ps_0b.csv --label-a tile --label-b tile_again --family wgmma | tee "$OUT/ab_noise.txt"
       if [ "${CUDNN:-1}" != 0 ]; then
@@ -514,7 +524,7 @@ PY
           timeout -k 5 "${QUICK_AB_S:-45}" .device/gconv bench --problems /tmp/pub.jsonl --pairs .device/quick_pairs_wg.csv \
             --out /tmp/q_$mode.csv --warmup 2 --repeats 5 --jobs "$ncpu" 2> "$L/q_${mode}_stderr.log" )
         echo "A/B bench $mode rc=$?: $(tail -n 1 "$L/q_${mode}_stderr.log")"
-        .device/zstd -q -T0 -12 /tmp/q_$mode.csv -o "$OUT/q_$mode.csv.zst"
+        pack /tmp/q_$mode.csv "$OUT/q_$mode.csv.zst"
       done
       python3 bench/ab_sweeps.py --a /tmp/q_0.csv --b /tmp/q_on.csv --label-a tile --label-b persistent --family wgmma | tee "$L/q_ab.txt"
       python3 -c "import json; l=[x for x in open('problems/cudnn_public_h200.jsonl') if x.strip()]; \
@@ -544,7 +554,7 @@ PY
           timeout -k 5 "$([ $mode = 0 ] && echo 55 || echo 40)" .device/gconv bench --problems .device/train_ab_problems.txt \
             --pairs .device/train_pairs_wg.csv --out /tmp/t_$mode.csv --warmup 2 --repeats 5 --jobs "$ncpu" 2> "$L/t_${mode}_stderr.log" )
         echo "A/B train $mode rc=$?: $(tail -n 1 "$L/t_${mode}_stderr.log")"
-        .device/zstd -q -T0 -12 /tmp/t_$mode.csv -o "$OUT/t_$mode.csv.zst"
+        pack /tmp/t_$mode.csv "$OUT/t_$mode.csv.zst"
       done
       python3 bench/ab_sweeps.py --a /tmp/t_0.csv --b /tmp/t_on.csv --label-a tile --label-b persistent --family wgmma | tee "$L/t_ab.txt"
       python3 bench/ab_sweeps.py --a /tmp/t_0.csv --b /tmp/t_0b.csv --label-a tile --label-b tile_again --family wgmma | head -n 6 | tee "$L/t_noise.txt"
@@ -617,7 +627,7 @@ PY
             --filter 'family==direct && window_w==0 && !deterministic' --out /tmp/fd_$mode.csv --warmup 2 --repeats 7 \
             --check none --jobs "$ncpu" 2> "$L/fd_${mode}_stderr.log" )
         echo "direct bench $mode rc=$?: $(tail -n 1 "$L/fd_${mode}_stderr.log")"
-        .device/zstd -q -T0 -12 /tmp/fd_$mode.csv -o "$OUT/fd_$mode.csv.zst"
+        pack /tmp/fd_$mode.csv "$OUT/fd_$mode.csv.zst"
       done
       python3 bench/ab_sweeps.py --a /tmp/fd_0.csv --b /tmp/fd_on.csv --label-a three_launches --label-b fixup \
         | tee "$OUT/ab_direct.txt"
@@ -643,7 +653,7 @@ PY
       cp /tmp/dp_old.csv /tmp/dp_all.csv; tail -n +2 /tmp/dp_new.csv >> /tmp/dp_all.csv
       python3 bench/best_by_label.py --baseline cudnn before=/tmp/dp_old.csv deep=/tmp/dp_new.csv with_deep=/tmp/dp_all.csv \
         cudnn=/tmp/dp_old.csv:cudnn --per-problem "$OUT/deep_per_problem.csv" | tee "$OUT/deep_report.txt"
-      for f in old new; do .device/zstd -q -T0 -12 /tmp/dp_$f.csv -o "$OUT/dp_$f.csv.zst"; done
+      for f in old new; do pack /tmp/dp_$f.csv "$OUT/dp_$f.csv.zst"; done
       tar -czf "$OUT/dp_logs.tar.gz" -C /tmp dplogs ;;
     episep)
       L=/tmp/eslogs; mkdir -p $L/c $L/d
@@ -721,7 +731,7 @@ PY
         timeout -k 5 "${GT_S:-120}" .device/gconv bench --problems .device/grouped_train.txt --filter 'family==direct && window_w==0' \
           --out /tmp/g_train.csv --warmup 2 --repeats 5 --jobs "$ncpu" 2> "$L/g_train_stderr.log"
         echo "grouped training rows rc=$?: $(tail -n 1 "$L/g_train_stderr.log")"
-        .device/zstd -q -T0 -12 /tmp/g_train.csv -o "$OUT/g_train.csv.zst"
+        pack /tmp/g_train.csv "$OUT/g_train.csv.zst"
       fi
       for f in g_0 g_on g_gemm g_odd g_odd_prev; do gzip -c /tmp/$f.csv > $L/$f.csv.gz; done
       tar -czf "$OUT/gb_logs.tar.gz" -C /tmp gblogs ;;
@@ -746,7 +756,7 @@ PY
       timeout -k 5 "${GT_S:-60}" .device/gconv bench --problems .device/grouped_train.txt --filter "$F" \
         --out /tmp/gn_train.csv --warmup 2 --repeats 5 --jobs "$ncpu" 2> "$L/gn_train_stderr.log"
       echo "grouped training rows rc=$?: $(tail -n 1 "$L/gn_train_stderr.log")"
-      .device/zstd -q -T0 -12 /tmp/gn_train.csv -o "$OUT/gn_train.csv.zst"
+      pack /tmp/gn_train.csv "$OUT/gn_train.csv.zst"
       for f in gn_dir gn_gemm; do gzip -c /tmp/$f.csv > $L/$f.csv.gz; done
       tar -czf "$OUT/gn_logs.tar.gz" -C /tmp gnlogs ;;
     gab)
@@ -780,7 +790,7 @@ PY
         timeout -k 5 "${GT_S:-100}" .device/gconv bench --problems .device/grouped_train.txt --filter 'family==direct && window_w==0' \
           --out /tmp/ga_train.csv --warmup 2 --repeats 5 --jobs "$ncpu" 2> "$L/ga_train_stderr.log"
         echo "grouped training rows rc=$?: $(tail -n 1 "$L/ga_train_stderr.log")"
-        .device/zstd -q -T0 -12 /tmp/ga_train.csv -o "$OUT/ga_train.csv.zst"
+        pack /tmp/ga_train.csv "$OUT/ga_train.csv.zst"
       fi
       for f in wb_1024 wb_2048 wb_4096 ga_dir ga_gemm; do [ -f /tmp/$f.csv ] && gzip -c /tmp/$f.csv > $L/$f.csv.gz; done
       tar -czf "$OUT/gab_logs.tar.gz" -C /tmp gablogs ;;
@@ -789,7 +799,7 @@ PY
         ${POL_DIRECTIONS:+--directions "$POL_DIRECTIONS"} --policy heuristic --provider gconv,cudnn --out /tmp/pol.csv --warmup 2 --repeats 5 \
         --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/policy_summary_${POL_TAG:-pub}.txt"
       echo "policy bench rc=$?"; grep -v "ETA" "$OUT/policy_summary_${POL_TAG:-pub}.txt" | tail -n 24
-      .device/zstd -q -T0 -12 /tmp/pol.csv -o "$OUT/policy_${POL_TAG:-pub}.csv.zst" ;;
+      pack /tmp/pol.csv "$OUT/policy_${POL_TAG:-pub}.csv.zst" ;;
     grows)
       nvidia-smi -L | grep -q H200 || { echo "grows: not an H200, no training rows"; continue; }
       python3 bench/sweep_problems.py --expand-directions < problems/train_grouped.csv > /tmp/tg.csv
@@ -803,13 +813,13 @@ PY
       timeout -k 10 "${GR_S:-200}" .device/gconv bench --problems /tmp/tg.csv --filter 'family==direct && window_w==0' \
         --out /tmp/tg_rows.csv --warmup 1 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2>> "$OUT/tg_bench.log"
       echo "direct rc=$?: $(tail -n 1 "$OUT/tg_bench.log")"
-      .device/zstd -q -T0 -12 /tmp/tg_rows.csv -o "$OUT/tg_rows.csv.zst" ;;
+      pack /tmp/tg_rows.csv "$OUT/tg_rows.csv.zst" ;;
     smallsweep)
       timeout -k 10 "${SC_S:-480}" .device/gconv bench --problems problems/small_classes.csv --directions all \
         --provider gconv,cudnn --policy "topk:${SC_TOP:-16}" --out /tmp/sc.csv --warmup 2 --repeats 5 --check none \
         --jobs "$ncpu" --progress-s 60 2> "$OUT/sc_bench.log"
       echo "sc bench rc=$?"; tail -n 3 "$OUT/sc_bench.log"
-      .device/zstd -q -T0 -12 /tmp/sc.csv -o "$OUT/small_classes_sweep.csv.zst"
+      pack /tmp/sc.csv "$OUT/small_classes_sweep.csv.zst"
       python3 bench/class_report.py --sweep /tmp/sc.csv --per-problem "$OUT/sc_per_problem.csv" > "$OUT/class_report.txt"
       head -n 80 "$OUT/class_report.txt" ;;
     pubsweep)
@@ -832,7 +842,7 @@ PY
           --out /tmp/pub.csv --warmup 2 --repeats "${REPEATS:-7}" --jobs "$ncpu" --progress-s 60 2> "$OUT/pub_top_stderr.log"
         echo "pub top bench rc=$?"; tail -n 3 "$OUT/pub_top_stderr.log"
       fi
-      .device/zstd -q -T0 -12 /tmp/pub.csv -o "$OUT/pub.csv.zst"
+      pack /tmp/pub.csv "$OUT/pub.csv.zst"
       if [ -n "${CUDNN:-1}" ] && [ "${CUDNN:-1}" != 0 ]; then
         PYTHONUNBUFFERED=1 python3 bench/cudnn_torch.py --problems /tmp/pub.jsonl \
           --out "$OUT/cudnn_torch.jsonl" --gemm-gflop 5 --modes "${CUDNN_MODES:-heur,exh}" 2> "$OUT/cudnn.log"
@@ -863,7 +873,7 @@ PY
       timeout -k 10 "${DW_S:-300}" .device/gconv bench --problems /tmp/dw.jsonl --filter "${DW_SWEEP_FILTER:-family == direct}" \
         --out /tmp/dw.csv --warmup 3 --repeats 9 --jobs "$ncpu" --progress-s 60 2> "$OUT/dw_bench.log"
       echo "dw bench rc=$?"; tail -n 2 "$OUT/dw_bench.log"
-      .device/zstd -q -T0 -12 /tmp/dw.csv -o "$OUT/dw.csv.zst"
+      pack /tmp/dw.csv "$OUT/dw.csv.zst"
       PYTHONUNBUFFERED=1 python3 bench/cudnn_torch.py --problems /tmp/dw.jsonl --out "$OUT/cudnn_dw.jsonl" \
         --modes heur,exh 2> "$OUT/cudnn_dw.log"
       python3 bench/compare_cudnn.py --sweep /tmp/dw.csv --cudnn "$OUT/cudnn_dw.jsonl" --by-family \
@@ -879,12 +889,12 @@ PY
       .device/gconv bench --problems /tmp/dw_hold.csv --directions all --provider gconv,cudnn --filter 'family == direct' \
         --out /tmp/dw_hold_sweep.csv --warmup 3 --repeats 9 --jobs "$ncpu" --progress-s 60 2> "$OUT/dw_hold.log"
       echo "holdout bench rc=$?"; tail -n 1 "$OUT/dw_hold.log"
-      .device/zstd -q -T0 -12 /tmp/dw_hold_sweep.csv -o "$OUT/dw_holdout.csv.zst"
+      pack /tmp/dw_hold_sweep.csv "$OUT/dw_holdout.csv.zst"
       python3 bench/depthwise_report.py /tmp/dw_hold_sweep.csv - | tee "$OUT/dw_holdout_report.txt"
       timeout -k 10 "${DW_DATA_S:-300}" .device/gconv bench --problems /tmp/dw_train.csv --directions all --filter 'window_w > 0' \
         --out /tmp/dw_train_sweep.csv --warmup 2 --repeats 5 --jobs "$ncpu" --progress-s 60 2> "$OUT/dw_train.log"
       echo "train bench rc=$?"; tail -n 1 "$OUT/dw_train.log"
-      .device/zstd -q -T0 -12 /tmp/dw_train_sweep.csv -o "$OUT/dw_train_window.csv.zst" ;;
+      pack /tmp/dw_train_sweep.csv "$OUT/dw_train_window.csv.zst" ;;
     ncu)
       # Nsight Compute on one launch of chosen kernels (NCU_CASES: "spec|filter;..."): throughput
       # against the ceilings, memory traffic, warp stalls (NCU_EXTRA: more ncu arguments,
@@ -913,6 +923,44 @@ PY
           --filter "$filt" --tuning-cache off --warmup 2 --repeats 1 > "$OUT/trace_$i.txt" 2>&1
         echo "trace $i rc=$? $spec [$filt]"; grep -v "^WGT" "$OUT/trace_$i.txt" | tail -n 3
         python3 bench/wgmma_trace.py "$spec" < "$OUT/trace_$i.txt"
+      done ;;
+    tmaprobe)
+      timeout -k 5 "${TP_S:-120}" .device/tma_probe > "$OUT/tma_probe.txt" 2>&1
+      echo "tma_probe rc=$?"; cat "$OUT/tma_probe.txt" ;;
+    sass)
+      dis=$(command -v cuobjdump || find / -xdev \( -name cuobjdump -o -name nvdisasm \) -type f 2>/dev/null | head -n 1)
+      echo "disassembler: ${dis:-none}"
+      sass_of() {  # cubin -> SASS text on stdout
+        case "$dis" in *cuobjdump) "$dis" -sass "$1" ;; *nvdisasm) "$dis" -c "$1" ;; esac
+      }
+      [ -n "$dis" ] && sass_of .device/tma_probe 2>&1 | gzip > "$OUT/sass_tma_probe.txt.gz"
+      IFS=';' read -ra cases <<<"${SASS_CASES:-}"
+      i=0
+      for c in "${cases[@]}"; do
+        spec=${c%%|*}; filt=${c#*|}; i=$((i + 1))
+        cd_=/tmp/sasscache_$i; rm -rf "$cd_"; mkdir -p "$cd_"
+        GCONV_CACHE_DIR=$cd_ timeout -k 5 120 .device/gconv run "$spec" --policy exhaustive --filter "$filt" \
+          --tuning-cache off --warmup 0 --repeats 1 2>&1 | tail -n 2
+        for f in $(find "$cd_" -name '*.cubin'); do
+          tail -c +49 "$f" > /tmp/k.cubin
+          if [ -n "$dis" ]; then sass_of /tmp/k.cubin; else echo "no disassembler"; fi
+        done 2>&1 | gzip > "$OUT/sass_$i.txt.gz"
+        if [ -z "$dis" ]; then
+          timeout -k 5 120 ncu --clock-control none --page source --print-source sass -k regex:gconv_main -c 1 \
+            .device/gconv run "$spec" --policy exhaustive --filter "$filt" --tuning-cache off --warmup 0 --repeats 1 \
+            2>&1 | gzip > "$OUT/sass_ncu_$i.txt.gz"
+        fi
+        echo "sass $i: $spec [$filt] $(zcat "$OUT/sass_$i.txt.gz" | wc -l) lines"
+      done ;;
+    ncusass)
+      IFS=';' read -ra cases <<<"${NS_CASES:?NS_CASES is spec|filter;...}"
+      i=0
+      for c in "${cases[@]}"; do
+        spec=${c%%|*}; filt=${c#*|}; i=$((i + 1))
+        timeout -k 5 200 ncu --clock-control none --set full --import-source no --page source --print-source sass \
+          --csv -k regex:gconv_main -s 2 -c 1 .device/gconv run "$spec" --policy exhaustive --filter "$filt" \
+          --tuning-cache off --warmup 2 --repeats 1 2> "$OUT/ncusass_$i.err" | gzip > "$OUT/ncusass_$i.csv.gz"
+        echo "ncusass $i rc=$? $spec [$filt]: $(zcat "$OUT/ncusass_$i.csv.gz" | wc -l) lines"; tail -n 3 "$OUT/ncusass_$i.err"
       done ;;
     cudnnk)
       # cuDNN's kernels for CK_SPECS (space-separated gconv specs): names and mean times from

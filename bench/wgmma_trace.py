@@ -14,7 +14,7 @@ import statistics
 import sys
 
 HEAD = re.compile(r"WGT b=(\d+) sm=(\d+) gt=(\d+) init=(\d+) consumed=(\d+) stored=(\d+) reduced=(\d+) end=(\d+)(?: tile_at=(\d+) pre_issue=(\d+))?")
-ROW = re.compile(r"WGT b=(\d+) (issue|full)((?: -?\d+)+)")
+ROW = re.compile(r"WGT b=(\d+) (issue|full|release|wake)((?: -?\d+)+)")
 
 
 def launches(lines):
@@ -71,10 +71,11 @@ def summarize(blocks, label):
     if full:
         n = min(len(f) for f in full)
         print("  full stage k (median cycles):", " ".join(f"{statistics.median(f[i] for f in full):.0f}" for i in range(n)))
-    issue = [d["issue"] for d in blocks.values() if d.get("issue")]
-    if issue:
-        n = min(len(f) for f in issue)
-        print("  issue k (median cycles):     ", " ".join(f"{statistics.median(f[i] for f in issue):.0f}" for i in range(n)))
+    for name, label in (("issue", "issue k"), ("release", "release k"), ("wake", "wake S+k")):
+        rows_ = [d[name] for d in blocks.values() if d.get(name)]
+        if rows_:
+            n = min(len(f) for f in rows_)
+            print(f"  {label + ' (median cycles):':29s}", " ".join(f"{statistics.median(f[i] for f in rows_):.0f}" for i in range(n)))
 
 
 def main():

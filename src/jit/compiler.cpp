@@ -6,6 +6,9 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
 
 #include "core/cuda_check.hpp"
 
@@ -182,6 +185,35 @@ std::shared_ptr<const HeaderSet> make_header_set(const HeaderMap& headers) {
 
 }  // namespace
 
+// GCONV_KERNEL_SOURCES=DIR (development: A/B runs of kernel code in one
+// process, bench/device_call.sh abenv): the kernels compile against every .cuh
+// under DIR (keyed by its path below DIR, as embedded) instead of the embedded
+// headers; the header digest keeps their cache entries apart. Read once per
+// directory.
+Result<std::shared_ptr<const HeaderSet>> headers_from_dir(const std::string& dir) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<const HeaderSet>> loaded;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = loaded.find(dir); it != loaded.end()) return it->second;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return io_error("GCONV_KERNEL_SOURCES: '" + dir + "' is not a directory of kernel headers");
+  HeaderMap headers;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file() || it->path().extension() != ".cuh") continue;
+    std::ifstream in(it->path(), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in && !in.eof()) return io_error("GCONV_KERNEL_SOURCES: cannot read " + it->path().string());
+    headers[fs::relative(it->path(), dir).generic_string()] = text.str();
+  }
+  if (ec) return io_error("GCONV_KERNEL_SOURCES: cannot list '" + dir + "': " + ec.message());
+  if (headers.empty()) return io_error("GCONV_KERNEL_SOURCES: no .cuh file under '" + dir + "'");
+  auto set = make_header_set(headers);
+  loaded.emplace(dir, set);
+  return std::shared_ptr<const HeaderSet>(set);
+}
+
 std::shared_ptr<const HeaderSet> header_set(const HeaderMap* headers) {
   if (headers == nullptr) {
     static const std::shared_ptr<const HeaderSet> embedded = make_header_set(embedded_kernel_sources());
@@ -206,7 +238,14 @@ Result<PreparedOptions> prepare(const CompileOptions& options, const EnvLookup& 
   p.nvrtc_args = {"--std=c++17", "-arch=" + p.arch, "-default-device", "-I" + *include};
   if (options.lineinfo) p.nvrtc_args.push_back("-lineinfo");
   p.nvrtc_args.insert(p.nvrtc_args.end(), options.extra.begin(), options.extra.end());
-  p.headers = header_set(options.headers);
+  const char* dir = options.headers == nullptr ? env("GCONV_KERNEL_SOURCES") : nullptr;
+  if (dir != nullptr && *dir != '\0') {
+    auto hs = headers_from_dir(dir);
+    if (!hs.ok()) return hs.status();
+    p.headers = *hs;
+  } else {
+    p.headers = header_set(options.headers);
+  }
   return p;
 }
 

@@ -155,6 +155,37 @@ TEST(JitCompiler, RelativeIncludesCompile) {
   EXPECT_TRUE(is_elf(cubin->image));
 }
 
+// GCONV_KERNEL_SOURCES (A/B runs of kernel code): the headers come from the
+// directory, with their own digest; a missing or empty directory is an error
+// naming the variable.
+TEST(JitCompiler, KernelSourcesDirectoryReplacesEmbeddedHeaders) {
+  testing::ScratchDir dir;
+  std::filesystem::create_directories(dir.path() / "fam");
+  std::ofstream(dir.path() / "fam" / "x.cuh") << "#pragma once\n__device__ int fx() { return 7; }\n";
+  std::ofstream(dir.path() / "notes.txt") << "not a header\n";
+  auto p = prepare(hopper(), fake_env({{"GCONV_KERNEL_SOURCES", dir.path().string()}}));
+  ASSERT_TRUE(p.ok()) << p.status().to_string();
+  EXPECT_EQ(p->headers->names, std::vector<std::string>{"fam/x.cuh"});
+  auto embedded = prepare(hopper(), fake_env({}));
+  ASSERT_TRUE(embedded.ok()) << embedded.status().to_string();
+  EXPECT_FALSE(p->headers->digest.hi == embedded->headers->digest.hi &&
+               p->headers->digest.lo == embedded->headers->digest.lo);
+  auto cubin = compile("#include \"fam/x.cuh\"\nextern \"C\" __global__ void k(int* q) { q[0] = fx(); }\n", "x.cu", *p);
+  ASSERT_TRUE(cubin.ok()) << cubin.status().to_string();
+  EXPECT_TRUE(is_elf(cubin->image));
+
+  for (const std::string bad : {(dir.path() / "missing").string(), (dir.path() / "fam" / "x.cuh").string()}) {
+    auto r = prepare(hopper(), fake_env({{"GCONV_KERNEL_SOURCES", bad}}));
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), StatusCode::io_error);
+    EXPECT_NE(r.status().message().find("GCONV_KERNEL_SOURCES"), std::string::npos) << r.status().message();
+  }
+  testing::ScratchDir empty;
+  auto r = prepare(hopper(), fake_env({{"GCONV_KERNEL_SOURCES", empty.path().string()}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no .cuh"), std::string::npos) << r.status().message();
+}
+
 TEST(JitCompiler, PreparedOptionsAreTheDocumentedOnes) {
   CompileOptions o = hopper();
   o.extra = {"-DFOO=1"};

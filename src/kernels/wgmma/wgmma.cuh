@@ -60,11 +60,16 @@ extern __shared__ __align__(1024) unsigned char wg_smem[];
 // first write (the first output tile of a persistent block), printed by
 // blocks 0 .. N-1 at the end. Without the define every mark is empty.
 namespace trace {
-enum : int { kEntry, kInit, kIssue = 2, kFull = 26, kConsumed = 50, kStored, kReduced, kTileAt, kPreIssue, kGlobal = 60, kSm, kDone = 63 };
-constexpr int kSlots = 24;
+// kRelease + k: the first consumer warp released stage k (its MMAs retired);
+// kWake + k: the producer's wait for the stage of its fill S + k returned.
+enum : int {
+  kEntry, kInit, kIssue = 2, kFull = 26, kConsumed = 50, kStored, kReduced, kTileAt, kPreIssue,
+  kGlobal = 60, kSm, kDone = 63, kRelease = 64, kWake = 80, kBuf = 96
+};
+constexpr int kSlots = 24, kRows = 16;
 #ifdef GCONV_WGMMA_TRACE
 __device__ __forceinline__ long long* buf() {
-  __shared__ long long b[64];
+  __shared__ long long b[kBuf];
   return b;
 }
 __device__ __forceinline__ void mark(int slot) {
@@ -73,7 +78,7 @@ __device__ __forceinline__ void mark(int slot) {
 }
 __device__ __forceinline__ void begin() {
   long long* b = buf();
-  for (int i = 0; i < 64; ++i) b[i] = 0;
+  for (int i = 0; i < kBuf; ++i) b[i] = 0;
   b[kEntry] = clock64();
   unsigned long long g;
   unsigned sm;
@@ -93,11 +98,13 @@ __device__ __forceinline__ void finish(int leaders) {
   const long long end = clock64() - b[kEntry];
   printf("WGT b=%d sm=%lld gt=%lld init=%lld consumed=%lld stored=%lld reduced=%lld end=%lld tile_at=%lld pre_issue=%lld\n",
          blockIdx.x, b[kSm], b[kGlobal], b[kInit], b[kConsumed], b[kStored], b[kReduced], end, b[kTileAt], b[kPreIssue]);
-  for (int r = 0; r < 2; ++r) {
-    const long long* s = b + (r ? kFull : kIssue);
+  const char* names[4] = {"issue", "full", "release", "wake"};
+  const int rows[4] = {kIssue, kFull, kRelease, kWake};
+  for (int r = 0; r < 4; ++r) {
+    const long long* s = b + rows[r];
     printf("WGT b=%d %s %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n", blockIdx.x,
-           r ? "full" : "issue", s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10], s[11], s[12],
-           s[13], s[14], s[15]);
+           names[r], s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10], s[11], s[12], s[13], s[14],
+           s[15]);
   }
 }
 #else
@@ -169,12 +176,18 @@ __device__ __forceinline__ void produce(const IgemmParams& p, Ops& ops, const Bl
 template <int S, class Issue>
 __device__ __forceinline__ void tma_ring(int kt0, int tile_k, int ktiles, u32 ring, int stage_bytes, u32 full,
                                          u32 empty, ProducerRing<S>& pr, Issue&& issue) {
+  int k = kt0 * tile_k;
 #pragma unroll 1
-  for (int kt = 0; kt < ktiles; ++kt, ++pr.filled) {
+  for (int kt = 0; kt < ktiles; ++kt, ++pr.filled, k += tile_k) {
     if (pr.filled >= S) mbar_wait(empty + 8 * pr.w.stage, pr.w.phase ^ 1);
+#ifdef GCONV_WGMMA_TRACE
     if (threadIdx.x == 0) trace::mark(trace::kPreIssue);
-    issue((kt0 + kt) * tile_k, ring + pr.w.stage * stage_bytes, full + 8 * pr.w.stage);
+    if (threadIdx.x == 0 && pr.filled >= S && pr.filled - S < trace::kRows) trace::mark(trace::kWake + pr.filled - S);
+#endif
+    issue(k, ring + pr.w.stage * stage_bytes, full + 8 * pr.w.stage);
+#ifdef GCONV_WGMMA_TRACE
     if (threadIdx.x == 0 && pr.filled < trace::kSlots) trace::mark(trace::kIssue + pr.filled);
+#endif
     pr.w.next();
   }
 }
@@ -223,14 +236,17 @@ __device__ __forceinline__ void tap_offsets(const IgemmParams& p, int tap, unsig
 
 // A TMA producer's walk over K tiles of `step` elements in order, K being
 // (filter tap, channel) with `chans` channels a tap (a multiple of step):
-// the channel offset `c` within the tap and the tap's im2col offsets `off`
-// (tap digit * dilation per slot). init divides once; next steps without a
-// division (an odometer over the tap digits).
+// the channel offset `c` within the tap, the tap's linear index `tap` and its
+// im2col offsets `off` (tap digit * dilation per slot). init divides once;
+// next steps without a division (an odometer over the tap digits, unrolled
+// with fixed indices so that the digits stay in registers: an early return
+// inside the digit loop had put them in local memory, ~2 local loads a stage
+// on the issuing thread's critical path).
 // (GCONV_WGMMA_TAPWALK=0, wgmma_plan.cpp, defines GCONV_WGMMA_STAGE_DIVIDE:
 // next divides again, as the producers did before, for A/B runs.)
 template <int NDIM>
 struct TapWalk {
-  int c = 0;
+  int c = 0, tap = 0;
   int f[3] = {0, 0, 0};
   unsigned short off[3] = {0, 0, 0};
 #ifdef GCONV_WGMMA_STAGE_DIVIDE
@@ -240,7 +256,7 @@ struct TapWalk {
 #ifdef GCONV_WGMMA_STAGE_DIVIDE
     k_at = k;
 #endif
-    const int tap = k / chans;
+    tap = k / chans;
     c = k - tap * chans;
     tap_digits<NDIM>(tap, p.filt, f);
 #pragma unroll
@@ -254,15 +270,49 @@ struct TapWalk {
     c += step;
     if (c < chans) return;
     c = 0;
+    ++tap;
+    bool carry = true;
 #pragma unroll
     for (int d = 2; d >= 3 - NDIM; --d) {
-      if (++f[d] < p.filt[d]) {
-        off[d] = static_cast<unsigned short>(off[d] + p.dil[d]);
-        return;
+      if (carry) {
+        if (++f[d] < p.filt[d]) {
+          off[d] = static_cast<unsigned short>(off[d] + p.dil[d]);
+          carry = false;
+        } else {
+          f[d] = 0;
+          off[d] = 0;
+        }
       }
-      f[d] = 0;
-      off[d] = 0;
     }
+  }
+};
+
+// A walk over output pixels in steps of `step` (bwd_weight's K): the image
+// `n` and spatial digits `o` of the current pixel, stepped by adding the
+// step's own digits with carries (each digit and step digit is below its
+// radix, so one subtraction per digit), no division per stage.
+template <int NDIM>
+struct PixelWalk {
+  int n = 0, sn = 0;
+  int o[3] = {0, 0, 0}, s[3] = {0, 0, 0};
+  __device__ __forceinline__ void init(const IgemmParams& p, int pixel, int step) {
+    n = pixel_digits<NDIM>(pixel, p.out, o);
+    sn = pixel_digits<NDIM>(step, p.out, s);
+  }
+  __device__ __forceinline__ void next(const IgemmParams& p) {
+    int carry = 0;
+#pragma unroll
+    for (int d = 2; d >= 3 - NDIM; --d) {
+      o[d] += s[d] + carry;
+      carry = o[d] >= p.out[d];
+      if (carry) o[d] -= p.out[d];
+    }
+    n += sn + carry;
+  }
+  // The filter base of the current pixel's window in x (o * stride - pad).
+  __device__ __forceinline__ void base(const IgemmParams& p, int (&b)[3]) const {
+#pragma unroll
+    for (int d = 3 - NDIM; d < 3; ++d) b[d] = o[d] * p.stride[d] - p.pad[d];
   }
 };
 
@@ -270,18 +320,25 @@ struct TapWalk {
 // Cg onwards (C/G is a multiple of TK), so A is one im2col load (TM output
 // pixels from the block's first row on, shifted by the tap's offsets;
 // padding and the M tail come back as zeros) and B one tiled load of TN
-// weight rows.
+// weight rows. Pointwise problems (p.tma_flat) load A as a tiled box of
+// pixel rows at channel k.
 //
 // Multicast (mc == 2, Cfg::kMcastable): the two blocks of a cluster hold
 // adjacent M tiles of one N tile; block `rank` loads B's rows [rank, rank +
 // 1) * TN / 2 into both blocks' stage (the map's box is half the tile), and
 // each block's barrier expects all of B.
+//
+// Every TMA producer keeps the issuing thread's work per stage to the wait,
+// the barrier's arming, the loads and a few additions: one loop per operand
+// layout (no per-stage branch on it), coordinates stepped (TapWalk,
+// PixelWalk), nothing in local memory. That thread's instructions are one
+// dependent chain: at ~440 SM cycles a stage it, not the loads (one TMA
+// load is accepted every ~60 cycles, bench/tma_probe.cu), set a small
+// tile's pace (docs/wgmma.md).
 template <class Cfg>
 __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                             ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0, int n0,
                                             int kt0, int ktiles, u32 ring, u32 full, u32 empty, int part, int mc) {
-  int base[3] = {0, 0, 0};
-  const int n = output_filter_base<Cfg::kNdim>(p, m0, base);
   const int c_group = b.g0 * p.Cg, row_group = b.g0 * p.Kg + n0;
   const int rank = mc > 1 ? static_cast<int>(dev::cluster_rank()) : 0;
   const auto load_b = [&](int k, u32 st, u32 bar) {
@@ -294,27 +351,35 @@ __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMa
     }
     tma_load_2d(st + Cfg::kABytes, tb, k, row_group, bar);
   };
-  // The K tiles come in order: the tap and channel of the first are divided
-  // out once, the next ones stepped (TapWalk): a divide per stage left the
-  // one issuing thread ~700 SM cycles a stage on small tiles, slower than
-  // their MMAs (GCONV_WGMMA_TRACE, H100; docs/wgmma.md).
-  TapWalk<Cfg::kNdim> walk;
-  if (part != 1 && !p.tma_flat) walk.init(p, kt0 * Cfg::kTileK, p.Cg);
-  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
-                         [&](int k, u32 st, u32 bar) {
-    if (part == 1) {  // B's issuer
+  const auto ring_of = [&](auto&& issue) {
+    tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr, issue);
+  };
+  if (part == 1) {  // B's issuer
+    ring_of([&](int k, u32 st, u32 bar) {
       mbar_arrive_expect_tx(bar, Cfg::TileB::kBytes);
       load_b(k, st, bar);
-      return;
-    }
-    mbar_arrive_expect_tx(bar, part == 0 ? Cfg::TileA::kBytes : Cfg::kTxBytes);
-    if (p.tma_flat) {
-      tma_load_2d(st, ta, c_group + k, m0, bar);  // pointwise: rows are pixels, K is the channels (one tap)
-    } else {
-      tma_load_im2col<Cfg::kNdim>(st, ta, c_group + walk.c, base, n, walk.off, bar);
-      walk.next(p, Cfg::kTileK, p.Cg);
-    }
+    });
+    return;
+  }
+  const u32 tx = part == 0 ? Cfg::TileA::kBytes : Cfg::kTxBytes;
+  if (p.tma_flat) {
+    ring_of([&](int k, u32 st, u32 bar) {
+      mbar_arrive_expect_tx(bar, tx);
+      tma_load_2d(st, ta, c_group + k, m0, bar);  // rows are pixels, K is the channels (one tap)
+      if (part < 0) load_b(k, st, bar);
+    });
+    return;
+  }
+  int base[3] = {0, 0, 0};
+  const int n = output_filter_base<Cfg::kNdim>(p, m0, base);
+  const int cg = p.Cg;
+  TapWalk<Cfg::kNdim> walk;
+  walk.init(p, kt0 * Cfg::kTileK, cg);
+  ring_of([&](int k, u32 st, u32 bar) {
+    mbar_arrive_expect_tx(bar, tx);
+    tma_load_im2col<Cfg::kNdim>(st, ta, c_group + walk.c, base, n, walk.off, bar);
     if (part < 0) load_b(k, st, bar);
+    walk.next(p, Cfg::kTileK, cg);
   });
 }
 
@@ -322,7 +387,8 @@ __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMa
 // taps flipped (row m is dx position i; the filter base is i + pad - dil *
 // (F - 1), tap t' = F - 1 - f sits at offset t' * dil), one load of TM
 // positions x 64 output channels per K tile (a tap and 64 channels of K/G);
-// B = w as a 3D tensor (c, tap, k), one box of 64 c x 64 k per 64 columns.
+// B = w as a 3D tensor (c, tap, k), one box of 64 c x 64 k per 64 columns
+// (the flipped tap's linear index is filt_vol - 1 - tap).
 template <class Cfg>
 __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                                      ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0,
@@ -338,35 +404,34 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
   // columns that are never stored).
   const bool b4 = p.tma_blocks & 2;
   const int nblocks = b4 ? Cfg::kTileN / 64 : cmin(Cfg::kTileN, p.Cg - n0 + 63) / 64;
-  const u32 a_tx = part == 1 ? 0 : Cfg::TileA::kBytes;
-  const u32 b_tx = part == 0 ? 0 : nblocks * Cfg::TileB::kBlockBytes;
+  const u32 tx = (part == 1 ? 0 : Cfg::TileA::kBytes) + (part == 0 ? 0 : nblocks * Cfg::TileB::kBlockBytes);
+  const int k_group = b.g0 * p.Kg, kg = p.Kg, last_tap = p.filt_vol - 1;
+  const bool flat = p.tma_flat;
   // K tiles in order, stepped without a division (TapWalk, as in produce_tma);
   // walk.f are the flipped tap digits, walk.c the output channel within K/G.
   TapWalk<Cfg::kNdim> walk;
-  walk.init(p, kt0 * Cfg::kTileK, p.Kg);
+  walk.init(p, kt0 * Cfg::kTileK, kg);
   tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
                          [&](int, u32 st, u32 bar) {
-    const int k0 = walk.c;
-    unsigned short off[3] = {walk.off[0], walk.off[1], walk.off[2]};
-    int wtap = 0;
-#pragma unroll
-    for (int d = F; d < 3; ++d) wtap += (p.filt[d] - 1 - walk.f[d]) * p.filt_inner[d];
-    walk.next(p, Cfg::kTileK, p.Kg);
-    mbar_arrive_expect_tx(bar, a_tx + b_tx);
+    const int kc = k_group + walk.c;
+    mbar_arrive_expect_tx(bar, tx);
     if (part != 1) {
-      if (p.tma_flat) {
-        tma_load_2d(st, ta, b.g0 * p.Kg + k0, m0, bar);  // pointwise: dx rows are dy rows (tap 0)
+      if (flat) {
+        tma_load_2d(st, ta, kc, m0, bar);  // pointwise: dx rows are dy rows (tap 0)
       } else {
-        tma_load_im2col<Cfg::kNdim>(st, ta, b.g0 * p.Kg + k0, base, n, off, bar);
+        tma_load_im2col<Cfg::kNdim>(st, ta, kc, base, n, walk.off, bar);
       }
     }
-    if (part == 0) return;
-    if (b4) {
-      tma_load_4d(st + Cfg::kABytes, tb, 0, wtap, b.g0 * p.Kg + k0, n0 / 64, bar);
-      return;
+    if (part != 0) {
+      const int wtap = last_tap - walk.tap;
+      if (b4) {
+        tma_load_4d(st + Cfg::kABytes, tb, 0, wtap, kc, n0 / 64, bar);
+      } else {
+        for (int j = 0; j < nblocks; ++j)
+          tma_load_3d(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, n0 + 64 * j, wtap, kc, bar);
+      }
     }
-    for (int j = 0; j < nblocks; ++j)
-      tma_load_3d(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, n0 + 64 * j, wtap, b.g0 * p.Kg + k0, bar);
+    walk.next(p, Cfg::kTileK, kg);
   });
 }
 
@@ -374,7 +439,7 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
 // 64 channels x TK pixels per 64 rows (MN-major blocks); B = x through
 // im2col, one load of TK pixels x 64 channels per 64 columns (a tap and 64
 // channels of C/G), the filter base of the tile's first pixel shifted by the
-// tap's offsets.
+// tap's offsets (the pixel stepped by PixelWalk).
 template <class Cfg>
 __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                                        ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0,
@@ -386,11 +451,11 @@ __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, con
   const bool a3 = p.tma_blocks & 1, b3 = p.tma_blocks & 2;
   const int mblocks = a3 ? Cfg::kTileM / 64 : cmin(Cfg::kTileM, p.Kg - m0 + 63) / 64;
   const int nblocks = b3 ? Cfg::kTileN / 64 : cmin(Cfg::kTileN, p.gemm_n - n0 + 63) / 64;
-  const u32 a_tx = part == 1 ? 0 : mblocks * Cfg::TileA::kBlockBytes;
-  const u32 b_tx = part == 0 ? 0 : nblocks * Cfg::TileB::kBlockBytes;
+  const u32 tx = (part == 1 ? 0 : mblocks * Cfg::TileA::kBlockBytes) + (part == 0 ? 0 : nblocks * Cfg::TileB::kBlockBytes);
+  const int a_row = b.g0 * p.Kg + m0;
+  const bool flat = p.tma_flat;
   // The tap and channel of each of the tile's 64-column B blocks do not
-  // change along K: divided out once per tile, not per stage (the issuing
-  // thread's divisions per stage outlasted small tiles' MMAs; produce_tma).
+  // change along K: divided out once per tile, not per stage.
   constexpr int kNB = Cfg::kTileN / 64;
   int bch[kNB];
   unsigned short boff[kNB][3] = {};
@@ -400,42 +465,62 @@ __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, con
       const int col = n0 + 64 * j;
       const int tap = col / p.Cg;
       bch[j] = b.g0 * p.Cg + col - tap * p.Cg;
-      if (part != 0 && !b3 && !p.tma_flat && j < nblocks) tap_offsets<Cfg::kNdim>(p, tap, boff[j]);
+      if (part != 0 && !b3 && !flat && j < nblocks) tap_offsets<Cfg::kNdim>(p, tap, boff[j]);
     }
   };
   block_coords();
-  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
-                         [&](int k, u32 st, u32 bar) {
-    mbar_arrive_expect_tx(bar, a_tx + b_tx);
-    if (part != 1) {
-      if (a3) {
-        tma_load_3d(st, ta, 0, k, (b.g0 * p.Kg + m0) / 64, bar);
+  const auto load_a = [&](int k, u32 st, u32 bar) {
+    if (a3) {
+      tma_load_3d(st, ta, 0, k, a_row / 64, bar);
+    } else {
+      for (int j = 0; j < mblocks; ++j) tma_load_2d(st + j * Cfg::TileA::kBlockBytes, ta, a_row + 64 * j, k, bar);
+    }
+  };
+  const auto ring_of = [&](auto&& issue) {
+    tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr, issue);
+  };
+  if (part == 0) {  // A's issuer
+    ring_of([&](int k, u32 st, u32 bar) {
+      mbar_arrive_expect_tx(bar, tx);
+      load_a(k, st, bar);
+    });
+    return;
+  }
+  if (b3 || flat) {
+    const int b_col = (b.g0 * p.Cg + n0) / 64;
+    ring_of([&](int k, u32 st, u32 bar) {
+      mbar_arrive_expect_tx(bar, tx);
+      if (part < 0) load_a(k, st, bar);
+      if (b3) {
+        tma_load_3d(st + Cfg::kABytes, tb, 0, k, b_col, bar);  // pointwise: tap 0
       } else {
-        for (int j = 0; j < mblocks; ++j)
-          tma_load_2d(st + j * Cfg::TileA::kBlockBytes, ta, b.g0 * p.Kg + m0 + 64 * j, k, bar);
+#pragma unroll
+        for (int j = 0; j < kNB; ++j)  // pointwise: K index k is x's row k (tap 0)
+          if (j < nblocks) tma_load_2d(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, bch[j], k, bar);
       }
-    }
-    if (part == 0) return;
-    if (b3) {
-      tma_load_3d(st + Cfg::kABytes, tb, 0, k, (b.g0 * p.Cg + n0) / 64, bar);  // pointwise: tap 0
-      return;
-    }
+    });
+    return;
+  }
+  PixelWalk<Cfg::kNdim> px;
+  px.init(p, kt0 * Cfg::kTileK, Cfg::kTileK);
+  ring_of([&](int k, u32 st, u32 bar) {
+    mbar_arrive_expect_tx(bar, tx);
+    if (part < 0) load_a(k, st, bar);
 #ifdef GCONV_WGMMA_STAGE_DIVIDE
     block_coords();  // per stage, as before (A/B runs)
-#endif
-    if (p.tma_flat) {
-#pragma unroll
-      for (int j = 0; j < kNB; ++j)  // pointwise: K index k is x's row k (tap 0)
-        if (j < nblocks) tma_load_2d(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, bch[j], k, bar);
-      return;
-    }
     int base[3] = {0, 0, 0};
     const int n = output_filter_base<Cfg::kNdim>(p, k, base);
+#else
+    int base[3] = {0, 0, 0};
+    px.base(p, base);
+    const int n = px.n;
+#endif
 #pragma unroll
     for (int j = 0; j < kNB; ++j)
       if (j < nblocks)
         tma_load_im2col<Cfg::kNdim>(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, bch[j], base, n, boff[j],
                                     bar);
+    px.next(p);
   });
 }
 
@@ -486,6 +571,9 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u
     if (kt > 0) {
       release<Cfg>(empty + 8 * rel.stage, lane, peer);
       rel.next();
+#ifdef GCONV_WGMMA_TRACE
+      if (kt - 1 < trace::kRows && threadIdx.x == kWarpgroup) trace::mark(trace::kRelease + kt - 1);
+#endif
     }
   }
   wgmma_wait<0>();
