@@ -26,6 +26,7 @@
 #   dwdata    held-out depthwise problems (direct kernels + native cuDNN, reported), then window kernels
 #             on the training set's depthwise problems for DW_DATA_S seconds (selector training rows)
 #   wgsan     compute-sanitizer memcheck, racecheck and synccheck on 2 wgmma kernels per bf16 pool
+#             (WS_FILTER: a kernel filter; WS_PATTERN: the tests, default every bf16 pool)
 #   clcheck   the wgmma cluster split-K kernels (CL_FILTER): built (bf16, fp16), one bounded smoke run
 #             per direction, every one against the reference (GPU pool tests), then the sanitizers
 #             (CL_SAN) on 2 per bf16 pool
@@ -321,8 +322,9 @@ for stage in "$@"; do
     wgsan)
       for tool in memcheck racecheck synccheck; do
         mkdir -p /tmp/wsan_$tool
-        GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/wsan_$tool \
-          scripts/gpu-test .device 'Pools/PoolCorrectness.*bf16*' > "$OUT/wsan_$tool.txt" 2>&1
+        env ${WS_FILTER:+"GCONV_GPU_TEST_FILTER=$WS_FILTER"} GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_SAMPLE=2 \
+          SANITIZE=$tool LOG_DIR=/tmp/wsan_$tool \
+          scripts/gpu-test .device "${WS_PATTERN:-Pools/PoolCorrectness.*bf16*}" > "$OUT/wsan_$tool.txt" 2>&1
         echo "$tool: $(tail -n 1 "$OUT/wsan_$tool.txt") | $(cat /tmp/wsan_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       done ;;
     abenv)

@@ -129,5 +129,43 @@ TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills)
   }
 }
 
+// The study switches of wgmma_plan.cpp, which only take effect through the
+// environment (read once per process): instances with 2 or 4 accumulator
+// sets (GCONV_WGMMA_ACC_SETS: more accumulators, so no spill may appear and
+// ptxas must still pipeline the wgmmas), and traced instances whose TMA
+// producers arm stages without loading them (GCONV_WGMMA_NOLOAD).
+TEST(WgmmaCompile, StudySwitchesCompileWithoutSpillsOrSerializedWgmma) {
+  std::vector<KernelTraits> ts;
+  KernelTraits small = make(Direction::bwd_data, DType::bf16, 2, {64, 64, 1, 4}, SplitKMode::none, 1, 8);
+  small.tma = true;
+  ts.push_back(small);
+  ts.push_back(make(Direction::fwd, DType::bf16, 2, {128, 128, 1, 4}, SplitKMode::none, 1, 8));
+  KernelTraits tf32 = make(Direction::fwd, DType::fp32, 3, {64, 64, 1, 4}, SplitKMode::serial, 3, 4);
+  tf32.tma = true;
+  ts.push_back(tf32);
+  ts.push_back(make(Direction::bwd_weight, DType::bf16, 2, {128, 128, 2, 4}, SplitKMode::cluster, 2, 8));
+  std::vector<std::string> sources, names;
+  for (const char* defines : {"#define GCONV_WGMMA_ACC_SETS 4\n", "#define GCONV_WGMMA_ACC_SETS 2\n",
+                              "#define GCONV_WGMMA_TRACE 4\n#define GCONV_WGMMA_NOLOAD 1\n"})
+    for (const auto& t : ts) {
+      std::string why;
+      ASSERT_TRUE(wgmma::traits_ok(t, &why)) << kernel_name(t) << ": " << why;
+      sources.push_back(defines + wgmma_family().instance_source(t));
+      names.push_back(kernel_name(t) + " with " + defines);
+    }
+  Status setup;
+  const auto results = testing::compile_sm90a(sources, names, true, &setup);
+  ASSERT_TRUE(setup.ok()) << setup.to_string();
+  for (size_t i = 0; i < sources.size(); ++i) {
+    testing::expect_built_without_spills(results[i], names[i], {"gconv_main"});
+    // (Traced instances call printf, across which ptxas always serializes
+    // the wgmmas: a trace shows a latency-bound chain as it is, not a
+    // pipelined one faster than the real kernel.)
+    if (results[i].ok() && sources[i].find("GCONV_WGMMA_TRACE") == std::string::npos)
+      EXPECT_EQ(results[i]->log.find("serialized"), std::string::npos)
+          << names[i] << ": ptxas serialized wgmma:\n" << results[i]->log;
+  }
+}
+
 }  // namespace
 }  // namespace gconv

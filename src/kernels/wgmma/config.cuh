@@ -76,6 +76,15 @@ constexpr int kWarpgroup = 128;
 // ISSUERS: the TMA producer's issuing threads (wgmma_plan.cpp
 // tma_issuers): 1, or 2 (lane 0 of warp 0 issues A's loads, lane 0 of warp 1
 // B's, each arming the stage's full barrier with its own bytes).
+#ifndef GCONV_WGMMA_ACC_SETS
+#define GCONV_WGMMA_ACC_SETS 1
+#endif
+__host__ __device__ constexpr int acc_sets(int asked, int ksteps, int acc, int max_acc) {
+  return asked >= 4 && ksteps % 4 == 0 && 4 * acc <= max_acc   ? 4
+         : asked >= 2 && ksteps % 2 == 0 && 2 * acc <= max_acc ? 2
+                                                                : 1;
+}
+
 template <int DIR, int DT, int NDIM, int TM, int TN, int TK, int CWG, int STAGES, int SPLIT, int VEC, bool TMA = false,
           int EPI_MIN = 128 * 128, int MAX_N = 256, int ISSUERS = 1>
 struct WgmmaConfig {
@@ -184,6 +193,14 @@ struct WgmmaConfig {
   // of that and the producer's copies are at least 8 bytes (narrower ones
   // mean more copy slots per thread, which spill under the cap).
   static constexpr int kMinBlocks = (CWG == 1 && kMI * kNI * kAccPerInstr <= 64 && kVecBytes >= 8) ? 2 : 1;
+  // Accumulator sets the K steps of a stage take in turn (wgmma.cuh
+  // consume; GCONV_WGMMA_ACC_SETS, an instance define): wgmmas into one
+  // accumulator wait for each other, so a small tile's chain of them runs at
+  // their latency, not their rate; 2 or 4 independent chains overlap. As
+  // many as asked (1, 2, 4) that divide the K steps and fit the registers
+  // the block count leaves (64 or 128 accumulators a thread).
+  static constexpr int kAccSets = acc_sets(GCONV_WGMMA_ACC_SETS, TK / (DT == dev::kFP32 ? 8 : 16),
+                                           kMI * kNI * kAccPerInstr, kMinBlocks == 2 ? 64 : 128);
 
   // The producer's view for the igemm loaders: one warpgroup loads.
   struct Load {

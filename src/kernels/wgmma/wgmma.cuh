@@ -184,7 +184,13 @@ __device__ __forceinline__ void tma_ring(int kt0, int tile_k, int ktiles, u32 ri
     if (threadIdx.x == 0) trace::mark(trace::kPreIssue);
     if (threadIdx.x == 0 && pr.filled >= S && pr.filled - S < trace::kRows) trace::mark(trace::kWake + pr.filled - S);
 #endif
+#ifdef GCONV_WGMMA_NOLOAD
+    (void)issue;
+    (void)k;
+    mbar_arrive(full + 8 * pr.w.stage);  // diagnostic (wgmma_plan.cpp): no loads, the consumers' own pace
+#else
     issue(k, ring + pr.w.stage * stage_bytes, full + 8 * pr.w.stage);
+#endif
 #ifdef GCONV_WGMMA_TRACE
     if (threadIdx.x == 0 && pr.filled < trace::kSlots) trace::mark(trace::kIssue + pr.filled);
 #endif
@@ -543,12 +549,20 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u
                                         int lane, RingPos<Cfg::kStages>& rd, RingPos<Cfg::kStages>& rel,
                                         int peer = -1) {
   typedef MmaAsync<Cfg::kInstrN, Cfg::kDType, Cfg::kAKMajor ? 0 : 1, Cfg::kBKMajor ? 0 : 1> Mma;
+  // K step ks accumulates into set ks % kAccSets (set 0 is acc; the others
+  // are added into it at the end).
+  constexpr int kSets = Cfg::kAccSets;
+  float extra[kSets > 1 ? kSets - 1 : 1][Cfg::kMI][Cfg::kNI][Cfg::kAccPerInstr];
 #pragma unroll
   for (int mi = 0; mi < Cfg::kMI; ++mi)
 #pragma unroll
     for (int ni = 0; ni < Cfg::kNI; ++ni)
 #pragma unroll
-      for (int r = 0; r < Cfg::kAccPerInstr; ++r) acc.d[mi][ni][r] = 0.f;
+      for (int r = 0; r < Cfg::kAccPerInstr; ++r) {
+        acc.d[mi][ni][r] = 0.f;
+#pragma unroll
+        for (int e = 0; e + 1 < kSets; ++e) extra[e][mi][ni][r] = 0.f;
+      }
 #pragma unroll 1
   for (int kt = 0; kt < ktiles; ++kt) {
     mbar_wait(full + 8 * rd.stage, rd.phase);
@@ -561,8 +575,14 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u
       for (int mi = 0; mi < Cfg::kMI; ++mi) {
         const u64 da = Cfg::TileA::desc(sa, wg_row0 + mi * 64, ks * Cfg::kKStep);
 #pragma unroll
-        for (int ni = 0; ni < Cfg::kNI; ++ni)
-          Mma::run(acc.d[mi][ni], da, Cfg::TileB::desc(sb, ni * Cfg::kInstrN, ks * Cfg::kKStep));
+        for (int ni = 0; ni < Cfg::kNI; ++ni) {
+          const u64 db = Cfg::TileB::desc(sb, ni * Cfg::kInstrN, ks * Cfg::kKStep);
+          if (ks % kSets == 0) {
+            Mma::run(acc.d[mi][ni], da, db);
+          } else {
+            Mma::run(extra[ks % kSets - 1][mi][ni], da, db);
+          }
+        }
       }
     wgmma_commit();
     rd.next();
@@ -585,7 +605,15 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u
 #pragma unroll
   for (int mi = 0; mi < Cfg::kMI; ++mi)
 #pragma unroll
-    for (int ni = 0; ni < Cfg::kNI; ++ni) fence_regs(acc.d[mi][ni]);
+    for (int ni = 0; ni < Cfg::kNI; ++ni) {
+      fence_regs(acc.d[mi][ni]);
+#pragma unroll
+      for (int e = 0; e + 1 < kSets; ++e) {
+        fence_regs(extra[e][mi][ni]);
+#pragma unroll
+        for (int r = 0; r < Cfg::kAccPerInstr; ++r) acc.d[mi][ni][r] += extra[e][mi][ni][r];
+      }
+    }
 }
 
 // Serial split-K in one launch (igemm/fixup.cuh), by the consumer

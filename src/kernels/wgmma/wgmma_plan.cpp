@@ -199,6 +199,11 @@ std::string instance_source(const KernelTraits& t) {
   // for latency studies of small layers. These defines make other cache
   // entries.
   if (trace_blocks() > 0) s += "#define GCONV_WGMMA_TRACE " + std::to_string(trace_blocks()) + "\n";
+  // GCONV_WGMMA_NOLOAD=1 with GCONV_WGMMA_TRACE (read once): the TMA
+  // producers arm each stage without loading it, so the phase clocks show
+  // the consumers' own pace (the outputs are garbage: a latency study only).
+  static const bool noload = jit::process_env_int("GCONV_WGMMA_NOLOAD", 0, 1).value_or(0) == 1;
+  if (noload && trace_blocks() > 0 && t.tma) s += "#define GCONV_WGMMA_NOLOAD 1\n";
   // GCONV_WGMMA_TAPWALK=0 (read once): TMA producers divide their K
   // coordinates per stage again (wgmma.cuh TapWalk), for A/B runs.
   static const bool tap_walk = jit::process_env_on("GCONV_WGMMA_TAPWALK");
@@ -207,6 +212,10 @@ std::string instance_source(const KernelTraits& t) {
   // the earlier serial loads (wgmma/epilogue.cuh reduce_cluster), A/B runs.
   static const bool cluster_ahead = jit::process_env_on("GCONV_WGMMA_CLUSTER_AHEAD");
   if (!cluster_ahead && t.split_mode == SplitKMode::cluster) s += "#define GCONV_WGMMA_CLUSTER_SERIAL 1\n";
+  // GCONV_WGMMA_ACC_SETS=N (read once; 1, 2 or 4): the consumers' K steps
+  // take N accumulator sets in turn (wgmma/config.cuh kAccSets).
+  static const long long acc_sets = jit::process_env_int("GCONV_WGMMA_ACC_SETS", 1, 4).value_or(1);
+  if (acc_sets > 1) s += "#define GCONV_WGMMA_ACC_SETS " + std::to_string(acc_sets) + "\n";
   s += "#include \"wgmma/wgmma.cuh\"\n";
   s += "typedef gconv::wg::WgmmaConfig<" + std::to_string(dir_id(t.direction)) + ", " +
        std::to_string(dtype_id(t.dtype)) + ", " + std::to_string(t.ndim) + ", " + std::to_string(t.tile_m) + ", " +
