@@ -132,8 +132,9 @@ TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills)
 // The study switches of wgmma_plan.cpp, which only take effect through the
 // environment (read once per process): instances with 2 or 4 accumulator
 // sets (GCONV_WGMMA_ACC_SETS: more accumulators, so no spill may appear and
-// ptxas must still pipeline the wgmmas), and traced instances whose TMA
-// producers arm stages without loading them (GCONV_WGMMA_NOLOAD).
+// ptxas must still pipeline the wgmmas), and traced instances
+// (GCONV_WGMMA_TRACE) whose TMA producers arm stages without loading them
+// (GCONV_WGMMA_NOLOAD).
 TEST(WgmmaCompile, StudySwitchesCompileWithoutSpillsOrSerializedWgmma) {
   std::vector<KernelTraits> ts;
   KernelTraits small = make(Direction::bwd_data, DType::bf16, 2, {64, 64, 1, 4}, SplitKMode::none, 1, 8);
@@ -150,18 +151,26 @@ TEST(WgmmaCompile, StudySwitchesCompileWithoutSpillsOrSerializedWgmma) {
     for (const auto& t : ts) {
       std::string why;
       ASSERT_TRUE(wgmma::traits_ok(t, &why)) << kernel_name(t) << ": " << why;
-      sources.push_back(defines + wgmma_family().instance_source(t));
+      std::string src = defines + wgmma_family().instance_source(t);
+      // (What instance_source adds when GCONV_WGMMA_TRACE is set in the
+      // environment: the kernel that prints the clocks.)
+      if (std::string(defines).find("TRACE") != std::string::npos)
+        src += "extern \"C\" __global__ void gconv_trace_dump() { gconv::wg::trace::dump(); }\n";
+      sources.push_back(src);
       names.push_back(kernel_name(t) + " with " + defines);
     }
   Status setup;
   const auto results = testing::compile_sm90a(sources, names, true, &setup);
   ASSERT_TRUE(setup.ok()) << setup.to_string();
   for (size_t i = 0; i < sources.size(); ++i) {
-    testing::expect_built_without_spills(results[i], names[i], {"gconv_main"});
-    // (Traced instances call printf, across which ptxas always serializes
-    // the wgmmas: a trace shows a latency-bound chain as it is, not a
-    // pipelined one faster than the real kernel.)
-    if (results[i].ok() && sources[i].find("GCONV_WGMMA_TRACE") == std::string::npos)
+    const bool traced = sources[i].find("GCONV_WGMMA_TRACE") != std::string::npos;
+    testing::expect_built_without_spills(
+        results[i], names[i],
+        traced ? std::vector<std::string>{"gconv_main", "gconv_trace_dump"} : std::vector<std::string>{"gconv_main"});
+    // Traced ones too: their clocks leave through global memory and a kernel
+    // of their own prints them, so gconv_main makes no call across which
+    // ptxas would serialize its wgmmas.
+    if (results[i].ok())
       EXPECT_EQ(results[i]->log.find("serialized"), std::string::npos)
           << names[i] << ": ptxas serialized wgmma:\n" << results[i]->log;
   }

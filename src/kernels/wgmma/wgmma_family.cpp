@@ -191,7 +191,16 @@ class WgmmaFamily final : public KernelFamily {
       }
       maps[n++] = &tc;
     }
-    return igemm::launch_plan("wgmma", t, k, p, args, *plan, stream, std::span<void* const>(maps, n));
+    GCONV_RETURN_IF_ERROR(
+        igemm::launch_plan("wgmma", t, k, p, args, *plan, stream, std::span<void* const>(maps, n)));
+    if (wgmma::trace_blocks() > 0) {
+      // GCONV_WGMMA_TRACE: the traced blocks' clocks, printed by a kernel of
+      // their own after gconv_main (wgmma.cuh trace::dump).
+      if (k.entries.size() != wgmma::entry_points(t).size() || k.entries.back() == nullptr)
+        return internal_error("wgmma launch: traced instance lacks gconv_trace_dump");
+      GCONV_RETURN_IF_ERROR(jit::launch(k.entries.back(), dim3(1), dim3(1), 0, stream, nullptr));
+    }
+    return Status::Ok();
   }
 };
 

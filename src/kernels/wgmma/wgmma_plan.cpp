@@ -241,6 +241,7 @@ std::string instance_source(const KernelTraits& t) {
   s += (t.tma ? map + "ta" + map + "tb" : std::string()) + (out ? map + "tc" : std::string()) + ") { ";
   s += std::string("gconv::wg::wgmma_main<Cfg>(p") + (t.tma ? ", &ta, &tb" : out ? ", nullptr, nullptr" : "") +
        (out ? ", &tc" : "") + "); }\n";
+  if (trace_blocks() > 0) s += "extern \"C\" __global__ void gconv_trace_dump() { gconv::wg::trace::dump(); }\n";
   if (has_reduce(t)) {
     s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(igemm::kReduceThreads) +
          ") gconv_reduce(const __grid_constant__ gconv::igemm::IgemmParams p) { gconv::igemm::igemm_reduce<Cfg>(p); "
@@ -250,8 +251,10 @@ std::string instance_source(const KernelTraits& t) {
 }
 
 std::vector<std::string> entry_points(const KernelTraits& t) {
-  if (!has_reduce(t)) return {"gconv_main"};
-  return {"gconv_main", "gconv_reduce"};
+  std::vector<std::string> e = {"gconv_main"};
+  if (has_reduce(t)) e.push_back("gconv_reduce");
+  if (trace_blocks() > 0) e.push_back("gconv_trace_dump");  // last
+  return e;
 }
 
 Result<igemm::LaunchPlan> make_plan(const KernelTraits& t, const Problem& p) {
