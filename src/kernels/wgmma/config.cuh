@@ -192,7 +192,10 @@ struct WgmmaConfig {
   // Two blocks per SM (128 registers a thread) when the accumulators fit half
   // of that and the producer's copies are at least 8 bytes (narrower ones
   // mean more copy slots per thread, which spill under the cap).
-  static constexpr int kMinBlocks = (CWG == 1 && kMI * kNI * kAccPerInstr <= 64 && kVecBytes >= 8) ? 2 : 1;
+  // (Asking for 4 accumulator sets gives up the second block per SM, and
+  // its 128-register cap, for them.)
+  static constexpr int kMinBlocks =
+      (CWG == 1 && kMI * kNI * kAccPerInstr <= 64 && kVecBytes >= 8 && GCONV_WGMMA_ACC_SETS < 4) ? 2 : 1;
   // Accumulator sets the K steps of a stage take in turn (wgmma.cuh
   // consume; GCONV_WGMMA_ACC_SETS, an instance define): wgmmas into one
   // accumulator wait for each other, so a small tile's chain of them runs at
