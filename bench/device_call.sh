@@ -15,6 +15,7 @@
 #   ncu       Nsight Compute on a few kernels (NCU_CASES)
 #   trace     phase clocks of wgmma kernels built with GCONV_WGMMA_TRACE (TRACE_CASES)
 #   tmaprobe  bench/tma_probe (built here into .device/tma_probe): what one block's TMA loads stream
+#   wgprobe   bench/wgmma_probe (built here into .device/wgmma_probe): a warpgroup's wgmma chains
 #   sass      SASS of wgmma kernels (SASS_CASES 'spec|filter;...') and of .device/tma_probe, through
 #             cuobjdump/nvdisasm wherever the image has them (e.g. Triton's copies), else ncu's source page
 #   ncusass   Nsight Compute's source page (SASS with per-instruction warp-stall samples) of the
@@ -926,6 +927,9 @@ PY
         echo "trace $i rc=$? $spec [$filt]"; grep -v "^WGT" "$OUT/trace_$i.txt" | tail -n 3
         python3 bench/wgmma_trace.py "$spec" < "$OUT/trace_$i.txt"
       done ;;
+    wgprobe)
+      timeout -k 5 "${TP_S:-120}" .device/wgmma_probe > "$OUT/wgmma_probe.txt" 2>&1
+      echo "wgmma_probe rc=$?"; cat "$OUT/wgmma_probe.txt" ;;
     tmaprobe)
       timeout -k 5 "${TP_S:-120}" .device/tma_probe > "$OUT/tma_probe.txt" 2>&1
       echo "tma_probe rc=$?"; cat "$OUT/tma_probe.txt" ;;
