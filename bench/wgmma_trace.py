@@ -71,6 +71,12 @@ def summarize(blocks, label):
     if full:
         n = min(len(f) for f in full)
         print("  full stage k (median cycles):", " ".join(f"{statistics.median(f[i] for f in full):.0f}" for i in range(n)))
+    if full:
+        # The steady pace: the median spacing of the first consumer's full
+        # stages after the ring's first fill (stages 4 on), over blocks.
+        gaps = [f[i + 1] - f[i] for f in full for i in range(4, len(f) - 1)]
+        if gaps:
+            print(f"  steady pace  median {statistics.median(gaps):8.0f} cycles a stage (stages 4-{n - 1})")
     for name, label in (("issue", "issue k"), ("release", "release k"), ("wake", "wake S+k")):
         rows_ = [d[name] for d in blocks.values() if d.get(name)]
         if rows_:
