@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Summarize the per-block phase clocks that wgmma kernels print when built
-with GCONV_WGMMA_TRACE=N (src/kernels/wgmma/wgmma.cuh, namespace trace).
+with GCONV_WGMMA_TRACE=N (src/kernels/wgmma/trace.cuh).
 
 Reads a run's stdout; keeps each block's lines of the last launch (a block
 number seen again starts a new launch); prints, in SM cycles from the

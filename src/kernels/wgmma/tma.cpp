@@ -1,5 +1,5 @@
 // Tensor-map arguments and encoding for the wgmma TMA producer (tma.hpp).
-// The device side that reads these maps: produce_tma in wgmma/wgmma.cuh.
+// The device side that reads these maps: produce_tma in wgmma/produce.cuh.
 #include "kernels/wgmma/tma.hpp"
 
 #include "kernels/wgmma/wgmma_plan.hpp"

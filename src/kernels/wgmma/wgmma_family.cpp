@@ -57,7 +57,7 @@ bool multicast_enabled() {
 
 // Whether a launch of t on the plan's problem forms clusters of two blocks
 // on adjacent M tiles that share B through TMA multicast (wgmma.cuh
-// tile_at_pair, produce_tma): fwd TMA kernels without split, at least two M
+// tile_at_pair, wgmma/produce.cuh produce_tma): fwd TMA kernels without split, at least two M
 // tiles. Each block then issues A and half of B per stage: the TMA issues a
 // block's loads at ~20-30 bytes a cycle (GCONV_WGMMA_TRACE, H100,
 // docs/wgmma.md), so a block waits less for its stages.
@@ -195,7 +195,7 @@ class WgmmaFamily final : public KernelFamily {
         igemm::launch_plan("wgmma", t, k, p, args, *plan, stream, std::span<void* const>(maps, n)));
     if (wgmma::trace_blocks() > 0) {
       // GCONV_WGMMA_TRACE: the traced blocks' clocks, printed by a kernel of
-      // their own after gconv_main (wgmma.cuh trace::dump).
+      // their own after gconv_main (wgmma/trace.cuh dump).
       if (k.entries.size() != wgmma::entry_points(t).size() || k.entries.back() == nullptr)
         return internal_error("wgmma launch: traced instance lacks gconv_trace_dump");
       GCONV_RETURN_IF_ERROR(jit::launch(k.entries.back(), dim3(1), dim3(1), 0, stream, nullptr));

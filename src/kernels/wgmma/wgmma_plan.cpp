@@ -195,7 +195,7 @@ std::string instance_source(const KernelTraits& t) {
   const int threads = kWarpgroup * (t.warps_m + 1);
   std::string s;
   // GCONV_WGMMA_TRACE=N (N > 0, read once): the kernels print the SM-clock
-  // times of their phases for blocks 0 .. N-1 (wgmma.cuh namespace trace),
+  // times of their phases for blocks 0 .. N-1 (wgmma/trace.cuh),
   // for latency studies of small layers. These defines make other cache
   // entries.
   if (trace_blocks() > 0) s += "#define GCONV_WGMMA_TRACE " + std::to_string(trace_blocks()) + "\n";
@@ -205,7 +205,7 @@ std::string instance_source(const KernelTraits& t) {
   static const bool noload = jit::process_env_int("GCONV_WGMMA_NOLOAD", 0, 1).value_or(0) == 1;
   if (noload && trace_blocks() > 0 && t.tma) s += "#define GCONV_WGMMA_NOLOAD 1\n";
   // GCONV_WGMMA_TAPWALK=0 (read once): TMA producers divide their K
-  // coordinates per stage again (wgmma.cuh TapWalk), for A/B runs.
+  // coordinates per stage again (wgmma/produce.cuh TapWalk), for A/B runs.
   static const bool tap_walk = jit::process_env_on("GCONV_WGMMA_TAPWALK");
   if (!tap_walk && t.tma) s += "#define GCONV_WGMMA_STAGE_DIVIDE 1\n";
   // GCONV_WGMMA_CLUSTER_AHEAD=0 (read once): cluster split-K's reduction with

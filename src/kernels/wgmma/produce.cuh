@@ -1,0 +1,435 @@
+// The wgmma kernels' producers (warpgroup 0; wgmma.cuh): the cp.async
+// gatherer and the TMA issuers of fwd, bwd_data and bwd_weight, with the ring
+// position they carry from tile to tile and the K walks (TapWalk, PixelWalk)
+// that step their coordinates without a division per stage.
+#pragma once
+
+#include "common/cluster.cuh"
+#include "igemm/operands.cuh"
+#include "wgmma/config.cuh"
+#include "wgmma/trace.cuh"
+
+namespace gconv {
+namespace wg {
+
+using igemm::BlockPos;
+using igemm::IgemmParams;
+
+// Stage index and phase parity of a ring position, stepped together.
+template <int S>
+struct RingPos {
+  int stage = 0;
+  u32 phase = 0;
+  __device__ __forceinline__ void next() {
+    if (++stage == S) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+};
+
+// The producer's place in the ring, carried from one output tile to the next
+// (persistent grid): the stage written next, the next stage to publish, and
+// the stages filled so far (a stage filled before must be released first).
+template <int S>
+struct ProducerRing {
+  RingPos<S> w, pub;
+  int filled = 0;
+};
+
+template <class Cfg, class Ops>
+__device__ __forceinline__ void produce(const IgemmParams& p, Ops& ops, const BlockPos& b, int m0, int n0, int kt0,
+                                        int ktiles, u32 ring, u32 full, u32 empty, int tid,
+                                        ProducerRing<Cfg::kStages>& pr) {
+  constexpr int LAG = Cfg::kLag;
+  ops.init(p, b, m0, n0, kt0 * Cfg::kTileK, tid);
+  RingPos<Cfg::kStages>& w = pr.w;
+  RingPos<Cfg::kStages>& pub = pr.pub;
+#pragma unroll 1
+  for (int kt = 0; kt < ktiles; ++kt, ++pr.filled) {
+    // Stage w was last read by the consumers S fills ago (maybe for the
+    // previous output tile).
+    if (pr.filled >= Cfg::kStages) mbar_wait(empty + 8 * w.stage, w.phase ^ 1);
+    const u32 st = ring + w.stage * Cfg::kStageBytes;
+    ops.load(p, st, st + Cfg::kABytes, tid);
+    dev::cp_async_commit();
+    w.next();
+    if (kt >= LAG) {
+      dev::cp_async_wait<LAG>();
+      fence_proxy_async();
+      mbar_arrive(full + 8 * pub.stage);
+      pub.next();
+    }
+  }
+  dev::cp_async_wait<0>();
+  fence_proxy_async();
+#pragma unroll 1
+  for (int kt = ktiles > LAG ? ktiles - LAG : 0; kt < ktiles; ++kt) {
+    mbar_arrive(full + 8 * pub.stage);
+    pub.next();
+  }
+}
+
+// The TMA producers: one thread per CTA walks the ring; for each K tile it
+// waits until the consumers released the stage, then `issue(k, stage, bar)`
+// arms the stage's full barrier with the bytes of its loads and issues them
+// (they complete on that barrier). The ring position carries over tiles.
+template <int S, class Issue>
+__device__ __forceinline__ void tma_ring(int kt0, int tile_k, int ktiles, u32 ring, int stage_bytes, u32 full,
+                                         u32 empty, ProducerRing<S>& pr, Issue&& issue) {
+  int k = kt0 * tile_k;
+#pragma unroll 1
+  for (int kt = 0; kt < ktiles; ++kt, ++pr.filled, k += tile_k) {
+    if (pr.filled >= S) mbar_wait(empty + 8 * pr.w.stage, pr.w.phase ^ 1);
+#ifdef GCONV_WGMMA_TRACE
+    if (threadIdx.x == 0) trace::mark(trace::kPreIssue);
+    if (threadIdx.x == 0 && pr.filled >= S && pr.filled - S < trace::kRows) trace::mark(trace::kWake + pr.filled - S);
+#endif
+#ifdef GCONV_WGMMA_NOLOAD
+    (void)issue;
+    (void)k;
+    mbar_arrive(full + 8 * pr.w.stage);  // diagnostic (wgmma_plan.cpp): no loads, the consumers' own pace
+#else
+    issue(k, ring + pr.w.stage * stage_bytes, full + 8 * pr.w.stage);
+#endif
+#ifdef GCONV_WGMMA_TRACE
+    if (threadIdx.x == 0 && pr.filled < trace::kSlots) trace::mark(trace::kIssue + pr.filled);
+#endif
+    pr.w.next();
+  }
+}
+
+// Splits a pixel index into its spatial digits (right-aligned slots, radix
+// `ext`); returns the image index.
+template <int NDIM>
+__device__ __forceinline__ int pixel_digits(int r, const int (&ext)[3], int (&digit)[3]) {
+#pragma unroll
+  for (int d = 2; d >= 3 - NDIM; --d) {
+    digit[d] = r % ext[d];
+    r /= ext[d];
+  }
+  return r;
+}
+
+// Splits a filter tap index into its spatial digits (filter sizes `filt`).
+template <int NDIM>
+__device__ __forceinline__ void tap_digits(int tap, const int (&filt)[3], int (&f)[3]) {
+#pragma unroll
+  for (int d = 2; d >= 3 - NDIM; --d) {
+    f[d] = tap % filt[d];
+    tap /= filt[d];
+  }
+}
+
+// Output pixel -> the filter base of its window in x (o * stride - pad per
+// spatial slot); returns the image index.
+template <int NDIM>
+__device__ __forceinline__ int output_filter_base(const IgemmParams& p, int pixel, int (&base)[3]) {
+  int o[3] = {0, 0, 0};
+  const int n = pixel_digits<NDIM>(pixel, p.out, o);
+#pragma unroll
+  for (int d = 3 - NDIM; d < 3; ++d) base[d] = o[d] * p.stride[d] - p.pad[d];
+  return n;
+}
+
+// Filter tap index -> its im2col offsets (tap digit * dilation per slot).
+template <int NDIM>
+__device__ __forceinline__ void tap_offsets(const IgemmParams& p, int tap, unsigned short (&off)[3]) {
+  int f[3] = {0, 0, 0};
+  tap_digits<NDIM>(tap, p.filt, f);
+#pragma unroll
+  for (int d = 3 - NDIM; d < 3; ++d) off[d] = static_cast<unsigned short>(f[d] * p.dil[d]);
+}
+
+// A TMA producer's walk over K tiles of `step` elements in order, K being
+// (filter tap, channel) with `chans` channels a tap (a multiple of step):
+// the channel offset `c` within the tap, the tap's linear index `tap` and its
+// im2col offsets `off` (tap digit * dilation per slot). init divides once;
+// next steps without a division (an odometer over the tap digits, unrolled
+// with fixed indices so that the digits stay in registers: an early return
+// inside the digit loop had put them in local memory, ~2 local loads a stage
+// on the issuing thread's critical path).
+// (GCONV_WGMMA_TAPWALK=0, wgmma_plan.cpp, defines GCONV_WGMMA_STAGE_DIVIDE:
+// next divides again, as the producers did before, for A/B runs.)
+template <int NDIM>
+struct TapWalk {
+  int c = 0, tap = 0;
+  int f[3] = {0, 0, 0};
+  unsigned short off[3] = {0, 0, 0};
+#ifdef GCONV_WGMMA_STAGE_DIVIDE
+  int k_at = 0;
+#endif
+  __device__ __forceinline__ void init(const IgemmParams& p, int k, int chans) {
+#ifdef GCONV_WGMMA_STAGE_DIVIDE
+    k_at = k;
+#endif
+    tap = k / chans;
+    c = k - tap * chans;
+    tap_digits<NDIM>(tap, p.filt, f);
+#pragma unroll
+    for (int d = 3 - NDIM; d < 3; ++d) off[d] = static_cast<unsigned short>(f[d] * p.dil[d]);
+  }
+  __device__ __forceinline__ void next(const IgemmParams& p, int step, int chans) {
+#ifdef GCONV_WGMMA_STAGE_DIVIDE
+    init(p, k_at + step, chans);
+    return;
+#endif
+    c += step;
+    if (c < chans) return;
+    c = 0;
+    ++tap;
+    bool carry = true;
+#pragma unroll
+    for (int d = 2; d >= 3 - NDIM; --d) {
+      if (carry) {
+        if (++f[d] < p.filt[d]) {
+          off[d] = static_cast<unsigned short>(off[d] + p.dil[d]);
+          carry = false;
+        } else {
+          f[d] = 0;
+          off[d] = 0;
+        }
+      }
+    }
+  }
+};
+
+// A walk over output pixels in steps of `step` (bwd_weight's K): the image
+// `n` and spatial digits `o` of the current pixel, stepped by adding the
+// step's own digits with carries (each digit and step digit is below its
+// radix, so one subtraction per digit), no division per stage.
+template <int NDIM>
+struct PixelWalk {
+  int n = 0, sn = 0;
+  int o[3] = {0, 0, 0}, s[3] = {0, 0, 0};
+  __device__ __forceinline__ void init(const IgemmParams& p, int pixel, int step) {
+    n = pixel_digits<NDIM>(pixel, p.out, o);
+    sn = pixel_digits<NDIM>(step, p.out, s);
+  }
+  __device__ __forceinline__ void next(const IgemmParams& p) {
+    int carry = 0;
+#pragma unroll
+    for (int d = 2; d >= 3 - NDIM; --d) {
+      o[d] += s[d] + carry;
+      carry = o[d] >= p.out[d];
+      if (carry) o[d] -= p.out[d];
+    }
+    n += sn + carry;
+  }
+  // The filter base of the current pixel's window in x (o * stride - pad).
+  __device__ __forceinline__ void base(const IgemmParams& p, int (&b)[3]) const {
+#pragma unroll
+    for (int d = 3 - NDIM; d < 3; ++d) b[d] = o[d] * p.stride[d] - p.pad[d];
+  }
+};
+
+// fwd (Cfg::kTma): K tile kt is filter tap kt * TK / Cg, channels (kt * TK) %
+// Cg onwards (C/G is a multiple of TK), so A is one im2col load (TM output
+// pixels from the block's first row on, shifted by the tap's offsets;
+// padding and the M tail come back as zeros) and B one tiled load of TN
+// weight rows. Pointwise problems (p.tma_flat) load A as a tiled box of
+// pixel rows at channel k.
+//
+// Multicast (mc == 2, Cfg::kMcastable): the two blocks of a cluster hold
+// adjacent M tiles of one N tile; block `rank` loads B's rows [rank, rank +
+// 1) * TN / 2 into both blocks' stage (the map's box is half the tile), and
+// each block's barrier expects all of B.
+//
+// Every TMA producer keeps the issuing thread's work per stage to the wait,
+// the barrier's arming, the loads and a few additions: one loop per operand
+// layout (no per-stage branch on it), coordinates stepped (TapWalk,
+// PixelWalk), nothing in local memory. That thread's instructions are one
+// dependent chain: at ~440 SM cycles a stage it, not the loads (one TMA
+// load is accepted every ~60 cycles, bench/tma_probe.cu), set a small
+// tile's pace (docs/wgmma.md).
+template <class Cfg>
+__device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
+                                            ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0, int n0,
+                                            int kt0, int ktiles, u32 ring, u32 full, u32 empty, int part, int mc) {
+  const int c_group = b.g0 * p.Cg, row_group = b.g0 * p.Kg + n0;
+  const int rank = mc > 1 ? static_cast<int>(dev::cluster_rank()) : 0;
+  const auto load_b = [&](int k, u32 st, u32 bar) {
+    if constexpr (Cfg::kMcastable) {
+      if (mc > 1) {
+        constexpr int kHalf = Cfg::kTileN / 2;  // rows of 128 bytes (K-major B)
+        tma_load_2d_multicast(st + Cfg::kABytes + rank * kHalf * 128, tb, k, row_group + rank * kHalf, bar, 0x3);
+        return;
+      }
+    }
+    tma_load_2d(st + Cfg::kABytes, tb, k, row_group, bar);
+  };
+  const auto ring_of = [&](auto&& issue) {
+    tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr, issue);
+  };
+  if (part == 1) {  // B's issuer
+    ring_of([&](int k, u32 st, u32 bar) {
+      mbar_arrive_expect_tx(bar, Cfg::TileB::kBytes);
+      load_b(k, st, bar);
+    });
+    return;
+  }
+  const u32 tx = part == 0 ? Cfg::TileA::kBytes : Cfg::kTxBytes;
+  if (p.tma_flat) {
+    ring_of([&](int k, u32 st, u32 bar) {
+      mbar_arrive_expect_tx(bar, tx);
+      tma_load_2d(st, ta, c_group + k, m0, bar);  // rows are pixels, K is the channels (one tap)
+      if (part < 0) load_b(k, st, bar);
+    });
+    return;
+  }
+  int base[3] = {0, 0, 0};
+  const int n = output_filter_base<Cfg::kNdim>(p, m0, base);
+  const int cg = p.Cg;
+  TapWalk<Cfg::kNdim> walk;
+  walk.init(p, kt0 * Cfg::kTileK, cg);
+  ring_of([&](int k, u32 st, u32 bar) {
+    mbar_arrive_expect_tx(bar, tx);
+    tma_load_im2col<Cfg::kNdim>(st, ta, c_group + walk.c, base, n, walk.off, bar);
+    if (part < 0) load_b(k, st, bar);
+    walk.next(p, Cfg::kTileK, cg);
+  });
+}
+
+// bwd_data with TMA (stride 1; wgmma/tma.hpp): A = dy through im2col with the
+// taps flipped (row m is dx position i; the filter base is i + pad - dil *
+// (F - 1), tap t' = F - 1 - f sits at offset t' * dil), one load of TM
+// positions x 64 output channels per K tile (a tap and 64 channels of K/G);
+// B = w as a 3D tensor (c, tap, k), one box of 64 c x 64 k per 64 columns
+// (the flipped tap's linear index is filt_vol - 1 - tap).
+template <class Cfg>
+__device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
+                                                     ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0,
+                                                     int n0, int kt0, int ktiles, u32 ring, u32 full, u32 empty,
+                                                     int part) {
+  constexpr int F = 3 - Cfg::kNdim;
+  int i[3] = {0, 0, 0}, base[3] = {0, 0, 0};
+  const int n = pixel_digits<Cfg::kNdim>(m0, p.in, i);
+#pragma unroll
+  for (int d = F; d < 3; ++d) base[d] = i[d] + p.pad[d] - p.dil[d] * (p.filt[d] - 1);
+  // 64-column blocks inside the GEMM; with p.tma_blocks one 4D box loads all
+  // of the tile's (whole bytes: blocks past C/G come back as zeros or as
+  // columns that are never stored).
+  const bool b4 = p.tma_blocks & 2;
+  const int nblocks = b4 ? Cfg::kTileN / 64 : cmin(Cfg::kTileN, p.Cg - n0 + 63) / 64;
+  const u32 tx = (part == 1 ? 0 : Cfg::TileA::kBytes) + (part == 0 ? 0 : nblocks * Cfg::TileB::kBlockBytes);
+  const int k_group = b.g0 * p.Kg, kg = p.Kg, last_tap = p.filt_vol - 1;
+  const bool flat = p.tma_flat;
+  // K tiles in order, stepped without a division (TapWalk, as in produce_tma);
+  // walk.f are the flipped tap digits, walk.c the output channel within K/G.
+  TapWalk<Cfg::kNdim> walk;
+  walk.init(p, kt0 * Cfg::kTileK, kg);
+  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
+                         [&](int, u32 st, u32 bar) {
+    const int kc = k_group + walk.c;
+    mbar_arrive_expect_tx(bar, tx);
+    if (part != 1) {
+      if (flat) {
+        tma_load_2d(st, ta, kc, m0, bar);  // pointwise: dx rows are dy rows (tap 0)
+      } else {
+        tma_load_im2col<Cfg::kNdim>(st, ta, kc, base, n, walk.off, bar);
+      }
+    }
+    if (part != 0) {
+      const int wtap = last_tap - walk.tap;
+      if (b4) {
+        tma_load_4d(st + Cfg::kABytes, tb, 0, wtap, kc, n0 / 64, bar);
+      } else {
+        for (int j = 0; j < nblocks; ++j)
+          tma_load_3d(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, n0 + 64 * j, wtap, kc, bar);
+      }
+    }
+    walk.next(p, Cfg::kTileK, kg);
+  });
+}
+
+// bwd_weight with TMA: K runs over output pixels. A = dy^T, one tiled box of
+// 64 channels x TK pixels per 64 rows (MN-major blocks); B = x through
+// im2col, one load of TK pixels x 64 channels per 64 columns (a tap and 64
+// channels of C/G), the filter base of the tile's first pixel shifted by the
+// tap's offsets (the pixel stepped by PixelWalk).
+template <class Cfg>
+__device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
+                                                       ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0,
+                                                       int n0, int kt0, int ktiles, u32 ring, u32 full, u32 empty,
+                                                       int part) {
+  // With p.tma_blocks a 3D box loads every 64-channel block of the tile at
+  // once (its bytes count whole, blocks past the group or tensor included:
+  // their rows / columns are never stored).
+  const bool a3 = p.tma_blocks & 1, b3 = p.tma_blocks & 2;
+  const int mblocks = a3 ? Cfg::kTileM / 64 : cmin(Cfg::kTileM, p.Kg - m0 + 63) / 64;
+  const int nblocks = b3 ? Cfg::kTileN / 64 : cmin(Cfg::kTileN, p.gemm_n - n0 + 63) / 64;
+  const u32 tx = (part == 1 ? 0 : mblocks * Cfg::TileA::kBlockBytes) + (part == 0 ? 0 : nblocks * Cfg::TileB::kBlockBytes);
+  const int a_row = b.g0 * p.Kg + m0;
+  const bool flat = p.tma_flat;
+  // The tap and channel of each of the tile's 64-column B blocks do not
+  // change along K: divided out once per tile, not per stage.
+  constexpr int kNB = Cfg::kTileN / 64;
+  int bch[kNB];
+  unsigned short boff[kNB][3] = {};
+  const auto block_coords = [&] {
+#pragma unroll
+    for (int j = 0; j < kNB; ++j) {
+      const int col = n0 + 64 * j;
+      const int tap = col / p.Cg;
+      bch[j] = b.g0 * p.Cg + col - tap * p.Cg;
+      if (part != 0 && !b3 && !flat && j < nblocks) tap_offsets<Cfg::kNdim>(p, tap, boff[j]);
+    }
+  };
+  block_coords();
+  const auto load_a = [&](int k, u32 st, u32 bar) {
+    if (a3) {
+      tma_load_3d(st, ta, 0, k, a_row / 64, bar);
+    } else {
+      for (int j = 0; j < mblocks; ++j) tma_load_2d(st + j * Cfg::TileA::kBlockBytes, ta, a_row + 64 * j, k, bar);
+    }
+  };
+  const auto ring_of = [&](auto&& issue) {
+    tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr, issue);
+  };
+  if (part == 0) {  // A's issuer
+    ring_of([&](int k, u32 st, u32 bar) {
+      mbar_arrive_expect_tx(bar, tx);
+      load_a(k, st, bar);
+    });
+    return;
+  }
+  if (b3 || flat) {
+    const int b_col = (b.g0 * p.Cg + n0) / 64;
+    ring_of([&](int k, u32 st, u32 bar) {
+      mbar_arrive_expect_tx(bar, tx);
+      if (part < 0) load_a(k, st, bar);
+      if (b3) {
+        tma_load_3d(st + Cfg::kABytes, tb, 0, k, b_col, bar);  // pointwise: tap 0
+      } else {
+#pragma unroll
+        for (int j = 0; j < kNB; ++j)  // pointwise: K index k is x's row k (tap 0)
+          if (j < nblocks) tma_load_2d(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, bch[j], k, bar);
+      }
+    });
+    return;
+  }
+  PixelWalk<Cfg::kNdim> px;
+  px.init(p, kt0 * Cfg::kTileK, Cfg::kTileK);
+  ring_of([&](int k, u32 st, u32 bar) {
+    mbar_arrive_expect_tx(bar, tx);
+    if (part < 0) load_a(k, st, bar);
+#ifdef GCONV_WGMMA_STAGE_DIVIDE
+    block_coords();  // per stage, as before (A/B runs)
+    int base[3] = {0, 0, 0};
+    const int n = output_filter_base<Cfg::kNdim>(p, k, base);
+#else
+    int base[3] = {0, 0, 0};
+    px.base(p, base);
+    const int n = px.n;
+#endif
+#pragma unroll
+    for (int j = 0; j < kNB; ++j)
+      if (j < nblocks)
+        tma_load_im2col<Cfg::kNdim>(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, bch[j], base, n, boff[j],
+                                    bar);
+    px.next(p);
+  });
+}
+
+}  // namespace wg
+}  // namespace gconv
