@@ -66,7 +66,7 @@ bool gemm_applies(const KernelTraits& t, const igemm::ProblemFacts& f, size_t wo
   // wgmma::can_implement repeats its traits_ok (a few comparisons): the plan
   // exposes no problem-only half.
   if (!wgmma::can_implement(t, f, nullptr)) return false;
-  return t.split_mode == SplitKMode::none || wgmma::workspace_bytes(t, *f.problem) <= workspace_limit;
+  return t.split_mode == SplitKMode::none || wgmma::workspace_bytes(t, f) <= workspace_limit;
 }
 
 // A memo key from the problem's fields (cheaper than its spec text).

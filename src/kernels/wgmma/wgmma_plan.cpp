@@ -177,6 +177,7 @@ int instr_n_max() {
 }
 
 size_t workspace_bytes(const KernelTraits& t, const Problem& p) { return igemm::workspace_bytes(t, p); }
+size_t workspace_bytes(const KernelTraits& t, const igemm::ProblemFacts& f) { return igemm::workspace_bytes(t, f); }
 
 int tma_issuers() {
   static const int v = jit::process_env_on("GCONV_WGMMA_TMA_ISSUERS2") ? 2 : 1;

@@ -90,6 +90,9 @@ int trace_blocks();
 int epilogue_columns(const KernelTraits& t);
 
 size_t workspace_bytes(const KernelTraits& t, const Problem& p);
+// The same from the problem's facts, checked once for every kernel
+// (selection: registry.cpp gemm_applies).
+size_t workspace_bytes(const KernelTraits& t, const igemm::ProblemFacts& f);
 
 std::string instance_source(const KernelTraits& t);
 std::vector<std::string> entry_points(const KernelTraits& t);
