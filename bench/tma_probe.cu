@@ -24,14 +24,8 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
+#include "probe_util.cuh"
+
 
 namespace {
 
@@ -294,12 +288,6 @@ struct Config {
   CUtensorMapL2promotion promo = CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main() {
@@ -365,7 +353,13 @@ int main() {
   add("L2 promotion 256B", [](Config& c) { c.promo = CU_TENSOR_MAP_L2_PROMOTION_L2_256B; });
   add("L2-resident, 8 stages", [](Config& c) { c.shared = true; c.stages = 8; });
   add("L2-resident, 2 issuers, 8 stages", [](Config& c) { c.shared = true; c.stages = 8; c.issuers = 2; });
-  add("L2-resident, grid 1, 12 stages, 1 x 128 rows", [](Config& c) { c.shared = true; c.grid = 1; c.stages = 12; c.loads = 1; c.box_rows = 128; });
+  add("L2-resident, grid 1, 12 stages, 1 x 128 rows", [](Config& c) {
+    c.shared = true;
+    c.grid = 1;
+    c.stages = 12;
+    c.loads = 1;
+    c.box_rows = 128;
+  });
   // Issue only: 16 loads back to back from one thread (issue_dt: cycles per
   // load instruction; lat0: first issue to all 16 complete).
   const auto io = [&](const char* name, int rows, int mode, bool shared, int grid, int gmem) {
@@ -402,7 +396,7 @@ int main() {
       std::vector<long long> h(132);
       CK(cudaMemcpy(h.data(), rec, sizeof(long long) * h.size(), cudaMemcpyDeviceToHost));
       std::vector<double> v(h.begin(), h.end());
-      std::printf("mbarrier ping-pong, %s: %.0f cycles a round trip (two signals)\n", names[W], median(v));
+      std::printf("mbarrier ping-pong, %s: %.0f cycles a round trip (two signals)\n", names[W], probe_median(v));
     }
   }
   {
@@ -447,10 +441,10 @@ int main() {
             first.push_back(double(x[1]));
             all.push_back(double(x[17]));
           }
-        std::printf("%s issue from %d warp(s), grid %3d, 64-row boxes: first %5.0f, then %5.0f cycles a load per warp, all "
-                    "16 done at %5.0f\n",
-                    V == 0 ? "plain      " : V == 1 ? "+arm      " : "+arm+wait", W, grid, median(first), median(per),
-                    median(all));
+        const char* variant = V == 0 ? "plain      " : V == 1 ? "+arm      " : "+arm+wait";
+        std::printf("%s issue from %d warp(s), grid %3d, 64-row boxes: first %5.0f, then %5.0f cycles a load per warp, "
+                    "all 16 done at %5.0f\n",
+                    variant, W, grid, probe_median(first), probe_median(per), probe_median(all));
       }
     }
   }
@@ -517,11 +511,11 @@ int main() {
       lat0.push_back(double(x[17] - x[1]));
       per_stage.push_back(double(x[32] - x[17 + 4]) / (15 - 4));
     }
-    const double us = median(times);
+    const double us = probe_median(times);
     const double bytes = double(c.grid) * c.ktiles * c.loads * c.box_rows * 128;
-    const double cps = median(per_stage);
-    std::printf("%-52s %8.2f %8.0f %8.0f %8.0f %8.0f %8.1f\n", c.name.c_str(), us, bytes / us / 1e3, median(issue_dt),
-                median(lat0), cps, c.loads * c.box_rows * 128 / cps);
+    const double cps = probe_median(per_stage);
+    std::printf("%-52s %8.2f %8.0f %8.0f %8.0f %8.0f %8.1f\n", c.name.c_str(), us, bytes / us / 1e3,
+                probe_median(issue_dt), probe_median(lat0), cps, c.loads * c.box_rows * 128 / cps);
   }
   return 0;
 }

@@ -22,17 +22,11 @@
 #include <cstdlib>
 #include <vector>
 
+#include "probe_util.cuh"
+
 #include "wgmma/mma_async.cuh"
 #include "wgmma/sm90.cuh"
 
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
 
 namespace {
 
@@ -86,11 +80,6 @@ __global__ void __launch_bounds__(128 * WG) chain(long long* out, float* sink) {
   if (threadIdx.x % 128 == 0) out[blockIdx.x * 2 + wg] = t1 - t0;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 template <int N, int C, int TB, int WG>
 void run(const char* label, long long* out, float* sink, int grid) {
   const size_t smem = 3 * 8192 + 256 * 128 + 1024;
@@ -105,7 +94,7 @@ void run(const char* label, long long* out, float* sink, int grid) {
   std::vector<double> per;
   for (int i = 0; i < grid; ++i)
     for (int w = 0; w < WG; ++w) per.push_back(double(h[size_t(i) * 2 + w]) / (kIters * 4));
-  const double cyc = median(per);
+  const double cyc = probe_median(per);
   const double flop = 2.0 * 64 * N * 16 * WG;  // per wgmma slot of all warpgroups
   std::printf("%-44s grid %3d: %6.1f cycles a wgmma, %6.0f FLOP/cycle/SM\n", label, grid, cyc, flop / cyc);
 }
