@@ -147,7 +147,8 @@ TEST(WgmmaCompile, StudySwitchesCompileWithoutSpillsOrSerializedWgmma) {
   ts.push_back(tf32);
   ts.push_back(make(Direction::bwd_weight, DType::bf16, 2, {128, 128, 2, 4}, SplitKMode::cluster, 2, 8));
   std::vector<std::string> sources, names;
-  for (const char* defines : {"#define GCONV_WGMMA_ACC_SETS 4\n", "#define GCONV_WGMMA_ACC_SETS 2\n#define GCONV_WGMMA_PARAM_WARM 1\n",
+  for (const char* defines : {"#define GCONV_WGMMA_ACC_SETS 4\n",
+                              "#define GCONV_WGMMA_ACC_SETS 2\n#define GCONV_WGMMA_PARAM_WARM 1\n",
                               "#define GCONV_WGMMA_TRACE 4\n#define GCONV_WGMMA_NOLOAD 1\n"})
     for (const auto& t : ts) {
       std::string why;

@@ -70,12 +70,8 @@ struct TileFor<MN, TK, EB, false> {
 // Threads of one warpgroup.
 constexpr int kWarpgroup = 128;
 
-// EPI_MIN: the fewest outputs per tile of a kernel with a staging area of its
-// own (kEpiSep; wgmma_plan.cpp passes its epilogue_min_outputs). MAX_N: the
-// widest MMA instruction (wgmma_plan.cpp instr_n_max: 256, or 128 to compare).
-// ISSUERS: the TMA producer's issuing threads (wgmma_plan.cpp
-// tma_issuers): 1, or 2 (lane 0 of warp 0 issues A's loads, lane 0 of warp 1
-// B's, each arming the stage's full barrier with its own bytes).
+// Accumulator sets a consumer asks for (GCONV_WGMMA_ACC_SETS, an instance
+// define) and how many it gets (WgmmaConfig::kAccSets).
 #ifndef GCONV_WGMMA_ACC_SETS
 #define GCONV_WGMMA_ACC_SETS 1
 #endif
@@ -85,6 +81,12 @@ __host__ __device__ constexpr int acc_sets(int asked, int ksteps, int acc, int m
                                                                 : 1;
 }
 
+// EPI_MIN: the fewest outputs per tile of a kernel with a staging area of its
+// own (kEpiSep; wgmma_plan.cpp passes its epilogue_min_outputs). MAX_N: the
+// widest MMA instruction (wgmma_plan.cpp instr_n_max: 256, or 128 to compare).
+// ISSUERS: the TMA producer's issuing threads (wgmma_plan.cpp
+// tma_issuers): 1, or 2 (lane 0 of warp 0 issues A's loads, lane 0 of warp 1
+// B's, each arming the stage's full barrier with its own bytes).
 template <int DIR, int DT, int NDIM, int TM, int TN, int TK, int CWG, int STAGES, int SPLIT, int VEC, bool TMA = false,
           int EPI_MIN = 128 * 128, int MAX_N = 256, int ISSUERS = 1>
 struct WgmmaConfig {

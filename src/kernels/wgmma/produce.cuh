@@ -358,7 +358,8 @@ __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, con
   const bool a3 = p.tma_blocks & 1, b3 = p.tma_blocks & 2;
   const int mblocks = a3 ? Cfg::kTileM / 64 : cmin(Cfg::kTileM, p.Kg - m0 + 63) / 64;
   const int nblocks = b3 ? Cfg::kTileN / 64 : cmin(Cfg::kTileN, p.gemm_n - n0 + 63) / 64;
-  const u32 tx = (part == 1 ? 0 : mblocks * Cfg::TileA::kBlockBytes) + (part == 0 ? 0 : nblocks * Cfg::TileB::kBlockBytes);
+  const u32 tx =
+      (part == 1 ? 0 : mblocks * Cfg::TileA::kBlockBytes) + (part == 0 ? 0 : nblocks * Cfg::TileB::kBlockBytes);
   const int a_row = b.g0 * p.Kg + m0;
   const bool flat = p.tma_flat;
   // The tap and channel of each of the tile's 64-column B blocks do not

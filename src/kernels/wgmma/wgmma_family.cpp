@@ -57,10 +57,10 @@ bool multicast_enabled() {
 
 // Whether a launch of t on the plan's problem forms clusters of two blocks
 // on adjacent M tiles that share B through TMA multicast (wgmma.cuh
-// tile_at_pair, wgmma/produce.cuh produce_tma): fwd TMA kernels without split, at least two M
-// tiles. Each block then issues A and half of B per stage: the TMA issues a
-// block's loads at ~20-30 bytes a cycle (GCONV_WGMMA_TRACE, H100,
-// docs/wgmma.md), so a block waits less for its stages.
+// tile_at_pair, wgmma/produce.cuh produce_tma): fwd TMA kernels without
+// split, at least two M tiles. Each block then issues A and half of B per
+// stage. (Built when small tiles looked load-bound; the eighteenth session
+// found their pace set by the consumers' MMAs instead, docs/wgmma.md.)
 bool multicast_ok(const KernelTraits& t, const igemm::LaunchPlan& plan) {
   return multicast_enabled() && t.tma && t.direction == Direction::fwd && t.split_mode == SplitKMode::none &&
          plan.params.m_tiles >= 2 && plan.params.phases == 1 && t.tile_n % 16 == 0;
