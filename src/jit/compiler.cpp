@@ -183,8 +183,6 @@ std::shared_ptr<const HeaderSet> make_header_set(const HeaderMap& headers) {
   return set;
 }
 
-}  // namespace
-
 // GCONV_KERNEL_SOURCES=DIR (development: A/B runs of kernel code in one
 // process, bench/device_call.sh abenv): the kernels compile against every .cuh
 // under DIR (keyed by its path below DIR, as embedded) instead of the embedded
@@ -213,6 +211,8 @@ Result<std::shared_ptr<const HeaderSet>> headers_from_dir(const std::string& dir
   loaded.emplace(dir, set);
   return std::shared_ptr<const HeaderSet>(set);
 }
+
+}  // namespace
 
 std::shared_ptr<const HeaderSet> header_set(const HeaderMap* headers) {
   if (headers == nullptr) {
