@@ -99,6 +99,126 @@ void run(const char* label, long long* out, float* sink, int grid) {
   std::printf("%-44s grid %3d: %6.1f cycles a wgmma, %6.0f FLOP/cycle/SM\n", label, grid, cyc, flop / cyc);
 }
 
+// The kernels' ring protocol without loads (as GCONV_WGMMA_NOLOAD): warpgroup
+// 0's thread 0 arms stage k's full barrier once the consumers released it
+// (empty, 4 warp arrivals); warpgroup 1 waits on full, issues the stage's 4
+// wgmmas (each stage its own shared-memory address), commits, waits for the
+// group before and releases that one's stage: wg::consume's loop. MODE:
+//   0 that loop (shared memory left as it is);
+//   1 the same on random bf16 operands (the stages filled first);
+//   2 no wait on full (the consumer only releases): the cost of the wait;
+//   3 a wait on a barrier whose phase completed once, no release: the cost
+//     of a satisfied try_wait without the producer;
+//   4 two groups in flight (wait_group 2, release the stage two back);
+//   5 wait_group 0 every stage (one group's latency, fully serialized);
+//   6 one release a stage (thread 0 of the warpgroup, empty counts 1);
+//   7 K = 128 a stage (8 wgmmas over two 64-wide K blocks);
+//   8 both 6 and 7;
+//   9 mode 0 plus what a traced kernel adds: thread 0 of the warpgroup
+//     stamps the clock into shared memory after each wait (trace::mark).
+template <int N, int S, int MODE>
+__global__ void __launch_bounds__(256) ring(long long* out, float* sink) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  typedef gconv::wg::MmaAsync<N, 0, 0, 0> Mma;
+  constexpr int kKB = MODE == 7 || MODE == 8 ? 2 : 1;  // 64-wide K blocks a stage
+  constexpr unsigned kABytes = 8192 * kKB, kStage = kABytes + N * 128 * kKB;
+  constexpr unsigned kRel = MODE == 6 || MODE == 8 ? 128 : 32;  // releasing threads: one per kRel
+  constexpr int kLag = MODE == 4 ? 2 : MODE == 5 ? 0 : 1;  // groups left in flight
+  const unsigned base = (static_cast<unsigned>(__cvta_generic_to_shared(smem)) + 1023u) & ~1023u;
+  const unsigned bars = base + S * kStage;  // full[s] at bars + 8s, empty[s] at bars + 8(S + s), once at 16S
+  if (MODE == 1) {
+    unsigned char* p = smem + (base - static_cast<unsigned>(__cvta_generic_to_shared(smem)));
+    for (unsigned i = threadIdx.x; i < S * kStage / 2; i += blockDim.x) {
+      unsigned h = i * 2654435761u + 12345u;
+      h ^= h >> 13;
+      // bf16 in [-2, 2): sign, exponent 126..127, random mantissa
+      reinterpret_cast<unsigned short*>(p)[i] = static_cast<unsigned short>(((h & 1u) << 15) | ((126u + ((h >> 1) & 1u)) << 7) | ((h >> 2) & 0x7Fu));
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  }
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      gconv::wg::mbar_init(bars + 8 * s, 1);
+      gconv::wg::mbar_init(bars + 8 * (S + s), 128 / kRel);
+    }
+    gconv::wg::mbar_init(bars + 16 * S, 1);
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  if (threadIdx.x < 128) {
+    if (threadIdx.x == 0) {
+      if (MODE == 3) {
+        gconv::wg::mbar_arrive(bars + 16 * S);
+        return;
+      }
+#pragma unroll 1
+      for (int k = 0; k < kIters; ++k) {
+        const int s = k % S;
+        if (k >= S) gconv::wg::mbar_wait(bars + 8 * (S + s), ((k / S) - 1) & 1);
+        gconv::wg::mbar_arrive(bars + 8 * s);
+      }
+    }
+    return;
+  }
+  float d[N / 2];
+#pragma unroll
+  for (int r = 0; r < N / 2; ++r) d[r] = 0.f;
+  if (MODE == 3) gconv::wg::mbar_wait(bars + 16 * S, 0);
+  const long long t0 = clock64();
+  int rel = 0;
+#pragma unroll 1
+  for (int k = 0; k < kIters; ++k) {
+    const int s = k % S;
+    if (MODE == 3) {
+      gconv::wg::mbar_wait(bars + 16 * S, 0);
+    } else if (MODE != 2) {
+      gconv::wg::mbar_wait(bars + 8 * s, (k / S) & 1);
+    }
+    if (MODE == 9 && threadIdx.x == 128) {
+      volatile long long* st = reinterpret_cast<volatile long long*>(smem + (bars + 16 * S + 64 - static_cast<unsigned>(__cvta_generic_to_shared(smem))));
+      if (st[k % 8] == 0) st[k % 8] = clock64() - t0 + 1;
+    }
+    const unsigned a = base + s * kStage, b = a + kABytes;
+    gconv::wg::wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < 4 * kKB; ++ks) {
+      const unsigned off = (ks / 4) * 8192u + (ks % 4) * 32u, boff = (ks / 4) * N * 128u + (ks % 4) * 32u;
+      Mma::run(d, make_desc(a + off, 16, 1024, 128), make_desc(b + boff, 16, 1024, 128));
+    }
+    gconv::wg::wgmma_commit();
+    gconv::wg::wgmma_wait<kLag>();
+    if (MODE != 3 && k >= kLag) {
+      if (threadIdx.x % kRel == 0) gconv::wg::mbar_arrive(bars + 8 * (S + rel));
+      rel = rel + 1 == S ? 0 : rel + 1;
+    }
+  }
+  gconv::wg::wgmma_wait<0>();
+  const long long t1 = clock64();
+  gconv::wg::fence_regs(d);
+  float sum = 0;
+#pragma unroll
+  for (int r = 0; r < N / 2; ++r) sum += d[r];
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+  if (threadIdx.x == 128) out[blockIdx.x * 2] = t1 - t0;
+}
+
+template <int N, int S, int MODE>
+void run_ring(const char* label, long long* out, float* sink, int grid) {
+  const int kb = MODE == 7 || MODE == 8 ? 2 : 1;
+  const size_t smem = S * kb * (8192 + N * 128) + 16 * S + 128 + 1024;
+  CK(cudaFuncSetAttribute(ring<N, S, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  for (int rep = 0; rep < 3; ++rep) {
+    ring<N, S, MODE><<<grid, 256, smem>>>(out, sink);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+  }
+  std::vector<long long> h(size_t(grid) * 2);
+  CK(cudaMemcpy(h.data(), out, sizeof(long long) * h.size(), cudaMemcpyDeviceToHost));
+  std::vector<double> per;
+  for (int i = 0; i < grid; ++i) per.push_back(double(h[size_t(i) * 2]) / kIters);
+  std::printf("%-44s grid %3d: %6.1f cycles a stage (%d wgmmas)\n", label, grid, probe_median(per), 4 * kb);
+}
+
 }  // namespace
 
 int main() {
@@ -121,6 +241,21 @@ int main() {
     run<256, 1, 0, 1>("m64n256k16, 1 chain", out, sink, grid);
     run<64, 1, 0, 2>("m64n64k16, 1 chain, 2 warpgroups", out, sink, grid);
     run<256, 1, 0, 2>("m64n256k16, 1 chain, 2 warpgroups", out, sink, grid);
+    run_ring<64, 4, 0>("ring m64n64 s4", out, sink, grid);
+    run_ring<64, 4, 1>("ring m64n64 s4, random operands", out, sink, grid);
+    run_ring<64, 4, 2>("ring m64n64 s4, no wait on full", out, sink, grid);
+    run_ring<64, 4, 3>("ring m64n64 s4, satisfied wait, no release", out, sink, grid);
+    run_ring<64, 4, 4>("ring m64n64 s4, 2 groups in flight", out, sink, grid);
+    run_ring<64, 4, 5>("ring m64n64 s4, wait_group 0", out, sink, grid);
+    run_ring<64, 4, 9>("ring m64n64 s4, traced (shared-memory stamps)", out, sink, grid);
+    run_ring<64, 4, 6>("ring m64n64 s4, one release", out, sink, grid);
+    run_ring<64, 4, 7>("ring m64n64 s4, K 128 a stage", out, sink, grid);
+    run_ring<64, 4, 8>("ring m64n64 s4, K 128, one release", out, sink, grid);
+    run_ring<128, 4, 0>("ring m64n128 s4", out, sink, grid);
+    run_ring<128, 4, 7>("ring m64n128 s4, K 128 a stage", out, sink, grid);
+    run_ring<256, 4, 0>("ring m64n256 s4", out, sink, grid);
+    run_ring<256, 4, 1>("ring m64n256 s4, random operands", out, sink, grid);
+    run_ring<256, 4, 5>("ring m64n256 s4, wait_group 0", out, sink, grid);
   }
   return 0;
 }

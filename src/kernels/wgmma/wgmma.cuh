@@ -297,6 +297,13 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
   // The producer threads that load: the whole warpgroup (cp.async), or
   // thread 0 (and thread 32 with two issuers) issuing the TMA loads.
   const bool loads = !Cfg::kTma || tid == 0 || (Cfg::kIssuers == 2 && tid == 32);
+  // The tensor maps' fetches overlap the barrier set-up and the first tile's
+  // position (warp 2: neither issuer waits on its own prefetch's issue).
+  if (tid == 64) {
+    if (ta) prefetch_tensormap(ta);
+    if (tb) prefetch_tensormap(tb);
+    if (tc) prefetch_tensormap(tc);
+  }
 #ifdef GCONV_WGMMA_PARAM_WARM
   // Study switch (wgmma_plan.cpp): the first reads of the parameters miss
   // the constant cache one line after another along the tile position's
