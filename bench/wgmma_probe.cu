@@ -1,15 +1,11 @@
-// How fast one warpgroup's wgmmas run when each waits for the one before
-// (one accumulator) and when 2 or 4 independent accumulators take turns:
-// the question behind small tiles' pace (docs/wgmma.md, "What paces a small
-// tile": a 64x64 tile's stage of 4 dependent m64n64k16 wgmmas took ~845 SM
-// cycles with or without its loads).
-//
-// Each configuration runs ITERS stages of 4 wgmmas (K = 64 in steps of 16,
-// bf16, operands already in shared memory, the kernels' 128-byte swizzled
-// layouts), with the consumers' own stage loop: fence, the 4 wgmmas, commit,
-// wait until at most one group is pending. Printed: SM cycles per wgmma and
-// the tensor rate that is (FLOP per cycle per SM; 4096 is the H100's dense
-// bf16 peak per SM at its boost clock).
+// What a warpgroup's wgmmas cost (docs/wgmma.md, "The ring's cost and the
+// fixed cost"): chains into 1, 2 or 4 accumulators (`chain`: ITERS stages of
+// 4 wgmmas, K = 64 in steps of 16, bf16, operands already in shared memory in
+// the kernels' 128-byte swizzled layouts, fence / commit / wait for the group
+// before); then the kernels' ring protocol without loads and its variants
+// (`ring`, the MODE list there). Printed: SM cycles per wgmma or per stage,
+// and the tensor rate (FLOP per cycle per SM; 4096 is the H100's dense bf16
+// peak per SM).
 //
 // Build (this machine): nvcc -gencode arch=compute_90a,code=sm_90a -O3
 //   -std=c++17 -Isrc/kernels bench/wgmma_probe.cu -o .device/wgmma_probe (the
@@ -115,7 +111,14 @@ void run(const char* label, long long* out, float* sink, int grid) {
 //   7 K = 128 a stage (8 wgmmas over two 64-wide K blocks);
 //   8 both 6 and 7;
 //   9 mode 0 plus what a traced kernel adds: thread 0 of the warpgroup
-//     stamps the clock into shared memory after each wait (trace::mark).
+//     stamps the clock into shared memory after each wait (trace::mark);
+//  10 stages consumed in pairs: wait for both, their 8 wgmmas as one group,
+//     both released once the group retired (K = 64 stages as the
+//     producers fill them, the consumer's pace of mode 7);
+//  11 the wait for stage k + 1 moved between group k's commit and the
+//     wait_group (the next group issues as soon as it returns);
+//  12 one thread polls the full barrier, a named barrier releases the
+//     warpgroup's other threads.
 template <int N, int S, int MODE>
 __global__ void __launch_bounds__(256) ring(long long* out, float* sink) {
   extern __shared__ __align__(1024) unsigned char smem[];
@@ -166,11 +169,40 @@ __global__ void __launch_bounds__(256) ring(long long* out, float* sink) {
   if (MODE == 3) gconv::wg::mbar_wait(bars + 16 * S, 0);
   const long long t0 = clock64();
   int rel = 0;
+  if constexpr (MODE == 10) {
+    // Pairs of stages (S even): the group of pair j retires before pair j - 1 is released.
 #pragma unroll 1
-  for (int k = 0; k < kIters; ++k) {
+    for (int k = 0; k < kIters; k += 2) {
+      const int s = k % S;
+      gconv::wg::mbar_wait(bars + 8 * s, (k / S) & 1);
+      gconv::wg::mbar_wait(bars + 8 * (s + 1), (k / S) & 1);
+      gconv::wg::wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < 8; ++ks) {
+        const unsigned a = base + (s + ks / 4) * kStage, b = a + kABytes;
+        Mma::run(d, make_desc(a + (ks % 4) * 32, 16, 1024, 128), make_desc(b + (ks % 4) * 32, 16, 1024, 128));
+      }
+      gconv::wg::wgmma_commit();
+      gconv::wg::wgmma_wait<1>();
+      if (k >= 2) {
+        if (threadIdx.x % 32 == 0) {
+          gconv::wg::mbar_arrive(bars + 8 * (S + rel));
+          gconv::wg::mbar_arrive(bars + 8 * (S + rel + 1));
+        }
+        rel = rel + 2 == S ? 0 : rel + 2;
+      }
+    }
+  }
+#pragma unroll 1
+  for (int k = 0; k < (MODE == 10 ? 0 : kIters); ++k) {
     const int s = k % S;
     if (MODE == 3) {
       gconv::wg::mbar_wait(bars + 16 * S, 0);
+    } else if (MODE == 11) {
+      if (k == 0) gconv::wg::mbar_wait(bars, 0);  // later stages: waited for in the previous iteration
+    } else if (MODE == 12) {
+      if (threadIdx.x == 128) gconv::wg::mbar_wait(bars + 8 * s, (k / S) & 1);
+      asm volatile("bar.sync 1, 128;\n" ::: "memory");
     } else if (MODE != 2) {
       gconv::wg::mbar_wait(bars + 8 * s, (k / S) & 1);
     }
@@ -186,6 +218,7 @@ __global__ void __launch_bounds__(256) ring(long long* out, float* sink) {
       Mma::run(d, make_desc(a + off, 16, 1024, 128), make_desc(b + boff, 16, 1024, 128));
     }
     gconv::wg::wgmma_commit();
+    if (MODE == 11 && k + 1 < kIters) gconv::wg::mbar_wait(bars + 8 * ((k + 1) % S), ((k + 1) / S) & 1);
     gconv::wg::wgmma_wait<kLag>();
     if (MODE != 3 && k >= kLag) {
       if (threadIdx.x % kRel == 0) gconv::wg::mbar_arrive(bars + 8 * (S + rel));
@@ -249,6 +282,14 @@ int main() {
     run_ring<64, 4, 5>("ring m64n64 s4, wait_group 0", out, sink, grid);
     run_ring<64, 4, 9>("ring m64n64 s4, traced (shared-memory stamps)", out, sink, grid);
     run_ring<64, 4, 6>("ring m64n64 s4, one release", out, sink, grid);
+    run_ring<64, 4, 11>("ring m64n64 s4, next wait before wait_group", out, sink, grid);
+    run_ring<64, 4, 12>("ring m64n64 s4, one poller + named barrier", out, sink, grid);
+    run_ring<128, 4, 11>("ring m64n128 s4, next wait before wait_group", out, sink, grid);
+    run_ring<128, 4, 12>("ring m64n128 s4, one poller + named barrier", out, sink, grid);
+    run_ring<64, 4, 10>("ring m64n64 s4, stages in pairs", out, sink, grid);
+    run_ring<64, 6, 10>("ring m64n64 s6, stages in pairs", out, sink, grid);
+    run_ring<64, 8, 10>("ring m64n64 s8, stages in pairs", out, sink, grid);
+    run_ring<128, 4, 10>("ring m64n128 s4, stages in pairs", out, sink, grid);
     run_ring<64, 4, 7>("ring m64n64 s4, K 128 a stage", out, sink, grid);
     run_ring<64, 4, 8>("ring m64n64 s4, K 128, one release", out, sink, grid);
     run_ring<128, 4, 0>("ring m64n128 s4", out, sink, grid);

@@ -130,12 +130,8 @@ TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills)
 }
 
 // The study switches of wgmma_plan.cpp, which only take effect through the
-// environment (read once per process): instances with 2 or 4 accumulator
-// sets (GCONV_WGMMA_ACC_SETS: more accumulators, so no spill may appear and
-// ptxas must still pipeline the wgmmas; GCONV_WGMMA_PARAM_WARM with the 2-set
-// ones), and traced instances
-// (GCONV_WGMMA_TRACE) whose TMA producers arm stages without loading them
-// (GCONV_WGMMA_NOLOAD).
+// environment (read once per process): traced instances (GCONV_WGMMA_TRACE)
+// whose TMA producers arm stages without loading them (GCONV_WGMMA_NOLOAD).
 TEST(WgmmaCompile, StudySwitchesCompileWithoutSpillsOrSerializedWgmma) {
   std::vector<KernelTraits> ts;
   KernelTraits small = make(Direction::bwd_data, DType::bf16, 2, {64, 64, 1, 4}, SplitKMode::none, 1, 8);
@@ -147,9 +143,7 @@ TEST(WgmmaCompile, StudySwitchesCompileWithoutSpillsOrSerializedWgmma) {
   ts.push_back(tf32);
   ts.push_back(make(Direction::bwd_weight, DType::bf16, 2, {128, 128, 2, 4}, SplitKMode::cluster, 2, 8));
   std::vector<std::string> sources, names;
-  for (const char* defines : {"#define GCONV_WGMMA_ACC_SETS 4\n",
-                              "#define GCONV_WGMMA_ACC_SETS 2\n#define GCONV_WGMMA_PARAM_WARM 1\n",
-                              "#define GCONV_WGMMA_TRACE 4\n#define GCONV_WGMMA_NOLOAD 1\n"})
+  for (const char* defines : {"#define GCONV_WGMMA_TRACE 4\n#define GCONV_WGMMA_NOLOAD 1\n"})
     for (const auto& t : ts) {
       std::string why;
       ASSERT_TRUE(wgmma::traits_ok(t, &why)) << kernel_name(t) << ": " << why;

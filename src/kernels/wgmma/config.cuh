@@ -70,17 +70,6 @@ struct TileFor<MN, TK, EB, false> {
 // Threads of one warpgroup.
 constexpr int kWarpgroup = 128;
 
-// Accumulator sets a consumer asks for (GCONV_WGMMA_ACC_SETS, an instance
-// define) and how many it gets (WgmmaConfig::kAccSets).
-#ifndef GCONV_WGMMA_ACC_SETS
-#define GCONV_WGMMA_ACC_SETS 1
-#endif
-__host__ __device__ constexpr int acc_sets(int asked, int ksteps, int acc, int max_acc) {
-  return asked >= 4 && ksteps % 4 == 0 && 4 * acc <= max_acc   ? 4
-         : asked >= 2 && ksteps % 2 == 0 && 2 * acc <= max_acc ? 2
-                                                                : 1;
-}
-
 // EPI_MIN: the fewest outputs per tile of a kernel with a staging area of its
 // own (kEpiSep; wgmma_plan.cpp passes its epilogue_min_outputs). MAX_N: the
 // widest MMA instruction (wgmma_plan.cpp instr_n_max: 256, or 128 to compare).
@@ -194,18 +183,8 @@ struct WgmmaConfig {
   // Two blocks per SM (128 registers a thread) when the accumulators fit half
   // of that and the producer's copies are at least 8 bytes (narrower ones
   // mean more copy slots per thread, which spill under the cap).
-  // (Asking for 4 accumulator sets gives up the second block per SM, and
-  // its 128-register cap, for them.)
   static constexpr int kMinBlocks =
-      (CWG == 1 && kMI * kNI * kAccPerInstr <= 64 && kVecBytes >= 8 && GCONV_WGMMA_ACC_SETS < 4) ? 2 : 1;
-  // Accumulator sets the K steps of a stage take in turn (wgmma.cuh
-  // consume; GCONV_WGMMA_ACC_SETS, an instance define): wgmmas into one
-  // accumulator wait for each other, so a small tile's chain of them runs at
-  // their latency, not their rate; 2 or 4 independent chains overlap. As
-  // many as asked (1, 2, 4) that divide the K steps and fit the registers
-  // the block count leaves (64 or 128 accumulators a thread).
-  static constexpr int kAccSets = acc_sets(GCONV_WGMMA_ACC_SETS, TK / (DT == dev::kFP32 ? 8 : 16),
-                                           kMI * kNI * kAccPerInstr, kMinBlocks == 2 ? 64 : 128);
+      (CWG == 1 && kMI * kNI * kAccPerInstr <= 64 && kVecBytes >= 8) ? 2 : 1;
 
   // The producer's view for the igemm loaders: one warpgroup loads.
   struct Load {

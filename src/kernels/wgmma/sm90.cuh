@@ -85,13 +85,6 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
                : "memory");
 }
 
-// Fetches a tensor map (a __grid_constant__ kernel parameter) into the cache
-// the TMA unit reads descriptors through, ahead of the first load or store
-// that names it, which would otherwise wait for that fetch too (a small
-// layer's first stage lands ~1,700 SM cycles after its issue).
-__device__ __forceinline__ void prefetch_tensormap(const TensorMap* map) {
-  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<u64>(map)) : "memory");
-}
 // A tiled 2D box at (x, y) (x innermost) into shared memory at dst.
 __device__ __forceinline__ void tma_load_2d(u32 dst, const TensorMap* map, int x, int y, u32 bar) {
   asm volatile(

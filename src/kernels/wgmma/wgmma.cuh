@@ -76,20 +76,12 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u
                                         int lane, RingPos<Cfg::kStages>& rd, RingPos<Cfg::kStages>& rel,
                                         int peer = -1) {
   typedef MmaAsync<Cfg::kInstrN, Cfg::kDType, Cfg::kAKMajor ? 0 : 1, Cfg::kBKMajor ? 0 : 1> Mma;
-  // K step ks accumulates into set ks % kAccSets (set 0 is acc; the others
-  // are added into it at the end).
-  constexpr int kSets = Cfg::kAccSets;
-  float extra[kSets > 1 ? kSets - 1 : 1][Cfg::kMI][Cfg::kNI][Cfg::kAccPerInstr];
 #pragma unroll
   for (int mi = 0; mi < Cfg::kMI; ++mi)
 #pragma unroll
     for (int ni = 0; ni < Cfg::kNI; ++ni)
 #pragma unroll
-      for (int r = 0; r < Cfg::kAccPerInstr; ++r) {
-        acc.d[mi][ni][r] = 0.f;
-#pragma unroll
-        for (int e = 0; e + 1 < kSets; ++e) extra[e][mi][ni][r] = 0.f;
-      }
+      for (int r = 0; r < Cfg::kAccPerInstr; ++r) acc.d[mi][ni][r] = 0.f;
 #pragma unroll 1
   for (int kt = 0; kt < ktiles; ++kt) {
     mbar_wait(full + 8 * rd.stage, rd.phase);
@@ -104,11 +96,7 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u
 #pragma unroll
         for (int ni = 0; ni < Cfg::kNI; ++ni) {
           const u64 db = Cfg::TileB::desc(sb, ni * Cfg::kInstrN, ks * Cfg::kKStep);
-          if (ks % kSets == 0) {
-            Mma::run(acc.d[mi][ni], da, db);
-          } else {
-            Mma::run(extra[ks % kSets - 1][mi][ni], da, db);
-          }
+          Mma::run(acc.d[mi][ni], da, db);
         }
       }
     wgmma_commit();
@@ -132,15 +120,7 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u
 #pragma unroll
   for (int mi = 0; mi < Cfg::kMI; ++mi)
 #pragma unroll
-    for (int ni = 0; ni < Cfg::kNI; ++ni) {
-      fence_regs(acc.d[mi][ni]);
-#pragma unroll
-      for (int e = 0; e + 1 < kSets; ++e) {
-        fence_regs(extra[e][mi][ni]);
-#pragma unroll
-        for (int r = 0; r < Cfg::kAccPerInstr; ++r) acc.d[mi][ni][r] += extra[e][mi][ni][r];
-      }
-    }
+    for (int ni = 0; ni < Cfg::kNI; ++ni) fence_regs(acc.d[mi][ni]);
 }
 
 // Serial split-K in one launch (igemm/fixup.cuh), by the consumer
@@ -297,23 +277,6 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
   // The producer threads that load: the whole warpgroup (cp.async), or
   // thread 0 (and thread 32 with two issuers) issuing the TMA loads.
   const bool loads = !Cfg::kTma || tid == 0 || (Cfg::kIssuers == 2 && tid == 32);
-  // The tensor maps' fetches overlap the barrier set-up and the first tile's
-  // position (warp 2: neither issuer waits on its own prefetch's issue).
-  if (tid == 64) {
-    if (ta) prefetch_tensormap(ta);
-    if (tb) prefetch_tensormap(tb);
-    if (tc) prefetch_tensormap(tc);
-  }
-#ifdef GCONV_WGMMA_PARAM_WARM
-  // Study switch (wgmma_plan.cpp): the first reads of the parameters miss
-  // the constant cache one line after another along the tile position's
-  // dependent divisions (Nsight Compute: "imc" stalls before the first
-  // load); idle producer lanes (warps 2-3) read one word of every 64-byte
-  // line at once, and use the values only when they leave, so nothing waits.
-  constexpr int kParamLines = static_cast<int>((sizeof(IgemmParams) + 63) / 64);
-  int warm = 0;
-  if (tid >= 64 && tid < 64 + kParamLines) warm = reinterpret_cast<const int*>(&p)[(tid - 64) * 16];
-#endif
   const auto init_barriers = [&] {
     if (tid == 0) {
       trace::begin();
@@ -450,9 +413,6 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
       dev::cluster_sync();
     }
   }
-#ifdef GCONV_WGMMA_PARAM_WARM
-  asm volatile("" ::"r"(warm));
-#endif
 }
 
 }  // namespace wg

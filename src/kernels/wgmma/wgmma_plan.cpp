@@ -213,15 +213,6 @@ std::string instance_source(const KernelTraits& t) {
   // the earlier serial loads (wgmma/epilogue.cuh reduce_cluster), A/B runs.
   static const bool cluster_ahead = jit::process_env_on("GCONV_WGMMA_CLUSTER_AHEAD");
   if (!cluster_ahead && t.split_mode == SplitKMode::cluster) s += "#define GCONV_WGMMA_CLUSTER_SERIAL 1\n";
-  // GCONV_WGMMA_PARAM_WARM=1 (read once): idle producer lanes touch every
-  // constant-cache line of the parameters at block entry (wgmma.cuh), an A/B
-  // study of the blocks' startup.
-  static const bool param_warm = jit::process_env_int("GCONV_WGMMA_PARAM_WARM", 0, 1).value_or(0) == 1;
-  if (param_warm) s += "#define GCONV_WGMMA_PARAM_WARM 1\n";
-  // GCONV_WGMMA_ACC_SETS=N (read once; 1, 2 or 4): the consumers' K steps
-  // take N accumulator sets in turn (wgmma/config.cuh kAccSets).
-  static const long long acc_sets = jit::process_env_int("GCONV_WGMMA_ACC_SETS", 1, 4).value_or(1);
-  if (acc_sets > 1) s += "#define GCONV_WGMMA_ACC_SETS " + std::to_string(acc_sets) + "\n";
   s += "#include \"wgmma/wgmma.cuh\"\n";
   s += "typedef gconv::wg::WgmmaConfig<" + std::to_string(dir_id(t.direction)) + ", " +
        std::to_string(dtype_id(t.dtype)) + ", " + std::to_string(t.ndim) + ", " + std::to_string(t.tile_m) + ", " +
