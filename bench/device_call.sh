@@ -151,6 +151,8 @@ pack() {
 ab_env() {
   local var=$1 tag=$2 label=$3 logs=$4 secs=$5 reps=$6 pairs=$7 va=${8:-0} vb=${9:-} mode
   grep -v '^#' problems/cudnn_public_h200.jsonl > /tmp/pub.jsonl
+  # gconv bench resumes an existing --out: a repeat on a warm machine must measure again.
+  rm -f "/tmp/${tag}_0.csv" "/tmp/${tag}_on.csv"
   for mode in 0 on; do
     ( if [ "$mode" = on ]; then if [ -n "$vb" ]; then export "$var=$vb"; else unset "$var"; fi; else export "$var=$va"; fi
       timeout -k 10 "$secs" .device/gconv bench --problems /tmp/pub.jsonl --pairs "$pairs" \

@@ -2,7 +2,9 @@
 // workspace sizes, entry points, and the launch plan's grid and K counter.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kernels/family.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
@@ -284,6 +286,66 @@ TEST(IgemmPlan, BwdDataGridCoversEveryStridePhase) {
   EXPECT_EQ(q.g_blocks, 1);
   EXPECT_EQ(q.n_tiles, 1);
   EXPECT_EQ(plan->grid, unsigned(6 * q.m_tiles));
+}
+
+// The block order's divisions by multiply and shift (fast_div) against
+// integer division: every divisor shape (1, powers of two, odd, the largest
+// int) with the dividends around each multiple and at the top of the range;
+// then a plan's whole grid decomposed both ways.
+TEST(IgemmPlan, FastDivisionOfTheBlockOrderIsExact) {
+  std::vector<int> divisors = {1, 2, 3, 5, 6, 7, 31, 32, 33, 100, 127, 1000, 4095, 4096, 65537, 1 << 30,
+                               (1 << 30) + 1, 2147483647};
+  for (int d = 1; d < 300; ++d) divisors.push_back(d);
+  uint64_t seed = 12345;
+  const auto next = [&] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<int>((seed >> 33) & 0x7FFFFFFF);
+  };
+  for (int d : divisors) {
+    igemm::IgemmParams q{};
+    q.n_tiles = d;
+    q.g_blocks = q.phases = q.m_tiles = 1;
+    igemm::set_fast_div(q);
+    std::vector<int64_t> ns = {0, 1, 2147483647, 2147483646};
+    for (int64_t k : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{1000}, 2147483647 / int64_t{d}}) {
+      for (int64_t e = -1; e <= 1; ++e) {
+        const int64_t n = k * d + e;
+        if (n >= 0 && n <= 2147483647) ns.push_back(n);
+      }
+    }
+    for (int i = 0; i < 200; ++i) ns.push_back(next());
+    for (int64_t n : ns) {
+      ASSERT_EQ(igemm::fast_div(static_cast<int>(n), q.div_mul[0], q.div_shift[0]), n / d)
+          << n << " / " << d << " (mul " << q.div_mul[0] << ", shift " << q.div_shift[0] << ")";
+    }
+  }
+  // A bwd_data plan with several phases, groups and M tiles: each block's
+  // (nt, gb, phase, mt, split) by the plan's multipliers equals the division.
+  Problem p = conv2d(Direction::bwd_data, DType::bf16, 3, 64, 96, 4, 23, 19, 3, 2, 1);
+  p.stride = {1, 2, 3};
+  KernelTraits t = traits(Direction::bwd_data, DType::bf16, 2);
+  t.tile_m = 32;
+  t.tile_n = 16;
+  t.warps_n = 1;
+  std::string why;
+  ASSERT_TRUE(accepts(t, p, &why)) << why;
+  Result<igemm::LaunchPlan> plan = igemm::make_plan(t, p);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  const igemm::IgemmParams& q = plan->params;
+  ASSERT_GT(q.phases, 1);
+  ASSERT_GT(q.g_blocks, 1);
+  ASSERT_GT(q.m_tiles, 1);
+  const int sizes[4] = {q.n_tiles, q.g_blocks, q.phases, q.m_tiles};
+  for (int bid = 0; bid < static_cast<int>(plan->grid); ++bid) {
+    int fast = bid, slow = bid;
+    for (int i = 0; i < 4; ++i) {
+      const int qf = igemm::fast_div(fast, q.div_mul[i], q.div_shift[i]);
+      ASSERT_EQ(fast - qf * sizes[i], slow % sizes[i]) << "block " << bid << ", divisor " << i;
+      fast = qf;
+      slow /= sizes[i];
+    }
+    ASSERT_EQ(fast, slow) << "block " << bid;
+  }
 }
 
 TEST(IgemmPlan, BwdWeightCountsBatchAndOutputPositions) {

@@ -95,6 +95,18 @@ __device__ __forceinline__ PhaseGeom make_phase(const IgemmParams& p, int phase)
       continue;
     }
     const int s = p.stride[d];
+    if (s == 1) {
+      // One phase: every tap, none of the divisions and remainders below
+      // (each a ~20-instruction chain ahead of the block's first load).
+      g.ph[d] = 0;
+      g.J[d] = p.in[d];
+      g.T[d] = p.filt[d];
+      g.f0[d] = 0;
+      g.fs[d] = p.filt[d] > 1 ? 1 : 0;
+      g.q0[d] = p.pad[d];
+      g.dq[d] = p.filt[d] > 1 ? p.dil[d] : 0;
+      continue;
+    }
     const int ph = phase % s;
     phase /= s;
     g.ph[d] = ph;

@@ -4,6 +4,7 @@
 #include "kernels/igemm/igemm_plan.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -172,6 +173,16 @@ int dtype_id(DType t) {
 }
 
 }  // namespace
+
+void set_fast_div(IgemmParams& q) {
+  const int divisors[4] = {q.n_tiles, q.g_blocks, q.phases, q.m_tiles};
+  for (int i = 0; i < 4; ++i) {
+    const uint64_t d = static_cast<uint64_t>(std::max(divisors[i], 1));
+    const int shift = 31 + static_cast<int>(std::bit_width(d - 1));
+    q.div_shift[i] = shift;
+    q.div_mul[i] = static_cast<unsigned>(((uint64_t{1} << shift) + d - 1) / d);
+  }
+}
 
 size_t smem_bytes(const KernelTraits& t) {
   // Mirrors IgemmConfig: K-major tiles are rows x tile_k; MN-major tiles are
@@ -409,6 +420,7 @@ LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
   q.splits = t.split_k;
   q.phases = int(phases);
   q.out_elems = int(output_elements(p));
+  set_fast_div(q);
 
   const ProblemFacts f = check_problem(p);
   plan.grid = unsigned(grid_blocks(t, f));

@@ -40,8 +40,24 @@ __device__ __forceinline__ BlockPos block_pos(const IgemmParams& p, int gpb, int
   b.ngroups = p.G - b.g0 < gpb ? p.G - b.g0 : gpb;
   return b;
 }
+// The order's own M tiles: every division a multiply (IgemmParams::div_mul).
 __device__ __forceinline__ BlockPos block_pos(const IgemmParams& p, int gpb, int bid) {
-  return block_pos(p, gpb, bid, p.m_tiles);
+  BlockPos b;
+  int q = fast_div(bid, p.div_mul[0], p.div_shift[0]);
+  b.nt = bid - q * p.n_tiles;
+  bid = q;
+  q = fast_div(bid, p.div_mul[1], p.div_shift[1]);
+  const int gb = bid - q * p.g_blocks;
+  bid = q;
+  q = fast_div(bid, p.div_mul[2], p.div_shift[2]);
+  b.phase = bid - q * p.phases;
+  bid = q;
+  q = fast_div(bid, p.div_mul[3], p.div_shift[3]);
+  b.mt = bid - q * p.m_tiles;
+  b.split = q;
+  b.g0 = gb * gpb;
+  b.ngroups = p.G - b.g0 < gpb ? p.G - b.g0 : gpb;
+  return b;
 }
 
 // This split's K tiles: [kt0, kt0 + count).

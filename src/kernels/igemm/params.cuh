@@ -12,6 +12,16 @@
 namespace gconv {
 namespace igemm {
 
+// n / d for 0 <= n < 2^31 and 1 <= d < 2^31, given mul = ceil(2^shift / d)
+// and shift = 31 + ceil(log2 d) (mul < 2^32; exact: mul * d - 2^shift < d
+// and n < 2^31 keep the error below one). Host and device.
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+__host__ __device__
+#endif
+inline int fast_div(int n, unsigned mul, int shift) {
+  return static_cast<int>((static_cast<unsigned long long>(static_cast<unsigned>(n)) * mul) >> shift);
+}
+
 enum DirId { kFwd = 0, kBwdData = 1, kBwdWeight = 2 };
 // kSplitCluster: wgmma only (the splits of a tile are one cluster and add
 // through distributed shared memory; wgmma/wgmma.cuh store_cluster).
@@ -72,6 +82,15 @@ struct IgemmParams {
   // N tile that share B, each loading half of B's rows for both (TMA
   // multicast); else 1.
   int mcast;
+
+  // Division by n_tiles, g_blocks, phases, m_tiles (in that order) as a
+  // multiply and shift (fast_div; host: igemm_plan.cpp set_fast_div): the
+  // block's position is a chain of four divisions ahead of its first load,
+  // each a dependent run of ~20 instructions as an integer division. (Last
+  // in the struct, so kernels built from older headers read the rest
+  // unchanged in A/B runs.)
+  unsigned div_mul[4];
+  int div_shift[4];
 };
 
 }  // namespace igemm
