@@ -66,6 +66,48 @@ class Conv3d(_GconvConv, torch.nn.Conv3d):
 _SWAP = {torch.nn.Conv1d: Conv1d, torch.nn.Conv2d: Conv2d, torch.nn.Conv3d: Conv3d}
 
 
+def _base_of(cls):
+    """The torch conv class that cls is or derives from."""
+    return next(c for c in _SWAP if issubclass(cls, c))
+
+
+def _keeps_torch_forward(cls) -> bool:
+    """A subclass whose forward and _conv_forward are torch's own (e.g.
+    torchvision's Conv3DSimple, which only adds a static helper): gconv's
+    _conv_forward computes exactly what it would."""
+    base = _base_of(cls)
+    return cls.forward is base.forward and cls._conv_forward is base._conv_forward
+
+
+def _unpickle_swapped(cls):
+    """pickle / copy.deepcopy of a swapped subclass instance: a new object of
+    its gconv class (state set by nn.Module.__setstate__ after this)."""
+    return object.__new__(_swapped_class(cls))
+
+
+def _reduce_swapped(self, protocol):
+    return _unpickle_swapped, (self._gconv_user_class,), self.__getstate__()
+
+
+_SUBCLASSES = {}
+
+
+def _swapped_class(cls):
+    """gconv's class for a subclass cls of a torch conv class: (_GconvConv,
+    cls), so isinstance(m, cls) still holds and cls's own methods stay.
+    Made once per cls; such objects pickle through cls (importable), not
+    through this class (made at run time)."""
+    if cls not in _SUBCLASSES:
+        # Same name as cls: the module's repr does not change (as for the
+        # three gconv classes); __module__ tells them apart.
+        _SUBCLASSES[cls] = type(cls.__name__, (_GconvConv, cls), {
+            "__module__": __name__,
+            "_gconv_user_class": cls,
+            "__reduce_ex__": _reduce_swapped,
+        })
+    return _SUBCLASSES[cls]
+
+
 @dataclass
 class ConvertReport:
     swapped: list = field(default_factory=list)  # (module name, "Conv2d(64, 64, ...)")
@@ -78,9 +120,10 @@ class ConvertReport:
 
 
 def _skip_reason(m: torch.nn.Module):
-    if type(m) not in _SWAP:
-        return f"{type(m).__name__} is a subclass of {next(c.__name__ for c in _SWAP if isinstance(m, c))} " \
-               "(it may override forward); only exact torch.nn.Conv1d/2d/3d are swapped"
+    cls = type(m)
+    if cls not in _SWAP and not _keeps_torch_forward(cls):
+        return f"{cls.__name__} is a subclass of {_base_of(cls).__name__} that overrides forward or " \
+               "_conv_forward; only torch.nn.Conv1d/2d/3d and subclasses with their forward are swapped"
     if m.weight.is_complex():
         return "complex weights"
     if m.weight.dtype not in (torch.float32, torch.float16, torch.bfloat16):
@@ -95,9 +138,12 @@ def convert(model: torch.nn.Module, verbose: bool = False) -> ConvertReport:
     included) a gconv module in place: the object, its parameters (same
     Parameter objects, so an optimizer made before keeps working), buffers,
     hooks and state_dict keys and values stay; the weight is made
-    channels-last. Returns what was swapped and what was skipped, and why
-    (subclasses of the conv classes, complex or float64 weights, transposed convs);
-    verbose=True prints the report to stderr."""
+    channels-last. Subclasses that keep torch's forward and _conv_forward
+    are swapped too (their class becomes a gconv subclass of theirs, so
+    isinstance and their other methods hold). Returns what was swapped and
+    what was skipped, and why (subclasses that override forward, complex or
+    float64 weights, transposed convs); verbose=True prints the report to
+    stderr."""
     report = ConvertReport()
     for name, m in model.named_modules():
         if isinstance(m, torch.nn.modules.conv._ConvTransposeNd):
@@ -109,7 +155,8 @@ def convert(model: torch.nn.Module, verbose: bool = False) -> ConvertReport:
         if why is not None:
             report.skipped.append((name, why))
             continue
-        m.__class__ = _SWAP[type(m)]
+        cls = type(m)
+        m.__class__ = _SWAP[cls] if cls in _SWAP else _swapped_class(cls)
         m._gconv_channels_last()
         report.swapped.append((name, repr(m)))
     if verbose:
