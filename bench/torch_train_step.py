@@ -5,7 +5,8 @@ eager and under torch.compile; bf16 autocast, channels_last.
 
 Per (network, mode), 20 steps from the same seed on the same batches:
   steps 1-5   warm-up (torch.compile and gconv.warmup happen before/in these)
-  steps 6-15  wall time per step (synchronized at both ends)
+  steps 6-15  wall time per step (synchronized at both ends; also the median
+              and the longest step as seen by the host)
   steps 16-20 under torch.profiler: GPU time per step (sum of kernel times)
               and the convolution kernels' share of it
 and the loss of all 20 steps, compared stock vs gconv (same mode) at the end.
@@ -22,6 +23,7 @@ import argparse
 import csv
 import os
 import re
+import statistics
 import sys
 import time
 
@@ -113,10 +115,18 @@ def run(net: str, mode: str):
     torch.cuda.synchronize()
     row["warm_s"] = round(time.monotonic() - t0, 1)
     t0 = time.perf_counter()
+    ends = []
     for i in range(WARM, WARM + TIMED):
         losses.append(step(i))
+        ends.append(time.perf_counter())
     torch.cuda.synchronize()
     row["wall_ms"] = round((time.perf_counter() - t0) / TIMED * 1e3, 3)
+    # The median step (host time from one step's return to the next's, the
+    # GPU's pace when the queue is full): one slow step (a collection, a late
+    # compile) moves the mean above by up to 2x between runs on the GPU machine.
+    gaps = [b - a for a, b in zip([t0] + ends[:-1], ends)]
+    row["wall_ms_median"] = round(statistics.median(gaps) * 1e3, 3)
+    row["wall_ms_max"] = round(max(gaps) * 1e3, 3)
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for i in range(WARM + TIMED, WARM + TIMED + PROFILED):
             losses.append(step(i))
@@ -129,7 +139,7 @@ def run(net: str, mode: str):
     return row, [float(v) for v in losses]
 
 
-COLUMNS = ["network", "mode", "status", "batch", "wall_ms", "gpu_ms", "conv_gpu_ms", "conv_share", "prepare_s",
+COLUMNS = ["network", "mode", "status", "batch", "wall_ms", "wall_ms_median", "wall_ms_max", "gpu_ms", "conv_gpu_ms", "conv_share", "prepare_s",
            "warm_s", "convs_swapped", "convs_skipped", "loss_final_stock", "loss_final_gconv", "loss_max_rel_diff",
            "device", "torch"]
 
