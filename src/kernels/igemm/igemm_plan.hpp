@@ -82,7 +82,7 @@ struct LaunchPlan {
 
 // IgemmParams::div_mul / div_shift from n_tiles, g_blocks, phases and
 // m_tiles (fast_div, params.cuh): shift = 31 + ceil(log2 d), mul =
-// ceil(2^shift / d). make_plan and grid_plan call it.
+// ceil(2^shift / d). grid_plan (and so make_plan) calls it.
 void set_fast_div(IgemmParams& q);
 
 // Requires can_implement(t, p); returns internal_error otherwise.

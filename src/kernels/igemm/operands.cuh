@@ -24,40 +24,31 @@ struct BlockPos {
   int nt, g0, ngroups, mt, split, phase;
 };
 
-// m_tiles: the M tiles of the order (p.m_tiles; the wgmma family's multicast
-// pairs walk (m_tiles + 1) / 2 pairs of M tiles).
+// The order's digits of bid (n tile, group block, phase, M tile; what is
+// left is the split), the first three divided by multiplies
+// (IgemmParams::div_mul). m_tiles: the M tiles of the order (p.m_tiles,
+// also a multiply; the wgmma family's multicast pairs walk (m_tiles + 1) / 2
+// pairs of M tiles, a division).
 __device__ __forceinline__ BlockPos block_pos(const IgemmParams& p, int gpb, int bid, int m_tiles) {
+  const int radix[4] = {p.n_tiles, p.g_blocks, p.phases, m_tiles};
+  int digit[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const int q = i < 3 || m_tiles == p.m_tiles ? fast_div(bid, p.div_mul[i], p.div_shift[i]) : bid / m_tiles;
+    digit[i] = bid - q * radix[i];
+    bid = q;
+  }
   BlockPos b;
-  b.nt = bid % p.n_tiles;
-  bid /= p.n_tiles;
-  const int gb = bid % p.g_blocks;
-  bid /= p.g_blocks;
-  b.phase = bid % p.phases;
-  bid /= p.phases;
-  b.mt = bid % m_tiles;
-  b.split = bid / m_tiles;
-  b.g0 = gb * gpb;
+  b.nt = digit[0];
+  b.phase = digit[2];
+  b.mt = digit[3];
+  b.split = bid;
+  b.g0 = digit[1] * gpb;
   b.ngroups = p.G - b.g0 < gpb ? p.G - b.g0 : gpb;
   return b;
 }
-// The order's own M tiles: every division a multiply (IgemmParams::div_mul).
 __device__ __forceinline__ BlockPos block_pos(const IgemmParams& p, int gpb, int bid) {
-  BlockPos b;
-  int q = fast_div(bid, p.div_mul[0], p.div_shift[0]);
-  b.nt = bid - q * p.n_tiles;
-  bid = q;
-  q = fast_div(bid, p.div_mul[1], p.div_shift[1]);
-  const int gb = bid - q * p.g_blocks;
-  bid = q;
-  q = fast_div(bid, p.div_mul[2], p.div_shift[2]);
-  b.phase = bid - q * p.phases;
-  bid = q;
-  q = fast_div(bid, p.div_mul[3], p.div_shift[3]);
-  b.mt = bid - q * p.m_tiles;
-  b.split = q;
-  b.g0 = gb * gpb;
-  b.ngroups = p.G - b.g0 < gpb ? p.G - b.g0 : gpb;
-  return b;
+  return block_pos(p, gpb, bid, p.m_tiles);
 }
 
 // This split's K tiles: [kt0, kt0 + count).
