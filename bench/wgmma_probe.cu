@@ -76,12 +76,14 @@ __global__ void __launch_bounds__(128 * WG) chain(long long* out, float* sink) {
   if (threadIdx.x % 128 == 0) out[blockIdx.x * 2 + wg] = t1 - t0;
 }
 
-template <int N, int C, int TB, int WG>
-void run(const char* label, long long* out, float* sink, int grid) {
-  const size_t smem = 3 * 8192 + 256 * 128 + 1024;
-  CK(cudaFuncSetAttribute(chain<N, C, TB, WG>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+// Runs kernel 3 times on `grid` blocks (the last run counts) and returns the
+// clocks its warpgroup leaders wrote (out[2 * block + w], w < slots), each
+// divided by `units` (wgmmas or stages).
+std::vector<double> clocks_per_unit(void (*kernel)(long long*, float*), int grid, int threads, size_t smem,
+                                    long long* out, float* sink, int slots, double units) {
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   for (int rep = 0; rep < 3; ++rep) {
-    chain<N, C, TB, WG><<<grid, 128 * WG, smem>>>(out, sink);
+    kernel<<<grid, threads, smem>>>(out, sink);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
   }
@@ -89,8 +91,14 @@ void run(const char* label, long long* out, float* sink, int grid) {
   CK(cudaMemcpy(h.data(), out, sizeof(long long) * h.size(), cudaMemcpyDeviceToHost));
   std::vector<double> per;
   for (int i = 0; i < grid; ++i)
-    for (int w = 0; w < WG; ++w) per.push_back(double(h[size_t(i) * 2 + w]) / (kIters * 4));
-  const double cyc = probe_median(per);
+    for (int w = 0; w < slots; ++w) per.push_back(double(h[size_t(i) * 2 + w]) / units);
+  return per;
+}
+
+template <int N, int C, int TB, int WG>
+void run(const char* label, long long* out, float* sink, int grid) {
+  const double cyc = probe_median(
+      clocks_per_unit(chain<N, C, TB, WG>, grid, 128 * WG, 3 * 8192 + 256 * 128 + 1024, out, sink, WG, kIters * 4));
   const double flop = 2.0 * 64 * N * 16 * WG;  // per wgmma slot of all warpgroups
   std::printf("%-44s grid %3d: %6.1f cycles a wgmma, %6.0f FLOP/cycle/SM\n", label, grid, cyc, flop / cyc);
 }
@@ -119,11 +127,14 @@ void run(const char* label, long long* out, float* sink, int grid) {
 //     wait_group (the next group issues as soon as it returns);
 //  12 one thread polls the full barrier, a named barrier releases the
 //     warpgroup's other threads.
+// 64-wide K blocks a stage of the ring's MODE.
+__host__ __device__ constexpr int ring_k_blocks(int mode) { return mode == 7 || mode == 8 ? 2 : 1; }
+
 template <int N, int S, int MODE>
 __global__ void __launch_bounds__(256) ring(long long* out, float* sink) {
   extern __shared__ __align__(1024) unsigned char smem[];
   typedef gconv::wg::MmaAsync<N, 0, 0, 0> Mma;
-  constexpr int kKB = MODE == 7 || MODE == 8 ? 2 : 1;  // 64-wide K blocks a stage
+  constexpr int kKB = ring_k_blocks(MODE);
   constexpr unsigned kABytes = 8192 * kKB, kStage = kABytes + N * 128 * kKB;
   constexpr unsigned kRel = MODE == 6 || MODE == 8 ? 128 : 32;  // releasing threads: one per kRel
   constexpr int kLag = MODE == 4 ? 2 : MODE == 5 ? 0 : 1;  // groups left in flight
@@ -237,19 +248,10 @@ __global__ void __launch_bounds__(256) ring(long long* out, float* sink) {
 
 template <int N, int S, int MODE>
 void run_ring(const char* label, long long* out, float* sink, int grid) {
-  const int kb = MODE == 7 || MODE == 8 ? 2 : 1;
+  const int kb = ring_k_blocks(MODE);
   const size_t smem = S * kb * (8192 + N * 128) + 16 * S + 128 + 1024;
-  CK(cudaFuncSetAttribute(ring<N, S, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  for (int rep = 0; rep < 3; ++rep) {
-    ring<N, S, MODE><<<grid, 256, smem>>>(out, sink);
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-  }
-  std::vector<long long> h(size_t(grid) * 2);
-  CK(cudaMemcpy(h.data(), out, sizeof(long long) * h.size(), cudaMemcpyDeviceToHost));
-  std::vector<double> per;
-  for (int i = 0; i < grid; ++i) per.push_back(double(h[size_t(i) * 2]) / kIters);
-  std::printf("%-44s grid %3d: %6.1f cycles a stage (%d wgmmas)\n", label, grid, probe_median(per), 4 * kb);
+  const double cyc = probe_median(clocks_per_unit(ring<N, S, MODE>, grid, 256, smem, out, sink, 1, kIters));
+  std::printf("%-44s grid %3d: %6.1f cycles a stage (%d wgmmas)\n", label, grid, cyc, 4 * kb);
 }
 
 }  // namespace
