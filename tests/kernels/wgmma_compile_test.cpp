@@ -92,12 +92,34 @@ std::vector<KernelTraits> instances() {
   KernelTraits cf = make(Direction::fwd, DType::bf16, 1, {128, 128, 1, 4}, SplitKMode::cluster, 2, 8);
   cf.tma = true;
   out.push_back(cf);
+  // Two-block stages (tile_k 128, TMA): every direction, one or two
+  // issuers' worth of barrier counts, serial and cluster split-K; the
+  // consumer's full and half stages each a straight line of wgmmas.
+  const struct {
+    Direction d;
+    DType t;
+    int nd;
+    Shape s;
+    SplitKMode mode;
+    int split;
+  } two[] = {{Direction::fwd, DType::bf16, 2, {64, 64, 1, 4}, SplitKMode::none, 1},
+             {Direction::fwd, DType::fp16, 3, {64, 128, 1, 3}, SplitKMode::cluster, 4},
+             {Direction::bwd_data, DType::bf16, 2, {128, 64, 1, 3}, SplitKMode::none, 1},
+             {Direction::bwd_data, DType::bf16, 1, {64, 64, 1, 3}, SplitKMode::cluster, 2},
+             {Direction::bwd_weight, DType::bf16, 2, {64, 128, 1, 3}, SplitKMode::serial, 16},
+             {Direction::bwd_weight, DType::fp16, 3, {128, 64, 1, 3}, SplitKMode::none, 1}};
+  for (const auto& w : two) {
+    KernelTraits k = make(w.d, w.t, w.nd, w.s, w.mode, w.split, 8);
+    k.tile_k = 128;
+    k.tma = true;
+    out.push_back(k);
+  }
   return out;
 }
 
 TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills) {
   const std::vector<KernelTraits> all = instances();
-  ASSERT_EQ(all.size(), 38u);
+  ASSERT_EQ(all.size(), 44u);
   for (const auto& t : all) {
     std::string why;
     ASSERT_TRUE(wgmma::traits_ok(t, &why)) << kernel_name(t) << ": " << why;

@@ -100,9 +100,9 @@ TEST(WgmmaTma, RanksOf1dAnd3dAndFp32) {
 TEST(WgmmaTma, ProblemsOffTheTmaPathSayWhy) {
   const KernelTraits t = tma_kernel(DType::bf16, 2, 128, 128);
   std::string why;
-  // C/G not a multiple of tile_k: a K tile would span two taps.
+  // C/G not a multiple of 64: a K block would span two taps.
   EXPECT_FALSE(can_implement(t, spec("fwd_bf16_n2c96k64_h9w9_y3x3_p1"), &why));
-  EXPECT_NE(why.find("tile_k"), std::string::npos) << why;
+  EXPECT_NE(why.find("a K block must be one filter tap's channels"), std::string::npos) << why;
   // Grouped with C/G = 32.
   EXPECT_FALSE(can_implement(t, spec("fwd_bf16_n2c128k128g4_h9w9_y3x3_p1"), &why));
   // 2D bounding-box corners are 8-bit: a dilated filter reaching 129 back.
@@ -146,7 +146,7 @@ TEST(WgmmaTma, PointwiseProblemsTakeAnyChannelCount) {
   EXPECT_TRUE(can_implement(f, spec("fwd_bf16_n2c40k72_h9w9_y1x1_p0"), &why)) << why;
   EXPECT_TRUE(can_implement(f, spec("fwd_bf16_n2c200k136_h14w14_y1x1_p0"), &why)) << why;
   EXPECT_FALSE(can_implement(f, spec("fwd_bf16_n2c80k72g2_h9w9_y1x1_p0"), &why));
-  EXPECT_NE(why.find("tile_k"), std::string::npos) << why;
+  EXPECT_NE(why.find("a K block must be one filter tap's channels"), std::string::npos) << why;
   EXPECT_FALSE(can_implement(f, spec("fwd_bf16_n2c40k72_h9w9_y1x1_s2_p0"), &why));  // strided: not flat
   EXPECT_FALSE(can_implement(f, spec("fwd_bf16_n2c40k72_h9w9_y3x3_p1"), &why));     // a window
   KernelTraits f32 = tma_kernel(DType::fp32, 2, 128, 64);

@@ -91,7 +91,7 @@ TEST(WgmmaName, RoundTripsEveryWgmmaPoolKernel) {
     EXPECT_TRUE(*back == t) << name;
     ++n;
   }
-  EXPECT_EQ(n, 2u * 3 * (116 + 108 + 366) + 3 * 24);  // the counts of WgmmaPools.ExactCounts
+  EXPECT_EQ(n, 2u * 3 * (134 + 126 + 387) + 3 * 24);  // the counts of WgmmaPools.ExactCounts
 }
 
 TEST(WgmmaName, MalformedNamesNameThePosition) {
@@ -112,7 +112,7 @@ TEST(WgmmaRules, ReadsTheArchSection) {
   const ArchRules::Wgmma& w = sm90().wgmma;
   EXPECT_EQ(w.tile_m, (std::vector<int>{64, 128, 256}));
   EXPECT_EQ(w.tile_n, (std::vector<int>{16, 32, 64, 128, 256}));
-  EXPECT_EQ(w.tile_k[int(DType::bf16)], (std::vector<int>{16, 32, 64}));
+  EXPECT_EQ(w.tile_k[int(DType::bf16)], (std::vector<int>{16, 32, 64, 128}));
   EXPECT_EQ(w.tile_k[int(DType::fp32)], (std::vector<int>{8, 16, 32}));
   EXPECT_EQ(w.consumer_warpgroups, (std::vector<int>{1, 2}));
   EXPECT_EQ(w.directions[int(DType::fp32)], (std::vector<Direction>{Direction::fwd}));
@@ -178,6 +178,31 @@ TEST(WgmmaRules, RejectsWithTheReason) {
   if (!wgmma::traits_ok(wgmma(128, 16, 1, 4), &why)) testing::expect_illegal(wgmma(128, 16, 1, 4), "kernel", why);
 }
 
+// tile_k 128: a stage of two 64-wide K blocks, for 16-bit TMA kernels only;
+// the ring is twice a tile_k 64 kernel's at the same stage count (each block
+// laid out as a whole stage of one block).
+TEST(WgmmaRules, TwoBlockStagesAreForSixteenBitTmaKernels) {
+  KernelTraits t = wgmma(64, 64, 1, 3);
+  t.tile_k = 128;
+  std::string why;
+  EXPECT_FALSE(wgmma::traits_ok(t, &why));  // the cp.async producer
+  EXPECT_NE(why.find("256 for a 16-bit TMA kernel"), std::string::npos) << why;
+  t.tma = true;
+  EXPECT_TRUE(is_legal(sm90(), t, &why)) << why;
+  EXPECT_EQ(wgmma::block_k(t), 64);
+  KernelTraits one = t;
+  one.tile_k = 64;
+  one.stages = 6;
+  EXPECT_EQ(wgmma::block_k(one), 64);
+  // Three stages of two blocks hold the bytes of six stages of one: the
+  // barriers (16 bytes a stage) are all that differ.
+  EXPECT_EQ(wgmma::smem_bytes(t) + 3 * 16, wgmma::smem_bytes(one));
+  t.dtype = DType::fp32;
+  t.tile_k = 64;  // 256 bytes of tf32
+  EXPECT_FALSE(wgmma::traits_ok(t, &why));
+  EXPECT_NE(why.find("16-bit TMA kernels"), std::string::npos) << why;
+}
+
 TEST(WgmmaRules, DegenerateTraitsAreRejected) {
   int KernelTraits::*fields[] = {&KernelTraits::tile_m,  &KernelTraits::tile_n,  &KernelTraits::tile_k,
                                  &KernelTraits::warps_m, &KernelTraits::warps_n, &KernelTraits::stages,
@@ -205,10 +230,10 @@ TEST(WgmmaPools, ExactCounts) {
     size_t per_ndim;
   };
   const Expect expects[] = {
-      {"wgmma_fwd.json", DType::bf16, 116},       {"wgmma_fwd.json", DType::fp16, 116},
-      {"wgmma_fwd.json", DType::fp32, 24},        {"wgmma_bwd_data.json", DType::bf16, 108},
-      {"wgmma_bwd_data.json", DType::fp16, 108},  {"wgmma_bwd_data.json", DType::fp32, 0},
-      {"wgmma_bwd_weight.json", DType::bf16, 366}, {"wgmma_bwd_weight.json", DType::fp16, 366},
+      {"wgmma_fwd.json", DType::bf16, 134},       {"wgmma_fwd.json", DType::fp16, 134},
+      {"wgmma_fwd.json", DType::fp32, 24},        {"wgmma_bwd_data.json", DType::bf16, 126},
+      {"wgmma_bwd_data.json", DType::fp16, 126},  {"wgmma_bwd_data.json", DType::fp32, 0},
+      {"wgmma_bwd_weight.json", DType::bf16, 387}, {"wgmma_bwd_weight.json", DType::fp16, 387},
       {"wgmma_bwd_weight.json", DType::fp32, 0},
   };
   for (const Expect& e : expects) {

@@ -101,16 +101,28 @@ struct WgmmaConfig {
   static constexpr int kNI = TN / kInstrN;
   static constexpr int kAccPerInstr = kInstrN / 2;
   static constexpr int kKStep = DT == dev::kFP32 ? 8 : 16;
-  static constexpr int kKSteps = TK / kKStep;
+  // K blocks: a TMA stage of TK = 256 bytes of K (tile_k 128 for 16-bit
+  // types) holds two blocks of one 128-byte swizzle row each (a TMA box is at
+  // most one such row wide), loaded and consumed as one stage: one full and
+  // one empty barrier per 128 of K instead of per 64. The ring's protocol
+  // costs ~200 SM cycles a stage (bench/wgmma_probe.cu, docs/wgmma.md), as
+  // much as a 64x64x64 block's MMAs; a stage of two blocks halves that per
+  // MMA. Each block is laid out as a whole stage of one block ([A][B]), so
+  // the producers' per-block loads are unchanged. A K range that ends in
+  // the middle of a stage leaves its second block unloaded and unread.
+  static constexpr int kBlockK = TMA ? 128 / kElemBytes : TK;
+  static constexpr int kKBlocks = TK / kBlockK;
+  static constexpr int kKSteps = kBlockK / kKStep;
 
   // Operand orientation (see igemm/operands.cuh): K-major unless the tensor
   // is contiguous along M or N (bwd_data B = w, bwd_weight A = dy^T, B = x).
   static constexpr bool kAKMajor = DIR != kBwdWeight;
   static constexpr bool kBKMajor = DIR == kFwd;
-  typedef typename TileFor<TM, TK, kElemBytes, kAKMajor>::type TileA;
-  typedef typename TileFor<TN, TK, kElemBytes, kBKMajor>::type TileB;
+  typedef typename TileFor<TM, kBlockK, kElemBytes, kAKMajor>::type TileA;
+  typedef typename TileFor<TN, kBlockK, kElemBytes, kBKMajor>::type TileB;
   static constexpr int kABytes = round_up(TileA::kBytes, 1024);
-  static constexpr int kStageBytes = kABytes + round_up(TileB::kBytes, 1024);
+  static constexpr int kBlockBytes = kABytes + round_up(TileB::kBytes, 1024);  // one K block: [A][B]
+  static constexpr int kStageBytes = kKBlocks * kBlockBytes;
   static constexpr int kBarOffset = STAGES * kStageBytes;  // full[S], then empty[S]
   // Serial split-K: two words after the barriers carry the split's fixup
   // role to the consumers (igemm/fixup.cuh; the ring may hold the next tile).
@@ -123,7 +135,7 @@ struct WgmmaConfig {
   // tile t - 1, which the consumers give only after tile t is published: a
   // deadlock. So at most STAGES - 2 (STAGES == 2 publishes each stage at once).
   static constexpr int kLag = STAGES - 2;
-  // TMA: the bytes of a full stage's loads (whole boxes, out-of-bounds
+  // TMA: the bytes of a full K block's loads (whole boxes, out-of-bounds
   // elements included as zeros); bwd producers skip 64-wide blocks wholly
   // outside the GEMM and count what they issue.
   static constexpr int kTxBytes = TileA::kBytes + TileB::kBytes;
@@ -206,7 +218,10 @@ struct WgmmaConfig {
   static_assert(STAGES >= 2 && STAGES <= 8, "2..8 stages");
   static_assert(ISSUERS == 1 || ISSUERS == 2, "one or two TMA issuers");
   static_assert(!kCluster || kStaged, "cluster split-K: the fp32 partial tile must fit the ring");
-  static_assert(!TMA || TK * kElemBytes == 128, "TMA producer: 128-byte K rows");
+  static_assert(!TMA || TK * kElemBytes == 128 || (TK * kElemBytes == 256 && kElemBytes == 2),
+                "TMA producer: one or (16-bit types) two 128-byte K blocks a stage");
+  static_assert(!TMA || kKBlocks == 1 || kKBlocks == 2, "one or two K blocks a stage");
+  static_assert(TMA || kKBlocks == 1, "the cp.async producer loads one K block a stage");
   static_assert(!TMA || DIR == kFwd || (kElemBytes == 2 && TN % 64 == 0 && TM % 64 == 0),
                 "TMA producer of bwd_data / bwd_weight: 16-bit types, MN-major tiles of whole 64-element blocks");
 };

@@ -70,28 +70,41 @@ __device__ __forceinline__ void produce(const IgemmParams& p, Ops& ops, const Bl
   }
 }
 
-// The TMA producers: one thread per CTA walks the ring; for each K tile it
-// waits until the consumers released the stage, then `issue(k, stage, bar)`
-// arms the stage's full barrier with the bytes of its loads and issues them
-// (they complete on that barrier). The ring position carries over tiles.
-template <int S, class Issue>
-__device__ __forceinline__ void tma_ring(int kt0, int tile_k, int ktiles, u32 ring, int stage_bytes, u32 full,
-                                         u32 empty, ProducerRing<S>& pr, Issue&& issue) {
-  int k = kt0 * tile_k;
+// The TMA producers: one thread per CTA walks the ring; for each stage it
+// waits until the consumers released it, then, per K block of the stage
+// (Cfg::kKBlocks), `issue(k, block, bar)` arms the stage's full barrier with
+// the bytes of that block's loads and issues them (they complete on that
+// barrier; k: the block's first K index). A block at or past `kend` (the
+// end of the GEMM's K: the last stage of an odd number of blocks) is not
+// loaded; the thread still arrives for it, so the barrier (one arrival per
+// block and issuer) completes. The ring position carries over tiles.
+template <class Cfg, class Issue>
+__device__ __forceinline__ void tma_ring(int kt0, int ktiles, int kend, u32 ring, u32 full, u32 empty,
+                                         ProducerRing<Cfg::kStages>& pr, Issue&& issue) {
+  constexpr int S = Cfg::kStages;
+  int k = kt0 * Cfg::kTileK;
 #pragma unroll 1
-  for (int kt = 0; kt < ktiles; ++kt, ++pr.filled, k += tile_k) {
+  for (int kt = 0; kt < ktiles; ++kt, ++pr.filled, k += Cfg::kTileK) {
     if (pr.filled >= S) mbar_wait(empty + 8 * pr.w.stage, pr.w.phase ^ 1);
 #ifdef GCONV_WGMMA_TRACE
     if (threadIdx.x == 0) trace::mark(trace::kPreIssue);
     if (threadIdx.x == 0 && pr.filled >= S && pr.filled - S < trace::kRows) trace::mark(trace::kWake + pr.filled - S);
 #endif
+    const u32 st = ring + pr.w.stage * Cfg::kStageBytes, bar = full + 8 * pr.w.stage;
+#pragma unroll
+    for (int j = 0; j < Cfg::kKBlocks; ++j) {
 #ifdef GCONV_WGMMA_NOLOAD
-    (void)issue;
-    (void)k;
-    mbar_arrive(full + 8 * pr.w.stage);  // diagnostic (wgmma_plan.cpp): no loads, the consumers' own pace
+      (void)issue;
+      (void)kend;
+      mbar_arrive(bar);  // diagnostic (wgmma_plan.cpp): no loads, the consumers' own pace
 #else
-    issue(k, ring + pr.w.stage * stage_bytes, full + 8 * pr.w.stage);
+      if (j == 0 || k + j * Cfg::kBlockK < kend) {
+        issue(k + j * Cfg::kBlockK, st + j * Cfg::kBlockBytes, bar);
+      } else {
+        mbar_arrive(bar);
+      }
 #endif
+    }
 #ifdef GCONV_WGMMA_TRACE
     if (threadIdx.x == 0 && pr.filled < trace::kSlots) trace::mark(trace::kIssue + pr.filled);
 #endif
@@ -245,7 +258,7 @@ struct PixelWalk {
 template <class Cfg>
 __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                             ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0, int n0,
-                                            int kt0, int ktiles, u32 ring, u32 full, u32 empty, int part, int mc) {
+                                            int kt0, int ktiles, int kend, u32 ring, u32 full, u32 empty, int part, int mc) {
   const int c_group = b.g0 * p.Cg, row_group = b.g0 * p.Kg + n0;
   const int rank = mc > 1 ? static_cast<int>(dev::cluster_rank()) : 0;
   const auto load_b = [&](int k, u32 st, u32 bar) {
@@ -258,9 +271,7 @@ __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMa
     }
     tma_load_2d(st + Cfg::kABytes, tb, k, row_group, bar);
   };
-  const auto ring_of = [&](auto&& issue) {
-    tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr, issue);
-  };
+  const auto ring_of = [&](auto&& issue) { tma_ring<Cfg>(kt0, ktiles, kend, ring, full, empty, pr, issue); };
   if (part == 1) {  // B's issuer
     ring_of([&](int k, u32 st, u32 bar) {
       mbar_arrive_expect_tx(bar, Cfg::TileB::kBytes);
@@ -286,7 +297,7 @@ __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMa
     mbar_arrive_expect_tx(bar, tx);
     tma_load_im2col<Cfg::kNdim>(st, ta, c_group + walk.c, base, n, walk.off, bar);
     if (part < 0) load_b(k, st, bar);
-    walk.next(p, Cfg::kTileK, cg);
+    walk.next(p, Cfg::kBlockK, cg);
   });
 }
 
@@ -299,7 +310,7 @@ __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMa
 template <class Cfg>
 __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                                      ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0,
-                                                     int n0, int kt0, int ktiles, u32 ring, u32 full, u32 empty,
+                                                     int n0, int kt0, int ktiles, int kend, u32 ring, u32 full, u32 empty,
                                                      int part) {
   constexpr int F = 3 - Cfg::kNdim;
   int i[3] = {0, 0, 0}, base[3] = {0, 0, 0};
@@ -318,8 +329,7 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
   // walk.f are the flipped tap digits, walk.c the output channel within K/G.
   TapWalk<Cfg::kNdim> walk;
   walk.init(p, kt0 * Cfg::kTileK, kg);
-  tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr,
-                         [&](int, u32 st, u32 bar) {
+  tma_ring<Cfg>(kt0, ktiles, kend, ring, full, empty, pr, [&](int, u32 st, u32 bar) {
     const int kc = k_group + walk.c;
     mbar_arrive_expect_tx(bar, tx);
     if (part != 1) {
@@ -338,7 +348,7 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
           tma_load_3d(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, n0 + 64 * j, wtap, kc, bar);
       }
     }
-    walk.next(p, Cfg::kTileK, kg);
+    walk.next(p, Cfg::kBlockK, kg);
   });
 }
 
@@ -350,7 +360,7 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
 template <class Cfg>
 __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
                                                        ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0,
-                                                       int n0, int kt0, int ktiles, u32 ring, u32 full, u32 empty,
+                                                       int n0, int kt0, int ktiles, int kend, u32 ring, u32 full, u32 empty,
                                                        int part) {
   // With p.tma_blocks a 3D box loads every 64-channel block of the tile at
   // once (its bytes count whole, blocks past the group or tensor included:
@@ -384,9 +394,7 @@ __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, con
       for (int j = 0; j < mblocks; ++j) tma_load_2d(st + j * Cfg::TileA::kBlockBytes, ta, a_row + 64 * j, k, bar);
     }
   };
-  const auto ring_of = [&](auto&& issue) {
-    tma_ring<Cfg::kStages>(kt0, Cfg::kTileK, ktiles, ring, Cfg::kStageBytes, full, empty, pr, issue);
-  };
+  const auto ring_of = [&](auto&& issue) { tma_ring<Cfg>(kt0, ktiles, kend, ring, full, empty, pr, issue); };
   if (part == 0) {  // A's issuer
     ring_of([&](int k, u32 st, u32 bar) {
       mbar_arrive_expect_tx(bar, tx);
@@ -410,7 +418,7 @@ __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, con
     return;
   }
   PixelWalk<Cfg::kNdim> px;
-  px.init(p, kt0 * Cfg::kTileK, Cfg::kTileK);
+  px.init(p, kt0 * Cfg::kTileK, Cfg::kBlockK);
   ring_of([&](int k, u32 st, u32 bar) {
     mbar_arrive_expect_tx(bar, tx);
     if (part < 0) load_a(k, st, bar);

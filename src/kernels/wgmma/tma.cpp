@@ -98,9 +98,9 @@ bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why) {
   const bool flat = loads_flat(p);
   switch (p.direction) {
     case Direction::fwd:
-      if (cg % t.tile_k != 0 && !(flat && p.g == 1))
-        return fail(why, "tma: C/G (" + std::to_string(cg) + ") is not a multiple of tile_k (" +
-                             std::to_string(t.tile_k) + "): a K tile must be one filter tap's channels");
+      if (cg % block_k(t) != 0 && !(flat && p.g == 1))
+        return fail(why, "tma: C/G (" + std::to_string(cg) + ") is not a multiple of " + std::to_string(block_k(t)) +
+                             ": a K block must be one filter tap's channels");
       break;
     case Direction::bwd_data:
       if (kg % 64 != 0 && !(flat && p.g == 1))
@@ -234,7 +234,7 @@ TmaArgs blocks_args(const KernelTraits& t, const Problem& p, int64_t channels, i
   // (64 channels, bwd_weight's K: output pixels (= input pixels when flat),
   // 64-channel blocks): next pixel, next block.
   return tiled_map({64, uint64_t(p.n * p.out_volume()), uint64_t(channels / 64)},
-                   {uint64_t(channels) * eb, 64 * eb}, {64, uint32_t(t.tile_k), uint32_t(blocks)});
+                   {uint64_t(channels) * eb, 64 * eb}, {64, uint32_t(block_k(t)), uint32_t(blocks)});
 }
 
 bool w_blocks_ok(const KernelTraits& t, const Problem& p) {
@@ -246,15 +246,15 @@ TmaArgs w_blocks_args(const KernelTraits& t, const Problem& p) {
   const uint64_t cg = uint64_t(p.c_per_group()), f = uint64_t(p.filter_volume());
   // (64 c, tap, k, 64-channel blocks): next tap, next k, next block.
   return tiled_map({64, f, uint64_t(p.k), cg / 64}, {cg * eb, f * cg * eb, 64 * eb},
-                   {64, 1, uint32_t(t.tile_k), uint32_t(t.tile_n / 64)});
+                   {64, 1, uint32_t(block_k(t)), uint32_t(t.tile_n / 64)});
 }
 
 TmaArgs a_args(const KernelTraits& t, const Problem& p, bool flat) {
   const uint64_t eb = uint64_t(elem_bytes(p.dtype));
-  if (flat && p.direction == Direction::fwd) return flat_rows(p, p.c, p.in_volume(), t.tile_k, t.tile_m);
+  if (flat && p.direction == Direction::fwd) return flat_rows(p, p.c, p.in_volume(), block_k(t), t.tile_m);
   if (flat && p.direction == Direction::bwd_data) return flat_rows(p, p.k, p.out_volume(), 64, t.tile_m);
   switch (p.direction) {
-    case Direction::fwd: return x_im2col(p, t.tile_k, t.tile_m);
+    case Direction::fwd: return x_im2col(p, block_k(t), t.tile_m);
     case Direction::bwd_data: {
       // dy at i + pad_lo - dil * (F - 1) + t' * dil for the flipped taps t':
       // bases of the dx positions 0 .. in - 1 (stride 1).
@@ -269,7 +269,7 @@ TmaArgs a_args(const KernelTraits& t, const Problem& p, bool flat) {
     }
     case Direction::bwd_weight: {
       const uint64_t pixels = uint64_t(p.n * p.out_volume());
-      return tiled(uint64_t(p.k), pixels, uint64_t(p.k) * eb, 64, t.tile_k);
+      return tiled(uint64_t(p.k), pixels, uint64_t(p.k) * eb, 64, block_k(t));
     }
   }
   return {};
@@ -277,19 +277,19 @@ TmaArgs a_args(const KernelTraits& t, const Problem& p, bool flat) {
 
 TmaArgs b_args(const KernelTraits& t, const Problem& p, bool flat) {
   const uint64_t eb = uint64_t(elem_bytes(p.dtype));
-  if (flat && p.direction == Direction::bwd_weight) return flat_rows(p, p.c, p.in_volume(), 64, t.tile_k);
+  if (flat && p.direction == Direction::bwd_weight) return flat_rows(p, p.c, p.in_volume(), 64, block_k(t));
   switch (p.direction) {
     case Direction::fwd: {
       // w as a matrix: rows g * Kg + k, each F * Cg contiguous elements.
       const uint64_t row = uint64_t(p.filter_volume() * p.c_per_group());
-      return tiled(row, uint64_t(p.k), row * eb, t.tile_k, t.tile_n);
+      return tiled(row, uint64_t(p.k), row * eb, block_k(t), t.tile_n);
     }
     case Direction::bwd_data: {
       // w as (c, tap, k): one box is 64 channels of one tap for 64 k.
       const uint64_t cg = uint64_t(p.c_per_group()), f = uint64_t(p.filter_volume());
       return tiled_map({cg, f, uint64_t(p.k)}, {cg * eb, f * cg * eb}, {64, 1, 64});
     }
-    case Direction::bwd_weight: return x_im2col(p, 64, t.tile_k);
+    case Direction::bwd_weight: return x_im2col(p, 64, block_k(t));
   }
   return {};
 }

@@ -40,7 +40,7 @@ struct TmaArgs {
 
 // Whether traits t (t.tma) can load problem p through tensor maps. The
 // channels an im2col load reads are one filter tap's, inside one group: fwd
-// needs C/G a multiple of tile_k, bwd_data K/G a multiple of 64 (and stride
+// needs C/G a multiple of block_k, bwd_data K/G a multiple of 64 (and stride
 // 1: strided phases are not expressed as tensor maps yet), bwd_weight C/G a
 // multiple of 64. Pointwise problems loaded flat (flat_ok, flat_enabled) have
 // one tap: bwd_weight takes any C/G, and with one group fwd any C and
@@ -58,7 +58,7 @@ bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why);
 //   bwd_data:   A = dy through im2col (taps flipped: filter bases i + pad -
 //               dil * (F - 1) of the dx positions), B = w as (C/G, F, K)
 //   bwd_weight: A = dy as a (K, N*out) matrix, B = x through im2col with
-//               tile_k pixels and 64 channels a load
+//               block_k pixels and 64 channels a load
 // flat (requires flat_ok): the im2col operand as a tiled (channels, N * pixels)
 // matrix instead (the kernels' IgemmParams::tma_flat).
 TmaArgs a_args(const KernelTraits& t, const Problem& p, bool flat = false);
@@ -87,7 +87,7 @@ bool loads_flat(const Problem& p);
 
 // bwd_weight's MN-major operands as one 3D box per stage instead of one 2D
 // box per 64 channels: (64 channels, pixels, channel blocks of 64) with the
-// blocks 128 bytes apart, a box of 64 x tile_k x tile/64 lands as the
+// blocks 128 bytes apart, a box of 64 x block_k x tile/64 lands as the
 // tile's [block][row][128 bytes] layout. A (dy) when tile_m > 64 divides
 // K/G; B (x, pointwise problems only, flat) when tile_n > 64 divides C/G: a
 // tile reaching past the group would load whole blocks of zeros or of the
@@ -99,7 +99,7 @@ bool dy_blocks_ok(const KernelTraits& t, const Problem& p);
 bool x_blocks_ok(const KernelTraits& t, const Problem& p, bool flat);
 TmaArgs blocks_args(const KernelTraits& t, const Problem& p, int64_t channels, int blocks);
 // bwd_data's B (w as (c, tap, k)) likewise: one 4D box of 64 c x 1 tap x
-// tile_k k x tile_n / 64 channel blocks when tile_n > 64 divides C/G.
+// block_k k x tile_n / 64 channel blocks when tile_n > 64 divides C/G.
 bool w_blocks_ok(const KernelTraits& t, const Problem& p);
 TmaArgs w_blocks_args(const KernelTraits& t, const Problem& p);
 

@@ -68,26 +68,28 @@ __device__ __forceinline__ void release(u32 bar, int lane, int peer) {
   }
 }
 
-// rd / rel: the stage read next and the next stage to release, carried from
-// one output tile to the next (persistent grid). Every stage read is
-// released, the tile's last one once its MMAs have retired.
+// The K blocks (Cfg::kBlockK each) of the stages kt0 .. kt0 + ktiles - 1: the
+// GEMM's K may end in the middle of the last stage (the producer then loads
+// one block less, tma_ring).
 template <class Cfg>
-__device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u32 full, u32 empty, int wg_row0,
-                                        int lane, RingPos<Cfg::kStages>& rd, RingPos<Cfg::kStages>& rel,
-                                        int peer = -1) {
+__device__ __forceinline__ int k_blocks(int gemm_k, int kt0, int ktiles) {
+  if constexpr (Cfg::kKBlocks == 1) {
+    return ktiles;
+  } else {
+    const int end = cmin(gemm_k, (kt0 + ktiles) * Cfg::kTileK);
+    return (end - kt0 * Cfg::kTileK + Cfg::kBlockK - 1) / Cfg::kBlockK;
+  }
+}
+
+// One stage's MMAs over its first NB K blocks, fenced and committed as one
+// group.
+template <class Cfg, int NB>
+__device__ __forceinline__ void mma_blocks(WgAcc<Cfg>& acc, u32 st, int wg_row0) {
   typedef MmaAsync<Cfg::kInstrN, Cfg::kDType, Cfg::kAKMajor ? 0 : 1, Cfg::kBKMajor ? 0 : 1> Mma;
+  wgmma_fence();
 #pragma unroll
-  for (int mi = 0; mi < Cfg::kMI; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < Cfg::kNI; ++ni)
-#pragma unroll
-      for (int r = 0; r < Cfg::kAccPerInstr; ++r) acc.d[mi][ni][r] = 0.f;
-#pragma unroll 1
-  for (int kt = 0; kt < ktiles; ++kt) {
-    mbar_wait(full + 8 * rd.stage, rd.phase);
-    if (kt < trace::kSlots && threadIdx.x == kWarpgroup) trace::mark(trace::kFull + kt);
-    const u32 sa = ring + rd.stage * Cfg::kStageBytes, sb = sa + Cfg::kABytes;
-    wgmma_fence();
+  for (int j = 0; j < NB; ++j) {
+    const u32 sa = st + j * Cfg::kBlockBytes, sb = sa + Cfg::kABytes;
 #pragma unroll
     for (int ks = 0; ks < Cfg::kKSteps; ++ks)
 #pragma unroll
@@ -99,7 +101,37 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, u32 ring, u
           Mma::run(acc.d[mi][ni], da, db);
         }
       }
-    wgmma_commit();
+  }
+  wgmma_commit();
+}
+
+// rd / rel: the stage read next and the next stage to release, carried from
+// one output tile to the next (persistent grid). Every stage read is
+// released, the tile's last one once its MMAs have retired. kblocks: the K
+// blocks of the tile's stages (Cfg::kKBlocks a stage, but the last stage of
+// the GEMM's K may hold one block less: k_blocks).
+template <class Cfg>
+__device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, int kblocks, u32 ring, u32 full, u32 empty,
+                                        int wg_row0, int lane, RingPos<Cfg::kStages>& rd,
+                                        RingPos<Cfg::kStages>& rel, int peer = -1) {
+#pragma unroll
+  for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < Cfg::kNI; ++ni)
+#pragma unroll
+      for (int r = 0; r < Cfg::kAccPerInstr; ++r) acc.d[mi][ni][r] = 0.f;
+#pragma unroll 1
+  for (int kt = 0; kt < ktiles; ++kt) {
+    mbar_wait(full + 8 * rd.stage, rd.phase);
+    if (kt < trace::kSlots && threadIdx.x == kWarpgroup) trace::mark(trace::kFull + kt);
+    const u32 st = ring + rd.stage * Cfg::kStageBytes;
+    // Each path is straight-line from fence to commit: a branch between the
+    // wgmmas makes ptxas serialize them (C7520).
+    if (Cfg::kKBlocks == 1 || kt * Cfg::kKBlocks + 1 < kblocks) {
+      mma_blocks<Cfg, Cfg::kKBlocks>(acc, st, wg_row0);
+    } else {
+      mma_blocks<Cfg, 1>(acc, st, wg_row0);  // the GEMM's K ends inside this stage
+    }
     rd.next();
     // The group before this one has retired: its stage may be overwritten.
     wgmma_wait<1>();
@@ -242,11 +274,11 @@ __device__ __forceinline__ void produce_tile(const IgemmParams& p, const TensorM
     // Two issuers: thread 0 loads A, thread 32 (another warp) B; one: both.
     const int part = Cfg::kIssuers == 2 ? (tid == 0 ? 0 : 1) : -1;
     if constexpr (Cfg::kDir == kFwd) {
-      produce_tma<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ring, full, empty, part, mc);
+      produce_tma<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ops.gemm_k, ring, full, empty, part, mc);
     } else if constexpr (Cfg::kDir == kBwdData) {
-      produce_tma_bwd_data<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ring, full, empty, part);
+      produce_tma_bwd_data<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ops.gemm_k, ring, full, empty, part);
     } else {
-      produce_tma_bwd_weight<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ring, full, empty, part);
+      produce_tma_bwd_weight<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ops.gemm_k, ring, full, empty, part);
     }
   } else {
     produce<Cfg>(p, ops, b, m0, n0, kt0, ktiles, ring, full, empty, tid, pr);
@@ -282,7 +314,8 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
       trace::begin();
 #pragma unroll 1
       for (int s = 0; s < Cfg::kStages; ++s) {
-        mbar_init(full + 8 * s, Cfg::kTma ? Cfg::kIssuers : kWarpgroup);
+        // TMA: each issuer arrives once per K block of a stage (tma_ring).
+        mbar_init(full + 8 * s, Cfg::kTma ? Cfg::kIssuers * Cfg::kKBlocks : kWarpgroup);
         // Multicast: the partner's consumer warps release this block's
         // stages too (its producer writes half of each).
         mbar_init(empty + 8 * s, 4 * Cfg::kConsumers * mc);
@@ -313,7 +346,8 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
       const int ctid = tid - kWarpgroup, local = ctid % kWarpgroup;
       RingPos<Cfg::kStages> rd, rel;
       WgAcc<Cfg> acc;
-      consume<Cfg>(acc, ktiles, ring, full, empty, (ctid / kWarpgroup) * Cfg::kWgM, local & 31, rd, rel);
+      consume<Cfg>(acc, ktiles, k_blocks<Cfg>(ops.gemm_k, kt0, ktiles), ring, full, empty, (ctid / kWarpgroup) * Cfg::kWgM,
+                   local & 31, rd, rel);
       stage_tile<Cfg>(acc, p, ops, m0, ctid / kWarpgroup, ring_ptr, local);
       if (tid == kWarpgroup) trace::mark(trace::kStored);
     }
@@ -363,7 +397,8 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
           if (p.fixup) fix.start(ktiles, ctid);
         }
         WgAcc<Cfg> acc;
-        consume<Cfg>(acc, ktiles, ring, full, empty, wg * Cfg::kWgM, local & 31, rd, rel, peer);
+        consume<Cfg>(acc, ktiles, k_blocks<Cfg>(ops.gemm_k, kt0, ktiles), ring, full, empty, wg * Cfg::kWgM, local & 31,
+                     rd, rel, peer);
         if (ghost) continue;
         if constexpr (Cfg::kSplit == igemm::kSplitSerial) {
           if (p.fixup) {

@@ -47,13 +47,15 @@ bool has_reduce(const KernelTraits& t) {
   return t.split_mode == SplitKMode::parallel || t.split_mode == SplitKMode::serial;
 }
 
-// Mirrors WgmmaConfig: the ring (the stages, without barriers) and the
-// staged epilogue tile (rows padded by 16 bytes, then one int per row).
-size_t ring_bytes(const KernelTraits& t) {
-  const size_t eb = size_t(elem_bytes(t.dtype));
-  return size_t(t.stages) * (round_up(size_t(t.tile_m) * t.tile_k * eb, 1024) +
-                             round_up(size_t(t.tile_n) * t.tile_k * eb, 1024));
+// Mirrors WgmmaConfig: a stage is kKBlocks K blocks of kBlockK (block_k),
+// each an A and a B tile rounded up to 1024 bytes (kBlockBytes).
+size_t stage_bytes(const KernelTraits& t) {
+  const size_t eb = size_t(elem_bytes(t.dtype)), bk = size_t(block_k(t));
+  return size_t(t.tile_k) / bk * (round_up(size_t(t.tile_m) * bk * eb, 1024) + round_up(size_t(t.tile_n) * bk * eb, 1024));
 }
+// The ring (the stages, without barriers) and the staged epilogue tile (rows
+// padded by 16 bytes, then one int per row).
+size_t ring_bytes(const KernelTraits& t) { return size_t(t.stages) * stage_bytes(t); }
 size_t staged_fp32_bytes(const KernelTraits& t) { return size_t(t.tile_m) * (size_t(t.tile_n) * 4 + 16 + 4); }
 
 }  // namespace
@@ -65,11 +67,8 @@ namespace {
 // words (kEpiOffset); the output tile staged with rows padded by 16 bytes and
 // one int a row (kStagedBytes).
 size_t ring_and_words(const KernelTraits& t) {
-  const size_t eb = size_t(elem_bytes(t.dtype));
-  const size_t a = round_up(size_t(t.tile_m) * t.tile_k * eb, 1024);
-  const size_t b = round_up(size_t(t.tile_n) * t.tile_k * eb, 1024);
   const size_t fix = t.split_mode == SplitKMode::serial ? 16 : 0;
-  return size_t(t.stages) * (a + b + 16) + fix;
+  return size_t(t.stages) * (stage_bytes(t) + 16) + fix;
 }
 // WgmmaConfig::kOutBytes: staged outputs are fp32 for split-K and fp32, else
 // the dtype.
@@ -128,8 +127,11 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   const int eb = elem_bytes(t.dtype), kstep = t.dtype == DType::fp32 ? 8 : 16;
   if (t.tile_k % kstep != 0) return fail(why, "tile_k must be a multiple of the MMA's K (16; 8 for tf32)");
   const int row_bytes = t.tile_k * eb;
-  if (row_bytes != 32 && row_bytes != 64 && row_bytes != 128)
-    return fail(why, "tile_k * element bytes must be 32, 64 or 128 (a swizzle width)");
+  if (t.tma && row_bytes == 256) {
+    if (eb != 2) return fail(why, "tile_k 128 (two 64-wide K blocks a stage) is for 16-bit TMA kernels");
+  } else if (row_bytes != 32 && row_bytes != 64 && row_bytes != 128) {
+    return fail(why, "tile_k * element bytes must be 32, 64 or 128 (a swizzle width), or 256 for a 16-bit TMA kernel");
+  }
   if (t.stages < 2 || t.stages > 8) return fail(why, "stages must be 2..8");
   if (!pow2(t.vec) || t.vec * eb > 16) return fail(why, "vec must be a power of two of at most 16 bytes");
   if (t.split_k < 1 || t.split_k > 1024) return fail(why, "split_k must be 1..1024");
@@ -150,8 +152,8 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   if (kmajor < 1 || !slots_fit(ka) || !slots_fit(kb))
     return fail(why, "the producer's K slots (tile_k / vec for K-major tiles, tile_k for MN-major) must divide "
                      "128 threads or be a multiple of them");
-  if (t.tma && row_bytes != 128)
-    return fail(why, "tma: the TMA producer needs 128-byte K rows (tile_k 64 for 16-bit types, 32 for fp32)");
+  if (t.tma && row_bytes != 128 && row_bytes != 256)
+    return fail(why, "tma: the TMA producer needs 128-byte K rows (tile_k 64 or 128 for 16-bit types, 32 for fp32)");
   if (t.tma && t.direction != Direction::fwd && (t.tile_n % 64 != 0 || t.tile_m % 64 != 0))
     return fail(why, "tma: bwd_data / bwd_weight TMA loads whole 64-element blocks: tile_m and tile_n multiples of 64");
   if (smem_bytes(t) > igemm::kMaxSmemBytes)

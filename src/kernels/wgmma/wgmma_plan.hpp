@@ -7,7 +7,9 @@
 //
 // Traits of a wgmma kernel (KernelTraits fields):
 //   tile_m, tile_n, tile_k   CTA tile; tile_k * element bytes is the swizzle
-//                            width (32, 64 or 128 bytes) of K-major tiles
+//                            width (32, 64 or 128 bytes) of K-major tiles, or
+//                            (16-bit TMA kernels) 256: a stage of two K
+//                            blocks of 64 (block_k), one barrier pair each
 //   warps_m                  consumer warpgroups (1 or 2), each owning
 //                            tile_m / warps_m rows (64 or 128); warps_n == 1
 //   stages                   shared-memory ring depth (2..8)
@@ -37,6 +39,14 @@ namespace gconv::wgmma {
 
 // Threads of one warpgroup (4 warps): the unit of wgmma and of each role.
 inline constexpr int kWarpgroup = 128;
+
+// The K of one block of a ring stage (WgmmaConfig::kBlockK): one 128-byte
+// swizzle row of a TMA kernel (a TMA box is at most that wide), else the
+// whole tile_k. A stage holds tile_k / block_k blocks.
+inline int block_k(const KernelTraits& t) {
+  const int row = t.dtype == DType::fp32 ? 32 : 64;
+  return t.tma && t.tile_k > row ? row : t.tile_k;
+}
 
 // Rules on the traits alone (tile shapes wgmma and the swizzled layouts can
 // express, accumulator registers, producer slot map, shared memory).
