@@ -103,11 +103,11 @@ std::vector<KernelTraits> instances() {
     SplitKMode mode;
     int split;
   } two[] = {{Direction::fwd, DType::bf16, 2, {64, 64, 1, 4}, SplitKMode::none, 1},
-             {Direction::fwd, DType::fp16, 3, {64, 128, 1, 3}, SplitKMode::cluster, 4},
-             {Direction::bwd_data, DType::bf16, 2, {128, 64, 1, 3}, SplitKMode::none, 1},
+             {Direction::fwd, DType::fp16, 3, {64, 64, 1, 3}, SplitKMode::cluster, 4},
+             {Direction::bwd_data, DType::bf16, 2, {64, 64, 1, 4}, SplitKMode::none, 1},
              {Direction::bwd_data, DType::bf16, 1, {64, 64, 1, 3}, SplitKMode::cluster, 2},
-             {Direction::bwd_weight, DType::bf16, 2, {64, 128, 1, 3}, SplitKMode::serial, 16},
-             {Direction::bwd_weight, DType::fp16, 3, {128, 64, 1, 3}, SplitKMode::none, 1}};
+             {Direction::bwd_weight, DType::bf16, 2, {64, 64, 1, 3}, SplitKMode::serial, 16},
+             {Direction::bwd_weight, DType::fp16, 3, {64, 64, 1, 3}, SplitKMode::cluster, 8}};
   for (const auto& w : two) {
     KernelTraits k = make(w.d, w.t, w.nd, w.s, w.mode, w.split, 8);
     k.tile_k = 128;
