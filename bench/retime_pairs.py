@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Kernel pairs to re-measure after kernels changed under stored sweeps (issue 19).
 
-  retime_pairs.py --select SELECT.jsonl --sweep SWEEP.csv[.zst] [--sweep ...] [--changed s13|episep|s15|s15b|s16|s16b|s16c|s16d|s17] \
+  retime_pairs.py --select SELECT.jsonl --sweep SWEEP.csv[.zst] [--sweep ...] [--changed s13|episep|s15|s15b|s16|s16b|s16c|s16d|s17|s20] \
       [--measured FRESH.csv[.zst] ...] \
       [--top 48] [--anchors 3] [--limit N] [--seed S] --pairs OUT_PAIRS.csv --problems OUT_PROBLEMS.csv
 
@@ -192,10 +192,22 @@ def changed_s17(name, spec=""):
     return bool(M64_TMA.match(name))
 
 
+TWO_BLOCK = re.compile(r"^wgmma_.*_m64n64k128_c1_s\d+_sk\d+[sc]?_v8_tma$")
+
+
+def changed_s20(name, spec=""):
+    """The 64x64 TMA kernels with two-block stages (tile_k 128) that the
+    twentieth session added to the pools of every direction
+    (configs/pools/wgmma_*.json, docs/wgmma.md): new kernels, no stored
+    rows."""
+    return bool(TWO_BLOCK.match(name))
+
+
 # Every list is f(name, spec=""): by the name alone where spec is not given
 # (anchors: unchanged below), per problem where a list depends on it.
 CHANGED = {"s13": changed, "episep": changed_episep, "s15": changed_s15, "s15b": changed_s15b, "s16": changed_s16,
-           "s16b": changed_s16b, "s16c": changed_s16c, "s16d": changed_s16d, "s17": changed_s17}
+           "s16b": changed_s16b, "s16c": changed_s16c, "s16d": changed_s16d, "s17": changed_s17,
+           "s20": changed_s20}
 
 
 def unchanged(name):
@@ -229,7 +241,8 @@ def main(argv):
     ap.add_argument("--changed", choices=sorted(CHANGED), default="s13",
                     help="which kernels changed: s13 (the thirteenth session's list), episep (the "
                          "fourteenth's), s15 / s15b (the fifteenth's), s16 / s16b / s16c / s16d (new "
-                         "pairs of the sixteenth) or s17 (the seventeenth's 64-row TMA kernels); anchors "
+                         "pairs of the sixteenth), s17 (the seventeenth's 64-row TMA kernels) or s20 (the twentieth's "
+                         "two-block stages); anchors "
                          "are never among them")
     ap.add_argument("--measured", action="append", default=[],
                     help="sweeps of (kernel, spec) pairs already re-measured with today's kernels: with "

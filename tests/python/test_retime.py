@@ -7,7 +7,7 @@ import csv
 
 import bench_script  # noqa: F401  (bench/ on sys.path)
 import retime_merge
-from retime_pairs import CHANGED, changed_episep, changed_s15, changed_s15b, changed_s16, changed_s16b, changed_s16c, changed_s16d, changed_s17, kernel_class, pointwise
+from retime_pairs import CHANGED, changed_episep, changed_s15, changed_s15b, changed_s16, changed_s16b, changed_s16c, changed_s16d, changed_s17, changed_s20, kernel_class, pointwise
 
 SPEC = "fwd_bf16_n2c64k64g1_h8w8_y3x3_s1_p1_dil1"
 FIELDS = ["kernel", "spec", "provider", "status", "gpu", "latency_ms", "min_ms", "tflops", "gbps"]
@@ -20,7 +20,7 @@ def test_episep_list_names_unsplit_wgmma_tiles_of_128x128_outputs_and_more():
     assert not changed_episep("wgmma_fwd_bf16_2d_m128n64k64_c1_s4_sk1_v8")  # 8192 outputs
     assert not changed_episep("wgmma_bwd_weight_bf16_2d_m128n128k64_c2_s4_sk8s_v8")  # split
     assert not changed_episep("igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1")
-    assert set(CHANGED) == {"s13", "episep", "s15", "s15b", "s16", "s16b", "s16c", "s16d", "s17"}
+    assert set(CHANGED) == {"s13", "episep", "s15", "s15b", "s16", "s16b", "s16c", "s16d", "s17", "s20"}
 
 
 def _write(path, rows):
@@ -164,3 +164,11 @@ def test_s17_names_the_64_row_tma_kernels_of_fwd_and_bwd_data():
     assert not changed_s17("wgmma_bwd_weight_bf16_2d_m64n64k64_c1_s4_sk1_v8_tma")  # bwd_weight had them
     assert not changed_s17("wgmma_fwd_bf16_2d_m64n64k64_c1_s4_sk1_v8")  # cp.async producer
     assert not changed_s17("wgmma_fwd_bf16_2d_m128n64k64_c1_s4_sk1_v8_tma")  # 128 rows
+
+
+def test_s20_names_the_two_block_stage_kernels_of_every_direction():
+    assert changed_s20("wgmma_fwd_bf16_2d_m64n64k128_c1_s3_sk1_v8_tma")
+    assert changed_s20("wgmma_bwd_data_fp16_3d_m64n64k128_c1_s4_sk2c_v8_tma")
+    assert changed_s20("wgmma_bwd_weight_bf16_1d_m64n64k128_c1_s3_sk16s_v8_tma")
+    assert not changed_s20("wgmma_fwd_bf16_2d_m64n64k64_c1_s4_sk1_v8_tma")  # one-block stages
+    assert not changed_s20("wgmma_fwd_bf16_2d_m128n64k128_c1_s3_sk1_v8_tma")  # not a pool tile
