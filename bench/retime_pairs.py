@@ -203,16 +203,24 @@ def changed_s20(name, spec=""):
     return bool(TWO_BLOCK.match(name))
 
 
+def changed_all(name, spec=""):
+    """Every kernel: a full re-measurement of the candidates (the twentieth
+    session found the unchanged families' own rows stale too: the anchors
+    would not scale). No anchors are kept with it."""
+    return True
+
+
 # Every list is f(name, spec=""): by the name alone where spec is not given
 # (anchors: unchanged below), per problem where a list depends on it.
 CHANGED = {"s13": changed, "episep": changed_episep, "s15": changed_s15, "s15b": changed_s15b, "s16": changed_s16,
            "s16b": changed_s16b, "s16c": changed_s16c, "s16d": changed_s16d, "s17": changed_s17,
-           "s20": changed_s20}
+           "s20": changed_s20, "all": changed_all}
 
 
 def unchanged(name):
-    """An anchor candidate: a kernel no list of CHANGED names."""
-    return not any(f(name) for f in CHANGED.values())
+    """An anchor candidate: a kernel no list of CHANGED names (`all` aside:
+    it names every kernel, and keeps no anchors)."""
+    return not any(f(name) for key, f in CHANGED.items() if key != "all")
 
 
 def candidates(ranked, top):
@@ -242,7 +250,7 @@ def main(argv):
                     help="which kernels changed: s13 (the thirteenth session's list), episep (the "
                          "fourteenth's), s15 / s15b (the fifteenth's), s16 / s16b / s16c / s16d (new "
                          "pairs of the sixteenth), s17 (the seventeenth's 64-row TMA kernels) or s20 (the twentieth's "
-                         "two-block stages); anchors "
+                         "two-block stages), or all (every candidate, no anchors); anchors "
                          "are never among them")
     ap.add_argument("--measured", action="append", default=[],
                     help="sweeps of (kernel, spec) pairs already re-measured with today's kernels: with "
@@ -292,7 +300,7 @@ def main(argv):
     n_changed = n_anchor = 0
     for s in specs:
         cand = [k for k in candidates(ranked[s], a.top) if is_changed(k, s)]
-        anchors = sorted((t, k) for k, t in stored[s].items() if unchanged(k))[: a.anchors]
+        anchors = [] if a.changed == "all" else sorted((t, k) for k, t in stored[s].items() if unchanged(k))[: a.anchors]
         rows += [(k, s) for k in cand] + [(k, s) for _, k in anchors]
         n_changed += len(cand)
         n_anchor += len(anchors)
