@@ -20,7 +20,7 @@ def test_episep_list_names_unsplit_wgmma_tiles_of_128x128_outputs_and_more():
     assert not changed_episep("wgmma_fwd_bf16_2d_m128n64k64_c1_s4_sk1_v8")  # 8192 outputs
     assert not changed_episep("wgmma_bwd_weight_bf16_2d_m128n128k64_c2_s4_sk8s_v8")  # split
     assert not changed_episep("igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1")
-    assert set(CHANGED) == {"s13", "episep", "s15", "s15b", "s16", "s16b", "s16c", "s16d", "s17", "s20"}
+    assert set(CHANGED) == {"s13", "episep", "s15", "s15b", "s16", "s16b", "s16c", "s16d", "s17", "s20", "all"}
 
 
 def _write(path, rows):
@@ -172,3 +172,25 @@ def test_s20_names_the_two_block_stage_kernels_of_every_direction():
     assert changed_s20("wgmma_bwd_weight_bf16_1d_m64n64k128_c1_s3_sk16s_v8_tma")
     assert not changed_s20("wgmma_fwd_bf16_2d_m64n64k64_c1_s4_sk1_v8_tma")  # one-block stages
     assert not changed_s20("wgmma_fwd_bf16_2d_m128n64k128_c1_s3_sk1_v8_tma")  # not a pool tile
+
+
+def test_changed_all_times_every_candidate_and_keeps_no_anchors(tmp_path):
+    import json
+    import retime_pairs
+    # Ranked: 3 kernels of one class (igemm fwd unsplit), then one wgmma and one direct kernel.
+    ranked = ["igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1", "igemm_fwd_bf16_2d_m64n64k32_w2x2_s4_sk1_v8_g1",
+              "igemm_fwd_bf16_2d_m32n32k32_w2x2_s4_sk1_v8_g1", "wgmma_fwd_bf16_2d_m128n128k64_c2_s4_sk1_v8",
+              "direct_fwd_bf16_2d_t8x8_r4_v8"]
+    sel = tmp_path / "sel.jsonl"
+    sel.write_text(json.dumps({"spec": SPEC, "ranked": [{"kernel": k} for k in ranked]}) + "\n")
+    stored = _write(tmp_path / "stored.csv", [(ranked[4], "0.030"), (ranked[0], "0.020")])
+    pairs, problems = tmp_path / "pairs.csv", tmp_path / "problems.csv"
+    retime_pairs.main(["--select", str(sel), "--sweep", stored, "--top", "2", "--changed", "all",
+                       "--pairs", str(pairs), "--problems", str(problems)])
+    got = [r["kernel"] for r in csv.DictReader(open(pairs))]
+    # The top 2, then the first kernel of each class not among them; no anchor added.
+    assert got[:2] == ranked[:2] and ranked[2] not in got
+    assert set(got[2:]) == {ranked[3], ranked[4]}
+    # `all` names every kernel, but the anchor test ignores it.
+    assert retime_pairs.changed_all("direct_fwd_bf16_2d_t8x8_r4_v8")
+    assert retime_pairs.unchanged("direct_fwd_bf16_2d_t8x8_r4_v8")
