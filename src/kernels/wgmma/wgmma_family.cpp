@@ -10,6 +10,7 @@
 #include "jit/module.hpp"
 #include "kernels/family.hpp"
 #include "kernels/igemm/launch.hpp"
+#include "kernels/wgmma/launch_memo.hpp"
 #include "kernels/wgmma/tma.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
 
@@ -101,6 +102,40 @@ Status cap_grid(const KernelTraits& t, const LoadedKernel& k, igemm::LaunchPlan&
   return Status::Ok();
 }
 
+// GCONV_WGMMA_LAUNCH_MEMO=1 (read once; off by default until timed on a
+// GPU): each thread keeps the plan and the encoded tensor maps of its last
+// kLaunchMemoEntries (kernel, problem, operand and output addresses), so a
+// repeated call skips make_plan and the driver's map encoding
+// (wgmma/launch_memo.hpp).
+bool launch_memo_enabled() {
+  static const bool v = jit::process_env_int("GCONV_WGMMA_LAUNCH_MEMO", 0, 1).value_or(0) == 1;
+  return v;
+}
+constexpr size_t kLaunchMemoEntries = 1024;
+
+// What a launch computes before launching (WgmmaFamily::prepare).
+struct Prepared {
+  igemm::LaunchPlan plan;
+  wgmma::TensorMap ta{}, tb{}, tc{};
+};
+
+// The memo's key: everything prepare() reads. The kernel's entry point
+// names the loaded module; the traits guard against another module loaded
+// later at the same address.
+struct MemoKey {
+  const void* fn;
+  KernelTraits traits;
+  Problem problem;
+  const void* a;
+  const void* b;
+  const void* out;
+  bool operator==(const MemoKey&) const = default;
+  size_t hash() const {
+    return wgmma::hash_words({reinterpret_cast<uintptr_t>(fn), reinterpret_cast<uintptr_t>(a),
+                              reinterpret_cast<uintptr_t>(b), reinterpret_cast<uintptr_t>(out)});
+  }
+};
+
 class WgmmaFamily final : public KernelFamily {
  public:
   Family family() const override { return Family::wgmma; }
@@ -117,8 +152,11 @@ class WgmmaFamily final : public KernelFamily {
 
   std::vector<std::string> entry_points(const KernelTraits& t) const override { return wgmma::entry_points(t); }
 
-  Status launch(const KernelTraits& t, const LoadedKernel& k, const Problem& p, const ConvArgs& args,
-                CUstream_st* stream) const override {
+  // The host work of a launch before the launch itself: the plan (grid,
+  // multicast, persistent cap) and the tensor maps of the operands' and the
+  // output's addresses (a few microseconds each, through the driver).
+  static Status prepare(const KernelTraits& t, const LoadedKernel& k, const Problem& p, const ConvArgs& args,
+                        Prepared& out) {
     Result<igemm::LaunchPlan> plan = wgmma::make_plan(t, p);
     if (!plan.ok()) return plan.status();
     const bool mcast = multicast_ok(t, *plan);
@@ -133,12 +171,12 @@ class WgmmaFamily final : public KernelFamily {
       plan->params.mcast = 1;
     }
     GCONV_RETURN_IF_ERROR(cap_grid(t, k, *plan));
-    // gconv_main's tensor maps after IgemmParams: A and B of a TMA
-    // producer, then the output's. They hold the tensor addresses: encoded
-    // for every launch (a few microseconds of host time, no device work).
-    wgmma::TensorMap ta, tb, tc{};
-    void* maps[3];
-    size_t n = 0;
+    // The maps hold the tensor addresses (GCONV_WGMMA_LAUNCH_MEMO keeps
+    // them per address).
+    wgmma::TensorMap& ta = out.ta;
+    wgmma::TensorMap& tb = out.tb;
+    wgmma::TensorMap& tc = out.tc;
+    tc = wgmma::TensorMap{};
     if (t.tma) {
       if (!args.a || !args.b) return invalid_argument("wgmma launch: null tensor pointer");
       if (reinterpret_cast<uintptr_t>(args.a) % 16 != 0 || reinterpret_cast<uintptr_t>(args.b) % 16 != 0)
@@ -178,8 +216,6 @@ class WgmmaFamily final : public KernelFamily {
         GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_multicast_args(t, p), p.dtype, b_ptr, &tb));
       else
         GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_args(t, p, flat), p.dtype, b_ptr, &tb));
-      maps[n++] = &ta;
-      maps[n++] = &tb;
     }
     if (wgmma::epilogue_separate(t)) {
       // Zeros, with p.out_map unset, where the output cannot be written
@@ -189,10 +225,39 @@ class WgmmaFamily final : public KernelFamily {
         GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::out_args(t, p), p.dtype, args.out, &tc));
         plan->params.out_map = 1;
       }
-      maps[n++] = &tc;
     }
+    out.plan = *plan;
+    return Status::Ok();
+  }
+
+  Status launch(const KernelTraits& t, const LoadedKernel& k, const Problem& p, const ConvArgs& args,
+                CUstream_st* stream) const override {
+    Prepared* prep = nullptr;
+    Prepared fresh;
+    if (launch_memo_enabled() && !k.entries.empty()) {
+      // The memo is per thread: no lock on the launch path.
+      thread_local wgmma::LaunchMemo<MemoKey, Prepared> memo(kLaunchMemoEntries);
+      const MemoKey key{k.entries[0], t, p, args.a, args.b, args.out};
+      prep = memo.find(key);
+      if (prep == nullptr) {
+        GCONV_RETURN_IF_ERROR(prepare(t, k, p, args, fresh));
+        prep = &memo.put(key, fresh);
+      }
+    } else {
+      GCONV_RETURN_IF_ERROR(prepare(t, k, p, args, fresh));
+      prep = &fresh;
+    }
+    // gconv_main's tensor maps after IgemmParams: A and B of a TMA
+    // producer, then the output's.
+    void* maps[3];
+    size_t n = 0;
+    if (t.tma) {
+      maps[n++] = &prep->ta;
+      maps[n++] = &prep->tb;
+    }
+    if (wgmma::epilogue_separate(t)) maps[n++] = &prep->tc;
     GCONV_RETURN_IF_ERROR(
-        igemm::launch_plan("wgmma", t, k, p, args, *plan, stream, std::span<void* const>(maps, n)));
+        igemm::launch_plan("wgmma", t, k, p, args, prep->plan, stream, std::span<void* const>(maps, n)));
     if (wgmma::trace_blocks() > 0) {
       // GCONV_WGMMA_TRACE: the traced blocks' clocks, printed by a kernel of
       // their own after gconv_main (wgmma/trace.cuh dump).
