@@ -107,7 +107,10 @@ struct WgmmaConfig {
   // one empty barrier per 128 of K instead of per 64. The ring's protocol
   // costs ~200 SM cycles a stage (bench/wgmma_probe.cu, docs/wgmma.md), as
   // much as a 64x64x64 block's MMAs; a stage of two blocks halves that per
-  // MMA. Each block is laid out as a whole stage of one block ([A][B]), so
+  // MMA. (In the kernels that paid only on layers of few tiles and a long K:
+  // elsewhere small tiles are bound by L2 or by the launch's fixed cost,
+  // docs/wgmma.md "Two-block stages".) Each block is laid out as a whole
+  // stage of one block ([A][B]), so
   // the producers' per-block loads are unchanged. A K range that ends in
   // the middle of a stage leaves its second block unloaded and unread.
   static constexpr int kBlockK = TMA ? 128 / kElemBytes : TK;
