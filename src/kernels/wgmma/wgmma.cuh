@@ -68,19 +68,6 @@ __device__ __forceinline__ void release(u32 bar, int lane, int peer) {
   }
 }
 
-// The K blocks (Cfg::kBlockK each) of the stages kt0 .. kt0 + ktiles - 1: the
-// GEMM's K may end in the middle of the last stage (the producer then loads
-// one block less, tma_ring).
-template <class Cfg>
-__device__ __forceinline__ int k_blocks(int gemm_k, int kt0, int ktiles) {
-  if constexpr (Cfg::kKBlocks == 1) {
-    return ktiles;
-  } else {
-    const int end = cmin(gemm_k, (kt0 + ktiles) * Cfg::kTileK);
-    return (end - kt0 * Cfg::kTileK + Cfg::kBlockK - 1) / Cfg::kBlockK;
-  }
-}
-
 // One stage's MMAs over its first NB K blocks, fenced and committed as one
 // group.
 template <class Cfg, int NB>
@@ -107,12 +94,12 @@ __device__ __forceinline__ void mma_blocks(WgAcc<Cfg>& acc, u32 st, int wg_row0)
 
 // rd / rel: the stage read next and the next stage to release, carried from
 // one output tile to the next (persistent grid). Every stage read is
-// released, the tile's last one once its MMAs have retired. kblocks: the K
-// blocks of the tile's stages (Cfg::kKBlocks a stage, but the last stage of
-// the GEMM's K may hold one block less: k_blocks).
+// released, the tile's last one once its MMAs have retired. The tile's
+// stages start at K index k0; a stage whose second K block starts at or past
+// kend (the GEMM's K) holds one block, as tma_ring loads it.
 template <class Cfg>
-__device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, int kblocks, u32 ring, u32 full, u32 empty,
-                                        int wg_row0, int lane, RingPos<Cfg::kStages>& rd,
+__device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, int k0, int kend, u32 ring, u32 full,
+                                        u32 empty, int wg_row0, int lane, RingPos<Cfg::kStages>& rd,
                                         RingPos<Cfg::kStages>& rel, int peer = -1) {
 #pragma unroll
   for (int mi = 0; mi < Cfg::kMI; ++mi)
@@ -127,7 +114,7 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, int kblocks
     const u32 st = ring + rd.stage * Cfg::kStageBytes;
     // Each path is straight-line from fence to commit: a branch between the
     // wgmmas makes ptxas serialize them (C7520).
-    if (Cfg::kKBlocks == 1 || kt * Cfg::kKBlocks + 1 < kblocks) {
+    if (Cfg::kKBlocks == 1 || k0 + kt * Cfg::kTileK + Cfg::kBlockK < kend) {
       mma_blocks<Cfg, Cfg::kKBlocks>(acc, st, wg_row0);
     } else {
       mma_blocks<Cfg, 1>(acc, st, wg_row0);  // the GEMM's K ends inside this stage
@@ -346,7 +333,7 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
       const int ctid = tid - kWarpgroup, local = ctid % kWarpgroup;
       RingPos<Cfg::kStages> rd, rel;
       WgAcc<Cfg> acc;
-      consume<Cfg>(acc, ktiles, k_blocks<Cfg>(ops.gemm_k, kt0, ktiles), ring, full, empty, (ctid / kWarpgroup) * Cfg::kWgM,
+      consume<Cfg>(acc, ktiles, kt0 * Cfg::kTileK, ops.gemm_k, ring, full, empty, (ctid / kWarpgroup) * Cfg::kWgM,
                    local & 31, rd, rel);
       stage_tile<Cfg>(acc, p, ops, m0, ctid / kWarpgroup, ring_ptr, local);
       if (tid == kWarpgroup) trace::mark(trace::kStored);
@@ -397,8 +384,8 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
           if (p.fixup) fix.start(ktiles, ctid);
         }
         WgAcc<Cfg> acc;
-        consume<Cfg>(acc, ktiles, k_blocks<Cfg>(ops.gemm_k, kt0, ktiles), ring, full, empty, wg * Cfg::kWgM, local & 31,
-                     rd, rel, peer);
+        consume<Cfg>(acc, ktiles, kt0 * Cfg::kTileK, ops.gemm_k, ring, full, empty, wg * Cfg::kWgM, local & 31, rd,
+                     rel, peer);
         if (ghost) continue;
         if constexpr (Cfg::kSplit == igemm::kSplitSerial) {
           if (p.fixup) {

@@ -9,7 +9,7 @@
 //   tile_m, tile_n, tile_k   CTA tile; tile_k * element bytes is the swizzle
 //                            width (32, 64 or 128 bytes) of K-major tiles, or
 //                            (16-bit TMA kernels) 256: a stage of two K
-//                            blocks of 64 (block_k), one barrier pair each
+//                            blocks of 64 (block_k) under one barrier pair
 //   warps_m                  consumer warpgroups (1 or 2), each owning
 //                            tile_m / warps_m rows (64 or 128); warps_n == 1
 //   stages                   shared-memory ring depth (2..8)
