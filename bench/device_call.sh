@@ -24,6 +24,9 @@
 #   dwcheck   direct register-window kernels (DW_FILTER): built, GPU correctness (bf16 all, fp16/fp32
 #             samples), sanitizers (DW_SAN) on 2 kernels per bf16 2D pool
 #   dwsweep   the public set's depthwise problems: every direct kernel (DW_SWEEP_FILTER), cuDNN, compared
+#   dwwg      window_wgrad (register-window bwd_weight): every direct bwd_weight kernel and native cuDNN on the
+#             depthwise bwd_weight problems of the public set and problems/small_classes.csv, then the
+#             window kernels' rows on .device/dwwg_train.csv / dwwg_hold.csv (DWWG_S seconds each)
 #   dwdata    held-out depthwise problems (direct kernels + native cuDNN, reported), then window kernels
 #             on the training set's depthwise problems for DW_DATA_S seconds (selector training rows)
 #   wgsan     compute-sanitizer memcheck, racecheck and synccheck on 2 wgmma kernels per bf16 pool
@@ -883,6 +886,35 @@ PY
         --modes heur,exh 2> "$OUT/cudnn_dw.log"
       python3 bench/compare_cudnn.py --sweep /tmp/dw.csv --cudnn "$OUT/cudnn_dw.jsonl" --by-family \
         --per-problem "$OUT/dw_compare.csv" > "$OUT/dw_compare.txt"; tail -n 30 "$OUT/dw_compare.txt" ;;
+    dwwg)
+      # window_wgrad.cuh (register-window bwd_weight): every direct bwd_weight kernel (tile and
+      # window) and native cuDNN on the depthwise bwd_weight problems of the public set and of
+      # problems/small_classes.csv, bench/depthwise_report.py; then the window kernels' selector
+      # rows on .device/dwwg_train.csv and .device/dwwg_hold.csv (the depthwise bwd_weight problems
+      # of the stored training and holdout sweeps) for DWWG_S seconds each (default 150).
+      python3 -c "import json; l=[x for x in open('problems/cudnn_public_h200.jsonl') if x.strip()]; \
+        open('/tmp/dwwg.jsonl','w').write(''.join(x for x in l if 'about' in json.loads(x) or \
+        (json.loads(x)['C'] == json.loads(x)['G'] == json.loads(x)['K'] and json.loads(x)['direction'] == 'bwd_weight')))"
+      awk -F, '/^#/ {next} !h++ {for (i=1;i<=NF;i++) col[$i]=i; print; next} $col["c"] == $col["g"] && $col["k"] == $col["g"]' \
+        problems/small_classes.csv > /tmp/dwwg_sc.csv
+      for set in pub sc; do
+        if [ $set = pub ]; then src=/tmp/dwwg.jsonl; dirs=""; else src=/tmp/dwwg_sc.csv; dirs="--directions bwd_weight"; fi
+        rm -f /tmp/dwwg_$set.csv
+        timeout -k 10 "${DWWG_BENCH_S:-240}" .device/gconv bench --problems $src $dirs --provider gconv,cudnn \
+          --filter 'family == direct && direction == bwd_weight' --out /tmp/dwwg_$set.csv --warmup 3 --repeats 9 \
+          --jobs "$ncpu" --progress-s 60 2> "$OUT/dwwg_$set.log"
+        echo "dwwg $set rc=$?"; tail -n 1 "$OUT/dwwg_$set.log"
+        pack /tmp/dwwg_$set.csv "$OUT/dwwg_$set.csv.zst"
+        python3 bench/depthwise_report.py /tmp/dwwg_$set.csv - | tee "$OUT/dwwg_${set}_report.txt"
+      done
+      for set in train hold; do
+        rm -f /tmp/dwwg_rows_$set.csv
+        timeout -k 10 "${DWWG_S:-150}" .device/gconv bench --problems .device/dwwg_$set.csv \
+          --filter 'window_w > 0 && direction == bwd_weight' --out /tmp/dwwg_rows_$set.csv --warmup 2 --repeats 5 \
+          --jobs "$ncpu" --progress-s 60 2> "$OUT/dwwg_rows_$set.log"
+        echo "rows $set rc=$?"; tail -n 1 "$OUT/dwwg_rows_$set.log"
+        pack /tmp/dwwg_rows_$set.csv "$OUT/dwwg_rows_$set.csv.zst"
+      done ;;
     dwdata)
       # Depthwise rows of the held-out set: every direct kernel and cuDNN (native provider), then
       # the register-window kernels on the training set's depthwise problems (selector data),

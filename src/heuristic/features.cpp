@@ -610,8 +610,8 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
         set(x_direct_log_slabs, lg(q.slabs));
         set(x_direct_halo, ratio(double((t.per_thread - 1) * t.win_sx + t.win_fx), double(t.per_thread)));
         set(x_direct_log_span, lg(double(q.lanes) * t.vec));
-        set(x_direct_log_passes, lg(wgrad ? double(p.filter[0]) * p.filter[1] : 0));
-        set(x_direct_log_splits, lg(wgrad ? direct::kWgradCluster : 0));
+        set(x_direct_log_passes, lg(wgrad ? double(p.filter[0]) : 0));  // window_wgrad: one pass per z tap
+        set(x_direct_log_splits, lg(wgrad ? double(q.wg_blocks) : 0));
       } else {
         set(x_direct_waste_h, 1.0 - ratio(rows, double(q.tiles[1]) * bh));
         set(x_direct_waste_w, 1.0 - ratio(cols, double(q.tiles[2]) * bw));
@@ -625,10 +625,12 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
       useful = (1.0 - out[x_direct_waste_h]) * (1.0 - out[x_direct_waste_w]) * (1.0 - out[x_direct_waste_c]);
       flops_per_block = flops / blocks;
       // L2 traffic as analytic.cpp's direct_ms counts it.
-      if (t.win_fx > 0) {
+      if (t.win_fx > 0 && wgrad) {
+        l2_bytes = window_wgrad_l2_bytes(p, *plan);
+      } else if (t.win_fx > 0) {
         const double win = double((t.per_thread - 1) * t.win_sx + t.win_fx);
         const double frows = double(p.filter[0]) * p.filter[1];
-        l2_bytes = double(q.items) * std::max(1, q.rows_per_item) * frows * (wgrad ? win + t.per_thread : win) * double(p.c) * eb + out_el * eb;
+        l2_bytes = double(q.items) * std::max(1, q.rows_per_item) * frows * win * double(p.c) * eb + out_el * eb;
       } else if (wgrad) {
         l2_bytes = (x_el + y_el) * eb * std::max(1, q.passes) + w_el * 4;
       } else {

@@ -527,7 +527,9 @@ int register_estimate(const ArchRules& rules, const KernelTraits& t) {
     return wgmma_accumulators(t) + rules.wgmma.consumer_overhead;
   }
   if (t.family == Family::tinyc) return rules.tinyc.regs;
-  if (t.win_fx > 0)  // window.cuh: R x vec sums (or dy) + FX x vec weights (or sums) + one source vector
+  if (t.win_fx > 0 && t.direction == Direction::bwd_weight)  // window_wgrad.cuh: FX x FX x vec sums + R dy + one x
+    return (t.win_fx * t.win_fx + t.per_thread + 1) * t.vec + rules.direct.reg_overhead;
+  if (t.win_fx > 0)  // window.cuh: R x vec sums + FX x vec weights + one source vector
     return (t.per_thread + t.win_fx + 1) * t.vec + rules.direct.reg_overhead;
   return 2 * t.per_thread * t.vec + t.vec + rules.direct.reg_overhead;
 }

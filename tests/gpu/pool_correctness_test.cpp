@@ -52,25 +52,30 @@ std::vector<Problem> covering_problems(Direction d, DType t) {
   }
   // Register-window depthwise kernels are compiled for one filter width and
   // W stride: every (width, stride) of the pools, 40 channels (vec 8, 4, 2)
-  // and 18 (vec 2), odd sizes, asymmetric W padding, H dilation 2.
-  for (int nd : {1, 2, 3})
-    for (int64_t c : {40, 18})
-      for (int64_t fx : {1, 3, 5, 7})
-        for (int64_t sx : {1, 2}) {
-          Problem p;
-          p.direction = d;
-          p.dtype = t;
-          p.ndim = nd;
-          p.n = 2;
-          p.c = p.k = p.g = c;
-          p.in = {nd == 3 ? 4 : 1, nd == 1 ? 1 : 7, 27};
-          p.filter = {nd == 3 ? 3 : 1, nd == 1 ? 1 : 3, fx};
-          p.stride = {1, 1, sx};
-          p.dilation = {1, nd == 1 ? 1 : 2, 1};
-          p.pad_lo = {nd == 3 ? 1 : 0, nd == 1 ? 0 : 2, fx / 2};
-          p.pad_hi = {nd == 3 ? 1 : 0, nd == 1 ? 0 : 2, fx - 1 - fx / 2};
-          out.push_back(p);
-        }
+  // and 18 (vec 2), odd sizes, asymmetric W padding, H dilation 2. For
+  // bwd_weight also a larger size, whose regions take several blocks of
+  // several steps (the slices added by the last block), the last step of a
+  // plane partial.
+  for (bool big : {false, true})
+    for (int nd : {1, 2, 3})
+      for (int64_t c : {40, 18})
+        for (int64_t fx : {1, 3, 5, 7})
+          for (int64_t sx : {1, 2}) {
+            if (big && d != Direction::bwd_weight) continue;
+            Problem p;
+            p.direction = d;
+            p.dtype = t;
+            p.ndim = nd;
+            p.n = big ? 5 : 2;
+            p.c = p.k = p.g = c;
+            p.in = {nd == 3 ? (big ? 6 : 4) : 1, nd == 1 ? 1 : (big ? 37 : 7), big && nd == 1 ? 301 : 27};
+            p.filter = {nd == 3 ? 3 : 1, nd == 1 ? 1 : 3, fx};
+            p.stride = {1, 1, sx};
+            p.dilation = {1, nd == 1 ? 1 : 2, 1};
+            p.pad_lo = {nd == 3 ? 1 : 0, nd == 1 ? 0 : 2, fx / 2};
+            p.pad_hi = {nd == 3 ? 1 : 0, nd == 1 ? 0 : 2, fx - 1 - fx / 2};
+            out.push_back(p);
+          }
   return out;
 }
 
@@ -169,8 +174,11 @@ Tally check_pool(Direction d, DType t, int ndim, int sample) {
     };
     for (const Problem& p : problems) try_problem(p);
     // tinyc kernels take every covering problem too: the odd list's stem has
-    // K = 16, one of the kernel's 64-channel chunks.
-    if (checked == 0 || kernels[i].family == Family::tinyc)
+    // K = 16, one of the kernel's 64-channel chunks; so do the register-window
+    // bwd_weight kernels, whose multi-block regions only the larger covering
+    // sizes reach.
+    if (checked == 0 || kernels[i].family == Family::tinyc ||
+        (kernels[i].win_fx > 0 && kernels[i].direction == Direction::bwd_weight))
       for (const Problem& p : cover) try_problem(p);
     if (checked == 0) {
       ++tally.uncovered;

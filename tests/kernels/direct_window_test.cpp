@@ -4,6 +4,7 @@
 // -v) and defines its one entry point.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 #include <string>
 #include <vector>
@@ -115,26 +116,71 @@ TEST(DirectWindow, GatherLaunchShape) {
   EXPECT_EQ(plan->grid_y, 2);
 }
 
-TEST(DirectWindow, WgradLaunchShapeIsOneClusterPerSlabAndFilterRow) {
+TEST(DirectWindow, WgradRules) {
+  const Problem p = depthwise(Direction::bwd_weight, DType::bf16, 64, 3, 1);
+  std::string why;
+  // 5 x 5 sums of 8 channels would spill: 4 channels a thread fit.
+  const Problem p5 = depthwise(Direction::bwd_weight, DType::bf16, 64, 5, 1);
+  EXPECT_FALSE(direct_family().can_implement(window(p5, 5, 1, 8, 8), p5, &why));
+  EXPECT_NE(why.find("register budget"), std::string::npos) << why;
+  EXPECT_TRUE(direct_family().can_implement(window(p5, 5, 1, 8, 4), p5, &why)) << why;
+  // The sums cover filter rows up to the window's width.
+  Problem tall = p;
+  tall.filter = {1, 5, 3};
+  tall.pad_lo = tall.pad_hi = {0, 2, 1};
+  EXPECT_FALSE(direct_family().can_implement(window(tall, 3, 1), tall, &why));
+  EXPECT_NE(why.find("filter height 5"), std::string::npos) << why;
+}
+
+TEST(DirectWindow, WgradLaunchShapeStreamsRowsPerSlabAndZTap) {
   const Problem p = depthwise(Direction::bwd_weight, DType::bf16, 96, 3, 1, 3);
   const KernelTraits t = window(p, 3, 1);
   Result<DirectPlan> plan = plan_direct(t, p);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_EQ(plan->blocks, direct::kWgradCluster);
-  // 264 / (8 * 9 filter rows) -> 4 slabs wanted: 12 vectors of 8 channels
-  // give 3 lanes a slab, 4 slabs; one filter row a block.
-  EXPECT_EQ(plan->params.lanes, 3);
-  EXPECT_EQ(plan->grid_y, 4);
-  EXPECT_EQ(plan->grid_z, 9);
-  const int64_t per_block = plan->params.items_per_block;
-  EXPECT_EQ(per_block, 256 / 3);
-  EXPECT_EQ(plan->threads, 3 * per_block);
-  EXPECT_EQ(plan->smem, static_cast<size_t>((per_block + 1) * 3 * 3 * 8 * 4));
-  // 3 images x 5 depths x 13 rows x 4 strips: items of one row each.
-  EXPECT_EQ(plan->params.rows_per_item, 1);
-  EXPECT_EQ(plan->params.items, 3 * 5 * 13 * 4);
-  EXPECT_EQ(plan->workspace, 0u);
+  const direct::DirectParams& q = plan->params;
+  // 12 vectors of 8 channels: 8 lanes would leave a third of the last slab
+  // idle, 4 lanes make 3 full slabs of 32 channels (64-byte pixels).
+  EXPECT_EQ(q.lanes, 4);
+  EXPECT_EQ(q.wg_slabw, 32);
+  EXPECT_EQ(plan->grid_y, 3);
+  EXPECT_EQ(plan->grid_z, 3);  // z taps
+  EXPECT_EQ(plan->threads, 256);
+  // dy 29 wide in strips of 8 -> 32 (pitch 33); x (32 - 1) + 3 = 34 (pitch 35).
+  EXPECT_EQ(q.strips, 4);
+  EXPECT_EQ(q.wg_dyw, 32);
+  EXPECT_EQ(q.wg_dyp, 33);
+  EXPECT_EQ(q.wg_xw, 34);
+  EXPECT_EQ(q.wg_xp, 35);
+  // 8 rows a step: x 10 rows, two stages of (10 * 35 + 8 * 33) pixels x 64 B
+  // fit two blocks an SM.
+  EXPECT_EQ(q.wg_rows, 8);
+  EXPECT_EQ(q.wg_xbytes, 10 * 35 * 64);
+  EXPECT_EQ(q.wg_stage, 10 * 35 * 64 + 8 * 33 * 64);
+  EXPECT_EQ(plan->smem, size_t{2} * (10 * 35 * 64 + 8 * 33 * 64));
+  // 3 images x 5 depths x 2 steps; 264 / 9 regions -> 30 blocks, capped at
+  // two steps a block.
+  EXPECT_EQ(q.wg_plane_steps, 2);
+  EXPECT_EQ(q.wg_steps, 30);
+  EXPECT_EQ(q.wg_blocks, 15);
+  EXPECT_EQ(plan->blocks, 15);
+  // Slices of 3 x 3 taps x 32 channels per block, then three words a region.
+  EXPECT_EQ(q.fixup, 1);
+  EXPECT_EQ(plan->fixup_offset, (size_t{9 * 15 * 9 * 32 * 4} + 255) / 256 * 256);
+  EXPECT_EQ(plan->workspace, plan->fixup_offset + 9 * 3 * 8);
+  EXPECT_EQ(direct_family().workspace_bytes(t, p), plan->workspace);
   EXPECT_EQ(plan->finish_blocks, 0);
+  EXPECT_EQ(plan->launches(), 1);
+
+  // One image of 2 rows: one step, one block a region, dw written directly.
+  Problem small = depthwise(Direction::bwd_weight, DType::bf16, 64, 3, 1);
+  small.n = 1;
+  small.in = {1, 2, 29};
+  plan = plan_direct(window(small, 3, 1), small);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->params.wg_rows, 2);
+  EXPECT_EQ(plan->params.wg_blocks, 1);
+  EXPECT_EQ(plan->params.fixup, 0);
+  EXPECT_EQ(plan->workspace, 0u);
 }
 
 TEST(DirectWindow, StridedBwdDataStripsArePerPhase) {
@@ -163,17 +209,18 @@ TEST(DirectWindow, EveryDirectionAndDtypeCompilesWithoutSpills) {
   struct Case {
     Direction d;
     DType t;
-    int fx, sx, r;
+    int fx, sx, r, vec = 8;
   };
   const Case cases[] = {{Direction::fwd, DType::bf16, 7, 1, 8},       {Direction::fwd, DType::fp32, 3, 2, 8},
                         {Direction::bwd_data, DType::fp16, 5, 1, 8},  {Direction::bwd_data, DType::bf16, 7, 1, 4},
                         {Direction::bwd_data, DType::bf16, 5, 2, 8},
-                        {Direction::bwd_weight, DType::bf16, 7, 1, 8}, {Direction::bwd_weight, DType::fp32, 3, 2, 4}};
+                        {Direction::bwd_weight, DType::bf16, 7, 1, 8, 2}, {Direction::bwd_weight, DType::fp16, 5, 2, 8, 4},
+                        {Direction::bwd_weight, DType::bf16, 3, 1, 8, 8}, {Direction::bwd_weight, DType::fp32, 3, 2, 4, 4}};
   std::vector<std::string> sources, names;
   std::vector<KernelTraits> traits;
   for (const Case& c : cases) {
     const Problem p = depthwise(c.d, c.t, 64, c.fx, c.sx);
-    const KernelTraits t = window(p, c.fx, c.sx, c.r, c.t == DType::fp32 ? 4 : 8);
+    const KernelTraits t = window(p, c.fx, c.sx, c.r, c.t == DType::fp32 ? std::min(c.vec, 4) : c.vec);
     traits.push_back(t);
     sources.push_back(direct_family().instance_source(t));
     names.push_back(kernel_name(t));
@@ -186,9 +233,10 @@ TEST(DirectWindow, EveryDirectionAndDtypeCompilesWithoutSpills) {
     SCOPED_TRACE(names[i]);
     ASSERT_TRUE(results[i].ok()) << results[i].status().message();
     EXPECT_TRUE(testing::image_contains(results[i]->image, "gconv_win"));
-    // ptxas reports "N bytes spill stores"; the window must stay in
-    // registers. bwd_weight keeps ptxas's occupancy target, which may park a
-    // word or two on the stack; a window that no longer fits spills far more.
+    // ptxas reports "N bytes spill stores"; the window (bwd_weight: every
+    // tap's sums) must stay in registers. bwd_weight keeps ptxas's occupancy
+    // target, which may park a word or two on the stack; sums that no longer
+    // fit spill far more.
     std::smatch m;
     const std::string& log = results[i]->log;
     ASSERT_TRUE(std::regex_search(log, m, std::regex(R"((\d+) bytes spill stores)"))) << log;

@@ -88,6 +88,15 @@ int direct_max_span(int64_t dst_total, int64_t src_total, int slab, int og, int 
   return static_cast<int>(widest);
 }
 
+double window_wgrad_l2_bytes(const Problem& p, const DirectPlan& plan) {
+  const direct::DirectParams& q = plan.params;
+  const double xr = double(q.wg_rows - 1) * p.stride[1] + double(p.filter[1] - 1) * p.dilation[1] + 1;
+  const double pixels = xr * q.wg_xw + double(q.wg_rows) * q.wg_dyw;  // one step's staged pixels
+  const double steps = double(q.wg_steps) * q.slabs * p.filter[0];
+  const double slices = q.fixup ? double(plan.fixup_offset) : 0.0;
+  return steps * pixels * double(q.wg_slabw) * dtype_bytes(p.dtype) + 2.0 * slices;
+}
+
 DirectProblem direct_problem(const Problem& p) {
   DirectProblem dp;
   dp.problem = &p;
@@ -126,6 +135,115 @@ int even_lanes(int64_t cvecs, int64_t cap) {
   return static_cast<int>(ceil_div(cvecs, slabs));
 }
 
+// GCONV_DIRECT_WINDOW_ROWS=N (1, 2, 4 or 8) fixes window_wgrad's dy rows per
+// step, for A/B measurements; read once, anything else is ignored.
+std::optional<long long> window_rows_override() {
+  static const std::optional<long long> v = [] {
+    std::optional<long long> r = jit::process_env_int("GCONV_DIRECT_WINDOW_ROWS", 1, 8);
+    return r && (*r & (*r - 1)) == 0 ? r : std::nullopt;
+  }();
+  return v;
+}
+
+// window_wgrad.cuh's launch (after plan_window's rules): grid (blocks per
+// region, slabs, FZ), two stages of staged tiles, the slices and region words
+// in the workspace when a region has several blocks.
+template <class Reject>
+bool plan_window_wgrad(const KernelTraits& t, const DirectProblem& dp, const Reject& reject, DirectPlan* out_plan) {
+  const Problem& p = *dp.problem;
+  const int64_t eb = dtype_bytes(p.dtype);
+  const int64_t vec = t.vec, R = t.per_thread, FX = t.win_fx, SX = t.win_sx;
+  const int64_t FY = p.filter[1], FZ = p.filter[0];
+  if (FY > FX)
+    return reject([&] { return fmt::format("filter height {} exceeds the window's {} rows of sums", FY, FX); });
+  // acc[FX][FX][vec] and the R dy vectors stay in registers: beyond this the
+  // sums spill.
+  if (FX * FX * vec + R * vec > 160)
+    return reject([&] {
+      return fmt::format("{} fp32 sums and {} dy values a thread exceed the register budget", FX * FX * vec, R * vec);
+    });
+  const int64_t threads = t.threads();
+  // A slot-pixel of at most 128 bytes (lanes * vec * eb), lanes a power of two
+  // dividing threads; fewer lanes where the last slab would idle > 1/8.
+  const int64_t cvecs = p.c / vec;
+  int64_t lanes = std::min<int64_t>(32, std::max<int64_t>(1, 128 / (vec * eb)));
+  while (lanes > 1 && (ceil_div(cvecs, lanes) * lanes - cvecs) * 8 > cvecs) lanes /= 2;
+  if (threads % lanes != 0) return reject([&] { return fmt::format("threads ({}) not a multiple of {} lanes", threads, lanes); });
+  const int64_t slabs = ceil_div(cvecs, lanes), slabw = lanes * vec, slots = threads / lanes;
+  const int64_t OD = dp.out[0], OH = dp.out[1], OW = dp.out[2];
+  const int64_t strips = ceil_div(OW, R);
+  const int64_t dyw = strips * R, dyp = dyw | 1;
+  const int64_t xw = (dyw - 1) * SX + FX, xp = xw | 1;
+  auto stage_bytes = [&](int64_t rows, int64_t* xbytes) {
+    const int64_t xr = (rows - 1) * p.stride[1] + (FY - 1) * p.dilation[1] + 1;
+    *xbytes = align16(xr * xp * slabw * eb);
+    return *xbytes + align16(rows * dyp * slabw * eb);
+  };
+  const int64_t part_bytes = slots * FX * slabw * 4;
+  // The most rows a step (at most the plane's, rounded up to a power of two)
+  // whose two stages leave room for two blocks an SM; else for one.
+  int64_t rows = 0, xbytes = 0, stage = 0;
+  for (int64_t budget : {int64_t{110} << 10, static_cast<int64_t>(kMaxSmemBytes)}) {
+    for (int64_t cand : {8, 4, 2, 1}) {
+      if (cand > 1 && cand / 2 >= OH) continue;
+      if (const auto forced = window_rows_override(); forced && *forced != cand) continue;
+      int64_t xb;
+      const int64_t st = stage_bytes(cand, &xb);
+      if (std::max(2 * st, part_bytes) <= budget) {
+        rows = cand, xbytes = xb, stage = st;
+        break;
+      }
+    }
+    if (rows > 0) break;
+  }
+  if (rows == 0)
+    return reject([&] { return fmt::format("two stages of one dy row ({} pixels wide) exceed shared memory", dyw); });
+  const int64_t plane_steps = ceil_div(OH, rows);
+  const int64_t steps = p.n * OD * plane_steps;
+  if (steps > INT32_MAX || (FZ > 1 && FZ > 65535) || slabs > 65535)
+    return reject([&] { return fmt::format("{} steps, {} slabs or {} z taps exceed the launch limits", steps, slabs, FZ); });
+  // About two blocks an SM of a 132-SM Hopper (a fixed figure: plans, and
+  // so the summation order, depend on the problem only), and at least two
+  // steps a block.
+  const int64_t regions = slabs * FZ;
+  const int64_t per_region = std::clamp<int64_t>(ceil_div(int64_t{2 * 132}, regions), 1, std::max<int64_t>(1, steps / 2));
+
+  DirectPlan& plan = *out_plan;
+  plan = DirectPlan{};
+  direct::DirectParams& q = plan.params;
+  fill_problem(p, dp, &q);
+  q.strips = static_cast<int>(strips);
+  q.dw_elements = static_cast<int>(p.k * p.filter_volume());
+  q.lanes = static_cast<int>(lanes);
+  q.slabs = static_cast<int>(slabs);
+  q.wg_rows = static_cast<int>(rows);
+  q.wg_plane_steps = static_cast<int>(plane_steps);
+  q.wg_steps = static_cast<int>(steps);
+  q.wg_blocks = static_cast<int>(per_region);
+  q.wg_slabw = static_cast<int>(slabw);
+  q.wg_dyw = static_cast<int>(dyw);
+  q.wg_xw = static_cast<int>(xw);
+  q.wg_xp = static_cast<int>(xp);
+  q.wg_dyp = static_cast<int>(dyp);
+  q.wg_stage = static_cast<int>(stage);
+  q.wg_xbytes = static_cast<int>(xbytes);
+  q.items = static_cast<int>(steps);
+  plan.threads = static_cast<int>(threads);
+  plan.blocks = per_region;
+  plan.grid_y = slabs;
+  plan.grid_z = FZ;
+  plan.smem = static_cast<size_t>(std::max(2 * stage, part_bytes));
+  plan.accum = WgradAccum::none;
+  plan.finish_blocks = 0;
+  if (per_region > 1) {
+    const int64_t slice_elems = regions * per_region * FY * FX * slabw;
+    q.fixup = 1;
+    plan.fixup_offset = fixup_words_offset(slice_elems);
+    plan.workspace = plan.fixup_offset + fixup_words_bytes(regions);
+  }
+  return true;
+}
+
 // The register-window rules and launch (window.cuh); the common rules up to
 // vec have passed.
 template <class Reject>
@@ -148,12 +266,12 @@ bool plan_window(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out
     if (extent > (int64_t{1} << 30))
       return reject([&] { return std::string("spatial sizes, pads, strides or dilations too large for 32-bit arithmetic"); });
   }
+  if (p.direction == Direction::bwd_weight) return plan_window_wgrad(t, dp, reject, out_plan);
   const int64_t threads = t.threads();
   const int64_t vec = t.vec, R = t.per_thread;
   const int64_t cvecs = p.c / vec;
   const int64_t taps = p.filter_volume();
-  const bool wgrad = p.direction == Direction::bwd_weight;
-  // Rows of R outputs in the tensor the kernel walks: y / dx, or dy for bwd_weight.
+  // Rows of R outputs in the tensor the kernel walks: y or dx.
   int64_t walk[3];
   for (int i = 0; i < 3; ++i) walk[i] = p.direction == Direction::bwd_data ? p.in[i] : dp.out[i];
   // Strided bwd_data: strips of R pixels within each of the win_sx W phases.
@@ -171,44 +289,24 @@ bool plan_window(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out
   q.strips = static_cast<int>(strips);
   q.dw_elements = static_cast<int>(p.k * taps);
   const int64_t fbytes = 4;  // weights and sums are fp32 in shared memory
-  int64_t lanes, per_block, smem, blocks_x, grid_y, grid_z = 1, ry = 1;
-  if (!wgrad) {
-    // All of a slab's weights are staged: fewer lanes when a large 3D filter
-    // would not fit.
-    const int64_t fit = static_cast<int64_t>(kMaxSmemBytes) / (taps * vec * fbytes);
-    if (fit < 1)
-      return reject([&] { return fmt::format("the {}-tap filter of one channel vector does not fit shared memory", taps); });
-    lanes = even_lanes(cvecs, std::min<int64_t>({32, threads, fit}));
-    per_block = threads / lanes;
-    smem = taps * lanes * vec * fbytes;
-    grid_y = ceil_div(cvecs, lanes);
-    // The most rows per item that still leaves 4 blocks per SM of a 132-SM
-    // Hopper (a fixed figure: plans depend on the problem only).
-    for (int64_t cand : {8, 4, 2})
-      if (ceil_div(items_of(cand), per_block) * grid_y >= 4 * 132) {
-        ry = cand;
-        break;
-      }
-    blocks_x = ceil_div(items_of(ry), per_block);
-  } else {
-    // One filter row (z, y) per cluster, and slabs for two waves of 132 SMs
-    // of clusters where the channels allow it. (Four, for more occupancy,
-    // measured slower: narrower slabs read fewer contiguous bytes a pixel;
-    // H200 calls 5 and 6 of notes/runs/2026-11-25-s8-window, 0.691 vs 0.654
-    // of cuDNN on the public depthwise problems.)
-    const int64_t rows = p.filter[0] * p.filter[1];
-    if (rows > 65535) return reject([&] { return fmt::format("{} filter rows exceed gridDim.z", rows); });
-    const int64_t want_slabs = ceil_div(int64_t{2 * 132}, direct::kWgradCluster * rows);
-    lanes = even_lanes(cvecs, std::min<int64_t>({32, threads, std::max<int64_t>(1, cvecs / want_slabs)}));
-    // part[P][FX][slab] + sum[FX][slab]
-    const int64_t row_bytes = t.win_fx * lanes * vec * fbytes;
-    per_block = std::min(threads / lanes, static_cast<int64_t>(kMaxSmemBytes) / row_bytes - 1);
-    if (per_block < 1) return reject([&] { return std::string("the block sums do not fit shared memory"); });
-    smem = (per_block + 1) * row_bytes;
-    grid_z = rows;
-    blocks_x = direct::kWgradCluster;
-    grid_y = ceil_div(cvecs, lanes);
-  }
+  // All of a slab's weights are staged: fewer lanes when a large 3D filter
+  // would not fit.
+  const int64_t fit = static_cast<int64_t>(kMaxSmemBytes) / (taps * vec * fbytes);
+  if (fit < 1)
+    return reject([&] { return fmt::format("the {}-tap filter of one channel vector does not fit shared memory", taps); });
+  const int64_t lanes = even_lanes(cvecs, std::min<int64_t>({32, threads, fit}));
+  const int64_t per_block = threads / lanes;
+  const int64_t smem = taps * lanes * vec * fbytes;
+  const int64_t grid_y = ceil_div(cvecs, lanes);
+  // The most rows per item that still leaves 4 blocks per SM of a 132-SM
+  // Hopper (a fixed figure: plans depend on the problem only).
+  int64_t ry = 1;
+  for (int64_t cand : {8, 4, 2})
+    if (ceil_div(items_of(cand), per_block) * grid_y >= 4 * 132) {
+      ry = cand;
+      break;
+    }
+  const int64_t blocks_x = ceil_div(items_of(ry), per_block);
   if (blocks_x > INT32_MAX || grid_y > 65535)
     return reject([&] { return fmt::format("grid {} x {} exceeds the launch limits", blocks_x, grid_y); });
   q.items = static_cast<int>(items_of(ry));
@@ -219,7 +317,6 @@ bool plan_window(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out
   plan.threads = static_cast<int>(lanes * per_block);
   plan.blocks = blocks_x;
   plan.grid_y = grid_y;
-  plan.grid_z = grid_z;
   plan.smem = static_cast<size_t>(smem);
   plan.workspace = 0;
   plan.accum = WgradAccum::none;

@@ -19,8 +19,10 @@
 // Register-window kernels (traits.win_fx > 0, window.cuh) need in addition:
 // depthwise (C/G = K/G = 1), filter width == win_fx, W stride == win_sx, W
 // dilation 1, and for bwd_data with win_sx 1 every stride 1. They launch one kernel
-// (gconv_win) with no workspace in every direction; bwd_weight runs as
-// clusters of direct::kWgradCluster blocks.
+// (gconv_win) in every direction, with no workspace for fwd and bwd_data;
+// bwd_weight (window_wgrad.cuh) needs filter height <= win_fx and the
+// registers of win_fx^2 * vec sums, and takes fp32 slices plus region words
+// when a region (slab, z tap) has several blocks.
 //
 // Workspace (bwd_weight only, fp32): deterministic -> splits * dw elements;
 // atomics with bf16/fp16 -> dw elements; atomics with fp32 -> none (dw itself
@@ -106,6 +108,11 @@ DirectProblem direct_problem(const Problem& p);
 // plan_direct(t, *dp.problem) without its message: true and *plan filled
 // exactly where plan_direct returns a plan (the same rules, in one function).
 bool plan_direct(const KernelTraits& t, const DirectProblem& dp, DirectPlan* plan);
+
+// Bytes a window_wgrad plan (register-window bwd_weight) moves from L2 to the
+// SMs: every step's x tile (halo rows included) and dy tile over the padded
+// slabs, and the workspace slices written and read once.
+double window_wgrad_l2_bytes(const Problem& p, const DirectPlan& plan);
 
 // Widest contiguous source-channel span (multiple of vec) that one slab of
 // `slab` destination channels reads, when destination channel o reads the sg

@@ -14,10 +14,6 @@
 
 namespace gconv::direct {
 
-// Blocks of one bwd_weight register-window cluster (window.cuh): the
-// portable cluster size on sm_90, a compile-time attribute of the kernel.
-inline constexpr int kWgradCluster = 8;
-
 struct DirectParams {
   // Operands in ConvArgs order: fwd (x, w, y), bwd_data (dy, w, dx),
   // bwd_weight (x, dy, dw). `acc` is the fp32 accumulator of bwd_weight: the
@@ -57,14 +53,24 @@ struct DirectParams {
   // bwd_data) or per block and sweep (bwd_weight).
   int lanes, strips, items_per_block;
   // fwd / bwd_data: an item is rows_per_item consecutive rows of R outputs
-  // (the rows a thread walks, so the source rows it reads again hit L1);
-  // bwd_weight items are single rows.
+  // (the rows a thread walks, so the source rows it reads again hit L1).
   int rows_per_item;
 
-  // bwd_weight with atomics in one launch (common/fixup.cuh, direct/wgrad.cuh):
-  // fixup != 0 selects it (else the accumulator is zeroed before the kernel
-  // and converted by gconv_finish); flags: three words per (slab, pass)
-  // region after the accumulator; epoch: unique per launch, never 0.
+  // bwd_weight register-window kernel (window_wgrad.cuh): a step is wg_rows
+  // consecutive dy rows of one (n, od) plane; wg_plane_steps steps a plane,
+  // wg_steps = N * OD * wg_plane_steps a region (slab, z tap), split into
+  // wg_blocks runs (gridDim.x); a slab is wg_slabw = lanes * vec channels.
+  // Staged tiles: x wg_xw pixels wide at a pitch of wg_xp, dy wg_dyw =
+  // strips * R wide at wg_dyp; a stage is wg_stage bytes, its x tile
+  // wg_xbytes (16-aligned) of them.
+  int wg_rows, wg_plane_steps, wg_steps, wg_blocks, wg_slabw;
+  int wg_xw, wg_xp, wg_dyw, wg_dyp, wg_stage, wg_xbytes;
+
+  // bwd_weight in one launch: wgrad.cuh's atomics (common/fixup.cuh) or
+  // window_wgrad.cuh's slices added by a region's last block. fixup != 0
+  // selects it (wgrad.cuh without it: the accumulator is zeroed before the
+  // kernel and converted by gconv_finish); flags: three words per region
+  // after the accumulator; epoch: unique per launch, never 0.
   unsigned long long* flags;
   unsigned long long epoch;
   int fixup;

@@ -14,27 +14,13 @@
 //   weights: source rows are read through L1 (ld.global.nc), where the FY
 //   rows a thread revisits and the neighbouring items' halos hit.
 //
-// bwd_weight : window_wgrad, one launch, no workspace, deterministic.
-//   A cluster of kWgradCluster blocks shares one (channel slab, filter row)
-//   and splits the (n, od, oh, strip) items between its blocks; each thread
-//   keeps FX x VEC sums. (Blocks holding every filter row, which would share
-//   the x and dy rows through L1, measured up to 2x slower on an H200: a
-//   warp then reads many rows a few bytes each, and the grid shrinks. So did
-//   several rows per item: notes/runs/2026-11-25-s8-window, calls 2-4.) A block adds its threads' sums in slot order in
-//   shared memory, then the cluster's blocks add the kWgradCluster block sums
-//   in rank order through distributed shared memory, each block writing its
-//   share of dw converted to the output dtype. Nothing crosses the cluster,
-//   so no atomics, no zeroed workspace and no second kernel.
+// bwd_weight : window_wgrad.cuh (all taps of a channel vector in registers,
+//   dy rows streamed through shared memory, reduced inside the launch).
 #pragma once
 
-#include "common/cluster.cuh"
 #include "direct/common.cuh"
 
 namespace gconv::direct {
-
-using dev::cluster_rank;
-using dev::cluster_sync;
-using dev::ld_cluster_f32;
 
 template <int DT, int VEC, int R, int THREADS, int FX, int SX>
 struct WinConfig {
@@ -69,29 +55,13 @@ __device__ __forceinline__ void ldg_vec(const typename Elem<DT>::type* src, floa
 }
 
 // VEC channels as raw 32-bit words (VEC * element bytes is 4, 8 or 16), and
-// their conversion: window_wgrad holds the next item's pixels this way, half
-// the registers of fp32 for 16-bit types. (The same prefetch in
-// window_gather measured slower for bwd_data, 1.060 vs 1.168 of cuDNN: it
-// needs 50% more registers there, H200 call9.)
+// their conversion (window_wgrad.cuh reads staged pixels this way).
 template <int DT, int VEC>
 struct Words {
   static constexpr int kN = VEC * static_cast<int>(sizeof(typename Elem<DT>::type)) / 4;
   static_assert(kN == 1 || kN == 2 || kN == 4, "4, 8 or 16 bytes");
   unsigned w[kN];
 };
-template <int DT, int VEC>
-__device__ __forceinline__ void ldg_words(const typename Elem<DT>::type* src, Words<DT, VEC>& out) {
-  constexpr int N = Words<DT, VEC>::kN;
-  if constexpr (N == 4) {
-    asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(out.w[0]), "=r"(out.w[1]), "=r"(out.w[2]), "=r"(out.w[3])
-                 : "l"(src));
-  } else if constexpr (N == 2) {
-    asm volatile("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(out.w[0]), "=r"(out.w[1]) : "l"(src));
-  } else {
-    asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(out.w[0]) : "l"(src));
-  }
-}
 template <int DT, int VEC>
 __device__ __forceinline__ void unpack(const Words<DT, VEC>& in, float (&out)[VEC]) {
 #pragma unroll
@@ -313,143 +283,6 @@ __device__ __forceinline__ void window_gather(const DirectParams& p, unsigned ch
       if (ow < dsz[2]) store_vec<DT, VEC>(dst + (base + ow) * C + c0, acc[r]);
     }
   }
-}
-
-// Launch: grid (kWgradCluster, slabs, FZ * FY), cluster (kWgradCluster, 1, 1),
-// block lanes * items_per_block threads. blockIdx.z is the filter row.
-template <class Cfg>
-__device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned char* smem) {
-  using T = typename Cfg::T;
-  constexpr int DT = Cfg::kDT, VEC = Cfg::kVec, R = Cfg::kR, FX = Cfg::kFX, SX = Cfg::kSX, WIN = Cfg::kWin;
-  const int lanes = p.lanes;
-  const int slab = lanes * VEC;
-  const int lane = threadIdx.x % lanes;
-  const int slot = threadIdx.x / lanes;
-  const int P = p.items_per_block;
-  const int C = p.c;
-  const int FY = p.filt[1];
-  const int fz = blockIdx.z / FY, fy = blockIdx.z % FY;
-  const unsigned rank = cluster_rank();
-  const int c0 = blockIdx.y * slab + lane * VEC;
-  const bool active = slot < P && c0 < C;
-
-  float acc[FX][VEC];
-  zero(acc);
-
-  const T* __restrict__ x = static_cast<const T*>(p.a);
-  const T* __restrict__ dy = static_cast<const T*>(p.b);
-  const int(&isz)[3] = p.in;
-  const int(&osz)[3] = p.out_size;
-  // One item's pixels: R dy vectors and the WIN x vectors of the window, as
-  // raw words (zero outside the tensors). The next item's are loaded before
-  // the current one is multiplied, so each thread keeps two items of loads
-  // in flight: the kernel is latency-bound (ncu: L2 and issue slots ~35%).
-  struct Pixels {
-    Words<DT, VEC> dy[R], x[WIN];
-    bool valid;
-  };
-  auto load = [&](int item, Pixels& px) {
-    int rest = item;
-    const int strip = rest % p.strips;
-    rest /= p.strips;
-    const int oh = rest % osz[1];
-    rest /= osz[1];
-    const int od = rest % osz[0];
-    const int n = rest / osz[0];
-    const int id = od * p.stride[0] - p.pad[0] + fz * p.dil[0];
-    const int ih = oh * p.stride[1] - p.pad[1] + fy * p.dil[1];
-    px.valid = id >= 0 && id < isz[0] && ih >= 0 && ih < isz[1];
-    const int ow0 = strip * R;
-    const int iw0 = ow0 * SX - p.pad[2];
-    const T* dyrow = dy + static_cast<long long>((n * osz[0] + od) * osz[1] + oh) * osz[2] * C + c0;
-    const T* xrow = x + static_cast<long long>((n * isz[0] + (px.valid ? id : 0)) * isz[1] + (px.valid ? ih : 0)) *
-                            isz[2] * C + c0;
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      if (px.valid && ow0 + r < osz[2]) {
-        ldg_words<DT, VEC>(dyrow + static_cast<long long>(ow0 + r) * C, px.dy[r]);
-      } else {
-#pragma unroll
-        for (int k = 0; k < Words<DT, VEC>::kN; ++k) px.dy[r].w[k] = 0u;
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < WIN; ++i) {
-      const int iw = iw0 + i;
-      if (px.valid && iw >= 0 && iw < isz[2]) {  // zero padding adds nothing
-        ldg_words<DT, VEC>(xrow + static_cast<long long>(iw) * C, px.x[i]);
-      } else {
-#pragma unroll
-        for (int k = 0; k < Words<DT, VEC>::kN; ++k) px.x[i].w[k] = 0u;
-      }
-    }
-  };
-  auto multiply = [&](const Pixels& px) {
-    float dv[R][VEC];
-#pragma unroll
-    for (int r = 0; r < R; ++r) unpack<DT, VEC>(px.dy[r], dv[r]);
-#pragma unroll
-    for (int i = 0; i < WIN; ++i) {
-      float xv[VEC];
-      unpack<DT, VEC>(px.x[i], xv);
-#pragma unroll
-      for (int fx = 0; fx < FX; ++fx) {
-        if ((i - fx) % SX != 0) continue;
-        const int r = (i - fx) / SX;
-        if (r < 0 || r >= R) continue;
-#pragma unroll
-        for (int j = 0; j < VEC; ++j) acc[fx][j] = fmaf(dv[r][j], xv[j], acc[fx][j]);
-      }
-    }
-  };
-  if (active) {
-    // Items rank-interleaved in runs of P, so a block's threads work on
-    // neighbouring strips of one row at a time (shared halos in L1).
-    const int step = kWgradCluster * P;
-    int item = static_cast<int>(rank) * P + slot;
-    Pixels cur;
-    if (item < p.items) load(item, cur);
-    for (; item < p.items; item += step) {
-      Pixels next;
-      next.valid = false;
-      if (item + step < p.items) load(item + step, next);
-      if (cur.valid) multiply(cur);
-      cur = next;
-    }
-  }
-
-  // Block sum in slot order: part[slot][fx][slab] -> sum[fx][slab].
-  float* part = reinterpret_cast<float*>(smem);
-  float* sum = part + P * FX * slab;
-  if (slot < P) {
-#pragma unroll
-    for (int fx = 0; fx < FX; ++fx)
-#pragma unroll
-      for (int j = 0; j < VEC; ++j) part[(slot * FX + fx) * slab + lane * VEC + j] = active ? acc[fx][j] : 0.f;
-  }
-  __syncthreads();
-  const int E = FX * slab;
-  for (int e = threadIdx.x; e < E; e += blockDim.x) {
-    float s = 0.f;
-    for (int q = 0; q < P; ++q) s += part[q * E + e];
-    sum[e] = s;
-  }
-  cluster_sync();  // every block's sum is written
-
-  // Cluster sum in rank order; block `rank` writes elements [lo, hi).
-  const int lo = static_cast<int>(static_cast<long long>(rank) * E / kWgradCluster);
-  const int hi = static_cast<int>(static_cast<long long>(rank + 1) * E / kWgradCluster);
-  T* __restrict__ dw = static_cast<T*>(p.out);
-  const int taps = p.filt[0] * FY * FX;
-  for (int e = lo + threadIdx.x; e < hi; e += blockDim.x) {
-    const int fx = e / slab;
-    const int c = blockIdx.y * slab + e % slab;
-    float s = 0.f;
-#pragma unroll
-    for (int q = 0; q < kWgradCluster; ++q) s += ld_cluster_f32(sum + e, static_cast<unsigned>(q));
-    if (c < C) dw[static_cast<long long>(c) * taps + (fz * FY + fy) * FX + fx] = from_f32<DT>(s);
-  }
-  cluster_sync();  // no block leaves while others still read its shared memory
 }
 
 }  // namespace gconv::direct
