@@ -27,6 +27,8 @@
 #   dwwg      window_wgrad (register-window bwd_weight): every direct bwd_weight kernel and native cuDNN on the
 #             depthwise bwd_weight problems of the public set and problems/small_classes.csv, then the
 #             window kernels' rows on .device/dwwg_train.csv / dwwg_hold.csv (DWWG_S seconds each)
+#   dwwgab    window_wgrad A/B: the public set's depthwise bwd_weight problems, tile kernels and cuDNN once, the
+#             window kernels per variant of DWWG_VARIANTS ("label:ENV=V ...;..."), a report per variant
 #   dwdata    held-out depthwise problems (direct kernels + native cuDNN, reported), then window kernels
 #             on the training set's depthwise problems for DW_DATA_S seconds (selector training rows)
 #   wgsan     compute-sanitizer memcheck, racecheck and synccheck on 2 wgmma kernels per bf16 pool
@@ -896,9 +898,9 @@ PY
         open('/tmp/dwwg.jsonl','w').write(''.join(x for x in l if 'about' in json.loads(x) or \
         (json.loads(x)['C'] == json.loads(x)['G'] == json.loads(x)['K'] and json.loads(x)['direction'] == 'bwd_weight')))"
       awk -F, '/^#/ {next} !h++ {for (i=1;i<=NF;i++) col[$i]=i; print; next} $col["c"] == $col["g"] && $col["k"] == $col["g"]' \
-        problems/small_classes.csv > /tmp/dwwg_sc.csv
+        problems/small_classes.csv > /tmp/dwwg_sc_problems.csv
       for set in pub sc; do
-        if [ $set = pub ]; then src=/tmp/dwwg.jsonl; dirs=""; else src=/tmp/dwwg_sc.csv; dirs="--directions bwd_weight"; fi
+        if [ $set = pub ]; then src=/tmp/dwwg.jsonl; dirs=""; else src=/tmp/dwwg_sc_problems.csv; dirs="--directions bwd_weight"; fi
         rm -f /tmp/dwwg_$set.csv
         timeout -k 10 "${DWWG_BENCH_S:-240}" .device/gconv bench --problems $src $dirs --provider gconv,cudnn \
           --filter 'family == direct && direction == bwd_weight' --out /tmp/dwwg_$set.csv --warmup 3 --repeats 9 \
@@ -915,6 +917,29 @@ PY
         echo "rows $set rc=$?"; tail -n 1 "$OUT/dwwg_rows_$set.log"
         pack /tmp/dwwg_rows_$set.csv "$OUT/dwwg_rows_$set.csv.zst"
       done ;;
+    dwwgab)
+      # window_wgrad A/B on the public set's depthwise bwd_weight problems: the tile kernels and
+      # native cuDNN once, the window kernels once per variant of DWWG_VARIANTS ("label:ENV=V ...;
+      # label2:..."), bench/depthwise_report.py per variant; every sweep in $OUT/dwwgab.tar.gz.
+      python3 -c "import json; l=[x for x in open('problems/cudnn_public_h200.jsonl') if x.strip()]; \
+        open('/tmp/dwwg.jsonl','w').write(''.join(x for x in l if 'about' in json.loads(x) or \
+        (json.loads(x)['C'] == json.loads(x)['G'] == json.loads(x)['K'] and json.loads(x)['direction'] == 'bwd_weight')))"
+      .device/gconv build --direction bwd_weight --dtype bf16 --filter 'family == direct' --jobs "$ncpu" > /dev/null 2>&1
+      mkdir -p /tmp/dwwgab; rm -f /tmp/dwwgab/*
+      .device/gconv bench --problems /tmp/dwwg.jsonl --provider gconv,cudnn \
+        --filter 'family == direct && direction == bwd_weight && window_w == 0' --out /tmp/dwwgab/base.csv \
+        --warmup 3 --repeats 9 --jobs "$ncpu" 2> /tmp/dwwgab/base.log
+      echo "base rc=$? $(tail -n 1 /tmp/dwwgab/base.log)"
+      IFS=';' read -ra variants <<<"${DWWG_VARIANTS:-default:}"
+      for v in "${variants[@]}"; do
+        label=${v%%:*}; envs=${v#*:}
+        env $envs .device/gconv bench --problems /tmp/dwwg.jsonl --filter 'window_w > 0 && direction == bwd_weight' \
+          --out /tmp/dwwgab/$label.csv --warmup 3 --repeats 9 --jobs "$ncpu" 2> /tmp/dwwgab/$label.log
+        echo "$label [$envs] rc=$? $(tail -n 1 /tmp/dwwgab/$label.log)"
+        (cat /tmp/dwwgab/base.csv; tail -n +2 /tmp/dwwgab/$label.csv) > /tmp/dwwgab/merged_$label.csv
+        python3 bench/depthwise_report.py /tmp/dwwgab/merged_$label.csv - | tail -n 2
+      done
+      tar czf "$OUT/dwwgab.tar.gz" -C /tmp dwwgab ;;
     dwdata)
       # Depthwise rows of the held-out set: every direct kernel and cuDNN (native provider), then
       # the register-window kernels on the training set's depthwise problems (selector data),

@@ -145,6 +145,17 @@ std::optional<long long> window_rows_override() {
   return v;
 }
 
+// GCONV_DIRECT_WINDOW_PIXEL_BYTES=N (16..128, a power of two) replaces the
+// 128 bytes of channels window_wgrad stages per pixel, for A/B measurements;
+// read once, anything else is ignored.
+int64_t window_pixel_bytes() {
+  static const int64_t v = [] {
+    std::optional<long long> r = jit::process_env_int("GCONV_DIRECT_WINDOW_PIXEL_BYTES", 16, 128);
+    return r && (*r & (*r - 1)) == 0 ? *r : 128;
+  }();
+  return v;
+}
+
 // window_wgrad.cuh's launch (after plan_window's rules): grid (blocks per
 // region, slabs, FZ), two stages of staged tiles, the slices and region words
 // in the workspace when a region has several blocks.
@@ -166,7 +177,7 @@ bool plan_window_wgrad(const KernelTraits& t, const DirectProblem& dp, const Rej
   // A slot-pixel of at most 128 bytes (lanes * vec * eb), lanes a power of two
   // dividing threads; fewer lanes where the last slab would idle > 1/8.
   const int64_t cvecs = p.c / vec;
-  int64_t lanes = std::min<int64_t>(32, std::max<int64_t>(1, 128 / (vec * eb)));
+  int64_t lanes = std::min<int64_t>(32, std::max<int64_t>(1, window_pixel_bytes() / (vec * eb)));
   while (lanes > 1 && (ceil_div(cvecs, lanes) * lanes - cvecs) * 8 > cvecs) lanes /= 2;
   if (threads % lanes != 0) return reject([&] { return fmt::format("threads ({}) not a multiple of {} lanes", threads, lanes); });
   const int64_t slabs = ceil_div(cvecs, lanes), slabw = lanes * vec, slots = threads / lanes;

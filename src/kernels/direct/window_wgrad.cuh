@@ -114,19 +114,26 @@ __device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned cha
     const int xr = (st.rows - 1) * p.stride[1] + (FY - 1) * p.dil[1] + 1;
     const int ih0 = st.oh0 * p.stride[1] - p.pad[1];
     const long long xplane = static_cast<long long>(st.n * isz[0] + st.id) * isz[1];
-    for (int pix = slot; pix < xr * XW; pix += slots) {
-      const int r = pix / XW, col = pix - r * XW;
+    // Pixel (r, col) of the tile walks by `slots` without a division per copy.
+    int r = slot / XW, col = slot - slot / XW * XW;
+    const int dr = slots / XW, dc = slots - slots / XW * XW;
+    for (; r < xr; r += dr, col += dc) {
+      if (col >= XW) col -= XW, ++r;
+      if (r >= xr) break;
       const int ih = ih0 + r, iw = col - p.pad[2];
       const bool ok = c_ok && ih >= 0 && ih < isz[1] && iw >= 0 && iw < isz[2];
       const T* src = ok ? x + ((xplane + ih) * isz[2] + iw) * C + c0 : x;
       dev::cp_async<kBytes>(dev::smem_u32(xs + (r * XP + col) * slabw + lane * VEC), src, ok);
     }
     const long long dplane = static_cast<long long>(st.n * osz[0] + st.od) * osz[1] + st.oh0;
-    for (int pix = slot; pix < st.rows * DYW; pix += slots) {
-      const int r = pix / DYW, ow = pix - r * DYW;
-      const bool ok = c_ok && ow < osz[2];
-      const T* src = ok ? dy + ((dplane + r) * osz[2] + ow) * C + c0 : dy;
-      dev::cp_async<kBytes>(dev::smem_u32(dys + (r * DYP + ow) * slabw + lane * VEC), src, ok);
+    r = slot / DYW, col = slot - slot / DYW * DYW;
+    const int er = slots / DYW, ec = slots - slots / DYW * DYW;
+    for (; r < st.rows; r += er, col += ec) {
+      if (col >= DYW) col -= DYW, ++r;
+      if (r >= st.rows) break;
+      const bool ok = c_ok && col < osz[2];
+      const T* src = ok ? dy + ((dplane + r) * osz[2] + col) * C + c0 : dy;
+      dev::cp_async<kBytes>(dev::smem_u32(dys + (r * DYP + col) * slabw + lane * VEC), src, ok);
     }
   };
   auto multiply = [&](int s, int buf) {
