@@ -924,12 +924,19 @@ PY
       python3 -c "import json; l=[x for x in open('problems/cudnn_public_h200.jsonl') if x.strip()]; \
         open('/tmp/dwwg.jsonl','w').write(''.join(x for x in l if 'about' in json.loads(x) or \
         (json.loads(x)['C'] == json.loads(x)['G'] == json.loads(x)['K'] and json.loads(x)['direction'] == 'bwd_weight')))"
-      .device/gconv build --direction bwd_weight --dtype bf16 --filter 'family == direct' --jobs "$ncpu" > /dev/null 2>&1
       mkdir -p /tmp/dwwgab; rm -f /tmp/dwwgab/*
-      .device/gconv bench --problems /tmp/dwwg.jsonl --provider gconv,cudnn \
-        --filter 'family == direct && direction == bwd_weight && window_w == 0' --out /tmp/dwwgab/base.csv \
-        --warmup 3 --repeats 9 --jobs "$ncpu" 2> /tmp/dwwgab/base.log
-      echo "base rc=$? $(tail -n 1 /tmp/dwwgab/base.log)"
+      if [ "${DWWG_BASE:-1}" = 1 ]; then  # DWWG_BASE=0: window kernels only (the base measured before)
+        .device/gconv build --direction bwd_weight --dtype bf16 --filter 'family == direct' --jobs "$ncpu" > /dev/null 2>&1
+        .device/gconv bench --problems /tmp/dwwg.jsonl --provider gconv,cudnn \
+          --filter 'family == direct && direction == bwd_weight && window_w == 0' --out /tmp/dwwgab/base.csv \
+          --warmup 3 --repeats 9 --jobs "$ncpu" 2> /tmp/dwwgab/base.log
+        echo "base rc=$? $(tail -n 1 /tmp/dwwgab/base.log)"
+      else
+        .device/gconv build --direction bwd_weight --dtype bf16 --filter 'window_w > 0' --jobs "$ncpu" > /dev/null 2>&1
+        .device/gconv bench --problems /tmp/dwwg.jsonl --provider cudnn --out /tmp/dwwgab/base.csv \
+          --warmup 3 --repeats 9 2> /tmp/dwwgab/base.log
+        echo "cudnn rc=$? $(tail -n 1 /tmp/dwwgab/base.log)"
+      fi
       IFS=';' read -ra variants <<<"${DWWG_VARIANTS:-default:}"
       for v in "${variants[@]}"; do
         label=${v%%:*}; envs=${v#*:}

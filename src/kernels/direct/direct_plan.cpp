@@ -156,6 +156,20 @@ int64_t window_pixel_bytes() {
   return v;
 }
 
+// GCONV_DIRECT_WINDOW_BLOCKS=N (64..65536) replaces kWindowWgradBlocks, for
+// A/B measurements; read once, anything else is ignored.
+int64_t window_wgrad_target_blocks() {
+  static const std::optional<long long> v = jit::process_env_int("GCONV_DIRECT_WINDOW_BLOCKS", 64, 65536);
+  return v ? *v : kWindowWgradBlocks;
+}
+
+// GCONV_DIRECT_WINDOW_SMEM_KB=N (16..227) replaces the 110 KB that leave room
+// for two window_wgrad blocks an SM, for A/B measurements; read once.
+int64_t window_wgrad_smem_budget() {
+  static const std::optional<long long> v = jit::process_env_int("GCONV_DIRECT_WINDOW_SMEM_KB", 16, 227);
+  return (v ? *v : 110) << 10;
+}
+
 // window_wgrad.cuh's launch (after plan_window's rules): grid (blocks per
 // region, slabs, FZ), two stages of staged tiles, the slices and region words
 // in the workspace when a region has several blocks.
@@ -192,9 +206,9 @@ bool plan_window_wgrad(const KernelTraits& t, const DirectProblem& dp, const Rej
   };
   const int64_t part_bytes = slots * FX * slabw * 4;
   // The most rows a step (at most the plane's, rounded up to a power of two)
-  // whose two stages leave room for two blocks an SM; else for one.
+  // whose two stages leave room for two blocks an SM (the budget); else for one.
   int64_t rows = 0, xbytes = 0, stage = 0;
-  for (int64_t budget : {int64_t{110} << 10, static_cast<int64_t>(kMaxSmemBytes)}) {
+  for (int64_t budget : {window_wgrad_smem_budget(), static_cast<int64_t>(kMaxSmemBytes)}) {
     for (int64_t cand : {8, 4, 2, 1}) {
       if (cand > 1 && cand / 2 >= OH) continue;
       if (const auto forced = window_rows_override(); forced && *forced != cand) continue;
@@ -213,11 +227,12 @@ bool plan_window_wgrad(const KernelTraits& t, const DirectProblem& dp, const Rej
   const int64_t steps = p.n * OD * plane_steps;
   if (steps > INT32_MAX || (FZ > 1 && FZ > 65535) || slabs > 65535)
     return reject([&] { return fmt::format("{} steps, {} slabs or {} z taps exceed the launch limits", steps, slabs, FZ); });
-  // About two blocks an SM of a 132-SM Hopper (a fixed figure: plans, and
-  // so the summation order, depend on the problem only), and at least two
-  // steps a block.
+  // About kWindowWgradBlocks blocks in all (a fixed figure, not the device's:
+  // plans, and so the summation order, depend on the problem only), and at
+  // least two steps a block.
   const int64_t regions = slabs * FZ;
-  const int64_t per_region = std::clamp<int64_t>(ceil_div(int64_t{2 * 132}, regions), 1, std::max<int64_t>(1, steps / 2));
+  const int64_t per_region =
+      std::clamp<int64_t>(ceil_div(window_wgrad_target_blocks(), regions), 1, std::max<int64_t>(1, steps / 2));
 
   DirectPlan& plan = *out_plan;
   plan = DirectPlan{};

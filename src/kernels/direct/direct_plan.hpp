@@ -58,6 +58,10 @@ inline constexpr int64_t kWgradMaxPartialBytes = int64_t{256} << 20;
 // problems: 1.050 (notes/device-runs.md, twelfth session).
 inline constexpr int64_t kWgradTargetBlocksOneLaunch = 512;
 
+// window_wgrad (register-window bwd_weight): blocks a launch aims at, over
+// all its regions (slab, z tap).
+inline constexpr int64_t kWindowWgradBlocks = 2 * 132;
+
 // How bwd_weight accumulates (fwd and bwd_data: none).
 enum class WgradAccum {
   none,

@@ -231,14 +231,31 @@ __device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned cha
   }
   __syncthreads();
   if (!s_last) return;
+  // G threads share an element when the block has more threads than the
+  // region has elements: thread g of an element adds the g-th run of slices,
+  // then the element's first thread adds the G run sums in order (so the
+  // order depends on the plan only).
   const float* slices = p.acc + static_cast<long long>(region) * p.wg_blocks * E;
-  for (int e = threadIdx.x; e < E; e += Cfg::kThreads) {
-    const int c = c_lo + e % slabw;
-    if (c >= C) continue;
+  const int G = E >= Cfg::kThreads ? 1 : Cfg::kThreads / E;
+  const int per_pass = Cfg::kThreads / G;
+  const int run = (p.wg_blocks + G - 1) / G;
+  const int g = threadIdx.x % G, el = threadIdx.x / G;
+  for (int base = 0; base < E; base += per_pass) {
+    const int e = base + el;
     float s = 0.f;
-    for (int b = 0; b < p.wg_blocks; ++b) s += __ldcg(slices + static_cast<long long>(b) * E + e);
-    const int fyx = e / slabw;  // fy * FX + fx
-    dw[static_cast<long long>(c) * taps + fz * FY * FX + fyx] = from_f32<DT>(s);
+    if (el < per_pass && e < E) {
+      const int b_end = imin(p.wg_blocks, (g + 1) * run);
+      for (int b = g * run; b < b_end; ++b) s += __ldcg(slices + static_cast<long long>(b) * E + e);
+    }
+    part[threadIdx.x] = s;
+    __syncthreads();
+    if (g == 0 && el < per_pass && e < E) {
+      float total = 0.f;
+      for (int q = 0; q < G; ++q) total += part[el * G + q];
+      const int c = c_lo + e % slabw;
+      if (c < C) dw[static_cast<long long>(c) * taps + fz * FY * FX + e / slabw] = from_f32<DT>(total);  // e / slabw = fy * FX + fx
+    }
+    __syncthreads();
   }
   if (threadIdx.x == 0) dev::fixup_reset(fix);
 }
