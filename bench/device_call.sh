@@ -940,8 +940,8 @@ PY
       IFS=';' read -ra variants <<<"${DWWG_VARIANTS:-default:}"
       for v in "${variants[@]}"; do
         label=${v%%:*}; envs=${v#*:}
-        env $envs .device/gconv bench --problems /tmp/dwwg.jsonl --filter 'window_w > 0 && direction == bwd_weight' \
-          --out /tmp/dwwgab/$label.csv --warmup 3 --repeats 9 --jobs "$ncpu" 2> /tmp/dwwgab/$label.log
+        env $envs .device/gconv bench --problems /tmp/dwwg.jsonl --filter "${DWWG_FILTER:-window_w > 0 && direction == bwd_weight}" \
+          --out /tmp/dwwgab/$label.csv --warmup 3 --repeats 9 --jobs "$ncpu" --check "${DWWG_CHECK:-first}" 2> /tmp/dwwgab/$label.log
         echo "$label [$envs] rc=$? $(tail -n 1 /tmp/dwwgab/$label.log)"
         (cat /tmp/dwwgab/base.csv; tail -n +2 /tmp/dwwgab/$label.csv) > /tmp/dwwgab/merged_$label.csv
         python3 bench/depthwise_report.py /tmp/dwwgab/merged_$label.csv - | tail -n 2

@@ -170,6 +170,37 @@ TEST(DirectWindow, WgradLaunchShapeStreamsRowsPerSlabAndZTap) {
   EXPECT_EQ(direct_family().workspace_bytes(t, p), plan->workspace);
   EXPECT_EQ(plan->finish_blocks, 0);
   EXPECT_EQ(plan->launches(), 1);
+  // TMA: 96 channels of 2 bytes make 16-byte rows and the boxes fit 256; two
+  // stages of 39,296 bytes are what the 110 KB budget holds.
+  EXPECT_EQ(q.wg_tma, 1);
+  EXPECT_EQ(q.wg_stages, 2);
+  EXPECT_EQ(q.wg_tx_bytes, 10 * 35 * 64 + 8 * 33 * 64);
+  const TmaArgs xm = window_wgrad_x_map(p, *plan);
+  EXPECT_EQ(xm.rank, 4);
+  EXPECT_EQ(xm.dims[0], 96u);  // C, W, H, N * D
+  EXPECT_EQ(xm.dims[1], 29u);
+  EXPECT_EQ(xm.dims[2], 13u);
+  EXPECT_EQ(xm.dims[3], 15u);
+  EXPECT_EQ(xm.strides[0], 96u * 2);
+  EXPECT_EQ(xm.strides[2], 13u * 29 * 96 * 2);
+  EXPECT_EQ(xm.box[0], 32u);  // slab, x pitch, x rows, 1
+  EXPECT_EQ(xm.box[1], 35u);
+  EXPECT_EQ(xm.box[2], 10u);
+  EXPECT_EQ(xm.box[3], 1u);
+  const TmaArgs dm = window_wgrad_dy_map(p, *plan);
+  EXPECT_EQ(dm.dims[1], 29u);  // stride 1, pad 1: dy is x's size
+  EXPECT_EQ(dm.dims[3], 15u);
+  EXPECT_EQ(dm.box[1], 33u);
+  EXPECT_EQ(dm.box[2], 8u);
+  EXPECT_EQ(size_t(xm.box[0]) * xm.box[1] * xm.box[2] * 2 + size_t(dm.box[0]) * dm.box[1] * dm.box[2] * 2,
+            size_t(q.wg_tx_bytes));
+
+  // 100 channels (4-channel vectors): 200-byte rows, no tensor map; cp.async.
+  Problem odd = depthwise(Direction::bwd_weight, DType::bf16, 100, 3, 1);
+  plan = plan_direct(window(odd, 3, 1, 8, 4), odd);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->params.wg_tma, 0);
+  EXPECT_EQ(plan->params.wg_stages, 2);
 
   // One image of 2 rows: one step, one block a region, dw written directly.
   Problem small = depthwise(Direction::bwd_weight, DType::bf16, 64, 3, 1);

@@ -97,6 +97,43 @@ double window_wgrad_l2_bytes(const Problem& p, const DirectPlan& plan) {
   return steps * pixels * double(q.wg_slabw) * dtype_bytes(p.dtype) + 2.0 * slices;
 }
 
+// The maps window_wgrad.cuh's TMA loads read: x as (C, W, H, N * D) with a
+// box of (slab, x pitch, x rows of a step, 1), dy as (C, OW, OH, N * OD) with
+// a box of (slab, dy pitch, rows of a step, 1); coordinates outside come back
+// as zeros (padding, channels past C, the pitch columns and rows past the
+// plane).
+TmaArgs window_wgrad_x_map(const Problem& p, const DirectPlan& plan) {
+  const direct::DirectParams& q = plan.params;
+  const uint64_t eb = dtype_bytes(p.dtype);
+  const uint64_t c = p.c, w = p.in[2], h = p.in[1];
+  const int64_t xr = int64_t(q.wg_rows - 1) * p.stride[1] + (p.filter[1] - 1) * p.dilation[1] + 1;
+  TmaArgs a;
+  a.rank = 4;
+  const uint64_t dims[4] = {c, w, h, uint64_t(p.n * p.in[0])};
+  const uint64_t strides[3] = {c * eb, w * c * eb, h * w * c * eb};
+  const uint32_t box[4] = {uint32_t(q.wg_slabw), uint32_t(q.wg_xp), uint32_t(xr), 1};
+  std::copy(dims, dims + 4, a.dims);
+  std::copy(strides, strides + 3, a.strides);
+  std::copy(box, box + 4, a.box);
+  std::fill(a.elem_strides, a.elem_strides + 4, 1u);
+  return a;
+}
+TmaArgs window_wgrad_dy_map(const Problem& p, const DirectPlan& plan) {
+  const direct::DirectParams& q = plan.params;
+  const uint64_t eb = dtype_bytes(p.dtype);
+  const uint64_t c = p.k, w = q.out_size[2], h = q.out_size[1];
+  TmaArgs a;
+  a.rank = 4;
+  const uint64_t dims[4] = {c, w, h, uint64_t(p.n) * uint64_t(q.out_size[0])};
+  const uint64_t strides[3] = {c * eb, w * c * eb, h * w * c * eb};
+  const uint32_t box[4] = {uint32_t(q.wg_slabw), uint32_t(q.wg_dyp), uint32_t(q.wg_rows), 1};
+  std::copy(dims, dims + 4, a.dims);
+  std::copy(strides, strides + 3, a.strides);
+  std::copy(box, box + 4, a.box);
+  std::fill(a.elem_strides, a.elem_strides + 4, 1u);
+  return a;
+}
+
 DirectProblem direct_problem(const Problem& p) {
   DirectProblem dp;
   dp.problem = &p;
@@ -170,6 +207,23 @@ int64_t window_wgrad_smem_budget() {
   return (v ? *v : 110) << 10;
 }
 
+// GCONV_DIRECT_WINDOW_PROBE=1 (no multiplies) or 2 (no loads): timing probes
+// of window_wgrad's two halves, whose results are wrong; read once.
+int window_wgrad_probe() {
+  static const int v = [] {
+    std::optional<long long> r = jit::process_env_int("GCONV_DIRECT_WINDOW_PROBE", 1, 2);
+    return r ? static_cast<int>(*r) : 0;
+  }();
+  return v;
+}
+
+// GCONV_DIRECT_WINDOW_TMA=0 keeps window_wgrad on cp.async copies, for A/B
+// measurements; read once.
+bool window_wgrad_tma_enabled() {
+  static const bool v = jit::process_env_on("GCONV_DIRECT_WINDOW_TMA");
+  return v;
+}
+
 // window_wgrad.cuh's launch (after plan_window's rules): grid (blocks per
 // region, slabs, FZ), two stages of staged tiles, the slices and region words
 // in the workspace when a region has several blocks.
@@ -199,10 +253,18 @@ bool plan_window_wgrad(const KernelTraits& t, const DirectProblem& dp, const Rej
   const int64_t strips = ceil_div(OW, R);
   const int64_t dyw = strips * R, dyp = dyw | 1;
   const int64_t xw = (dyw - 1) * SX + FX, xp = xw | 1;
+  auto x_rows = [&](int64_t rows) { return (rows - 1) * p.stride[1] + (FY - 1) * p.dilation[1] + 1; };
+  // TMA where the tensor maps can express the boxes: rows of 16-byte
+  // multiples, box sides of at most 256 (the rows the box holds are checked
+  // with the step's rows below).
+  const bool tma_maps = window_wgrad_tma_enabled() && (p.c * eb) % 16 == 0 && (slabw * eb) % 16 == 0 &&
+                        xp <= 256 && dyp <= 256 && slabw <= 256;
+  auto uses_tma = [&](int64_t rows) { return tma_maps && x_rows(rows) <= 256; };
+  // TMA boxes land 128-byte aligned; cp.async copies need 16.
+  auto align = [&](int64_t rows, int64_t bytes) { return uses_tma(rows) ? round_up(bytes, 128) : align16(bytes); };
   auto stage_bytes = [&](int64_t rows, int64_t* xbytes) {
-    const int64_t xr = (rows - 1) * p.stride[1] + (FY - 1) * p.dilation[1] + 1;
-    *xbytes = align16(xr * xp * slabw * eb);
-    return *xbytes + align16(rows * dyp * slabw * eb);
+    *xbytes = align(rows, x_rows(rows) * xp * slabw * eb);
+    return *xbytes + align(rows, rows * dyp * slabw * eb);
   };
   const int64_t part_bytes = slots * FX * slabw * 4;
   // The most rows a step (at most the plane's, rounded up to a power of two)
@@ -223,6 +285,13 @@ bool plan_window_wgrad(const KernelTraits& t, const DirectProblem& dp, const Rej
   }
   if (rows == 0)
     return reject([&] { return fmt::format("two stages of one dy row ({} pixels wide) exceed shared memory", dyw); });
+  const bool tma = uses_tma(rows);
+  // TMA: more stages where the budget that fit two holds them.
+  int64_t stages = 2;
+  if (tma) {
+    const int64_t budget = std::max(window_wgrad_smem_budget(), 2 * stage);
+    stages = std::clamp<int64_t>(budget / stage, 2, direct::kWgradMaxStages);
+  }
   const int64_t plane_steps = ceil_div(OH, rows);
   const int64_t steps = p.n * OD * plane_steps;
   if (steps > INT32_MAX || (FZ > 1 && FZ > 65535) || slabs > 65535)
@@ -254,11 +323,15 @@ bool plan_window_wgrad(const KernelTraits& t, const DirectProblem& dp, const Rej
   q.wg_stage = static_cast<int>(stage);
   q.wg_xbytes = static_cast<int>(xbytes);
   q.items = static_cast<int>(steps);
+  q.wg_probe = window_wgrad_probe();
+  q.wg_tma = tma ? 1 : 0;
+  q.wg_stages = static_cast<int>(stages);
+  q.wg_tx_bytes = static_cast<int>((x_rows(rows) * xp + rows * dyp) * slabw * eb);
   plan.threads = static_cast<int>(threads);
   plan.blocks = per_region;
   plan.grid_y = slabs;
   plan.grid_z = FZ;
-  plan.smem = static_cast<size_t>(std::max(2 * stage, part_bytes));
+  plan.smem = static_cast<size_t>(std::max(stages * stage, part_bytes));
   plan.accum = WgradAccum::none;
   plan.finish_blocks = 0;
   if (per_region > 1) {

@@ -35,6 +35,7 @@
 #include "gconv/problem.hpp"
 #include "gconv/status.hpp"
 #include "kernels/direct/params.cuh"
+#include "kernels/tensor_map.hpp"
 #include "kernels/traits.hpp"
 
 namespace gconv {
@@ -117,6 +118,10 @@ bool plan_direct(const KernelTraits& t, const DirectProblem& dp, DirectPlan* pla
 // SMs: every step's x tile (halo rows included) and dy tile over the padded
 // slabs, and the workspace slices written and read once.
 double window_wgrad_l2_bytes(const Problem& p, const DirectPlan& plan);
+
+// The tensor maps of a window_wgrad plan with params.wg_tma (x, dy).
+TmaArgs window_wgrad_x_map(const Problem& p, const DirectPlan& plan);
+TmaArgs window_wgrad_dy_map(const Problem& p, const DirectPlan& plan);
 
 // Widest contiguous source-channel span (multiple of vec) that one slab of
 // `slab` destination channels reads, when destination channel o reads the sg

@@ -14,6 +14,9 @@
 
 namespace gconv::direct {
 
+// Stages of window_wgrad's TMA pipeline at most (DirectParams::wg_stages).
+inline constexpr int kWgradMaxStages = 4;
+
 struct DirectParams {
   // Operands in ConvArgs order: fwd (x, w, y), bwd_data (dy, w, dx),
   // bwd_weight (x, dy, dw). `acc` is the fp32 accumulator of bwd_weight: the
@@ -65,6 +68,11 @@ struct DirectParams {
   // wg_xbytes (16-aligned) of them.
   int wg_rows, wg_plane_steps, wg_steps, wg_blocks, wg_slabw;
   int wg_xw, wg_xp, wg_dyw, wg_dyp, wg_stage, wg_xbytes;
+  int wg_probe;  // GCONV_DIRECT_WINDOW_PROBE: 0, or a timing probe (window_wgrad.cuh)
+  // TMA loads (tensor maps of x and dy as (C, W, H, N * D) with boxes of
+  // (slab, wg_xp, x rows, 1) and (slab, wg_dyp, wg_rows, 1)) in wg_stages
+  // stages of wg_tx_bytes; else cp.async copies in two stages.
+  int wg_tma, wg_stages, wg_tx_bytes;
 
   // bwd_weight in one launch: wgrad.cuh's atomics (common/fixup.cuh) or
   // window_wgrad.cuh's slices added by a region's last block. fixup != 0

@@ -11,12 +11,14 @@
 // not once per filter row as the cluster-per-row kernel this replaces did
 // (78 us against cuDNN's 47 at c144 56x56 3x3, H100, twentieth session).
 //
-// Per step the block stages, with cp.async (zero-filled outside the tensors
-// and past C), the step's dy rows (strips * R pixels wide) and the x rows
-// they read ((strips * R - 1) * SX + FX pixels wide, from iw = -px), both at
-// an odd pixel pitch so that the slots sharing a shared-memory phase hit
-// different banks. Two stages: the next step's tiles load while this one
-// multiplies. A thread (lane, slot) takes items (row, strip) of the step:
+// Per step the block stages the step's dy rows (strips * R pixels wide) and
+// the x rows they read ((strips * R - 1) * SX + FX pixels wide, from iw =
+// -px), zero outside the tensors and past C, both at an odd pixel pitch so
+// that the slots sharing a shared-memory phase hit different banks: through
+// TMA (one 4D box each, wg_stages stages) where the tensor maps allow, else
+// cp.async copies in two stages (one copy per 16 bytes: on an H100 the
+// copies alone took 58 of the 66 us of c144 56x56 3x3, the multiplies alone
+// 33). The next steps' tiles load while this one multiplies. A thread (lane, slot) takes items (row, strip) of the step:
 // R dy pixels and, per filter row, the window of WIN x pixels they read,
 // each x vector loaded once and multiplied into every tap it meets.
 //
@@ -29,6 +31,7 @@
 
 #include "common/fixup.cuh"
 #include "common/ptx.cuh"
+#include "common/tma.cuh"
 #include "direct/window.cuh"
 
 namespace gconv::direct {
@@ -48,9 +51,11 @@ __device__ __forceinline__ void lds_words(const typename Elem<DT>::type* src, Wo
   }
 }
 
-// Launch: grid (wg_blocks, slabs, FZ), block of THREADS = slots * lanes.
+// Launch: grid (wg_blocks, slabs, FZ), block of THREADS = slots * lanes; tx
+// and tdy: tensor maps of x and dy when p.wg_tma (else unused).
 template <class Cfg>
-__device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned char* smem) {
+__device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned char* smem, const dev::TensorMap* tx,
+                                             const dev::TensorMap* tdy) {
   using T = typename Cfg::T;
   constexpr int DT = Cfg::kDT, VEC = Cfg::kVec, R = Cfg::kR, FX = Cfg::kFX, SX = Cfg::kSX, WIN = Cfg::kWin;
   constexpr int FYM = FX;  // filter rows the sums cover (the plan checks FY <= FX)
@@ -177,19 +182,55 @@ __device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned cha
     }
   };
 
-  // Two stages: wait for step s, then (the barrier has retired step s - 1's
-  // reads of the other buffer) start step s + 1's loads and multiply step s.
-  if (s_begin < s_end) load(s_begin, 0);
-  dev::cp_async_commit();
-  for (int s = s_begin; s < s_end; ++s) {
-    const int buf = (s - s_begin) & 1;
-    dev::cp_async_wait<0>();
+  // p.wg_probe (timing probes only, wrong results): 1 skips the multiplies,
+  // 2 the loads.
+  if (p.wg_tma) {
+    // TMA: thread 0 keeps wg_stages - 1 steps in flight, each stage one x box
+    // and one dy box completing on the stage's barrier (a step with nothing
+    // to load just arrives, so every use of a stage is one phase).
+    __shared__ __align__(8) dev::u64 bars[kWgradMaxStages];
+    const int S = p.wg_stages;
+    if (threadIdx.x == 0)
+      for (int i = 0; i < S; ++i) dev::mbar_init(dev::smem_u32(&bars[i]), 1);
     __syncthreads();
-    if (s + 1 < s_end) load(s + 1, buf ^ 1);
+    auto issue = [&](int s, int buf) {
+      const dev::u32 bar = dev::smem_u32(&bars[buf]);
+      Step st;
+      if (!decode(s, st) || p.wg_probe == 2) {
+        dev::mbar_arrive(bar);
+        return;
+      }
+      dev::mbar_arrive_expect_tx(bar, static_cast<dev::u32>(p.wg_tx_bytes));
+      dev::tma_load_4d(dev::smem_u32(stage_ptr(buf)), tx, c_lo, -p.pad[2], st.oh0 * p.stride[1] - p.pad[1],
+                       st.n * isz[0] + st.id, bar);
+      dev::tma_load_4d(dev::smem_u32(stage_ptr(buf) + p.wg_xbytes), tdy, c_lo, 0, st.oh0, st.n * osz[0] + st.od,
+                       bar);
+    };
+    if (threadIdx.x == 0)
+      for (int i = 0; i < S - 1 && s_begin + i < s_end; ++i) issue(s_begin + i, i);
+    for (int s = s_begin; s < s_end; ++s) {
+      const int k = s - s_begin, buf = k % S;
+      __syncthreads();  // step s - 1 is multiplied: its stage takes step s + S - 1
+      if (threadIdx.x == 0 && s + S - 1 < s_end) issue(s + S - 1, (k + S - 1) % S);
+      dev::mbar_wait(dev::smem_u32(&bars[buf]), static_cast<dev::u32>((k / S) & 1));
+      if (p.wg_probe != 1) multiply(s, buf);
+    }
+  } else {
+    // cp.async, two stages: wait for step s, then (the barrier has retired
+    // step s - 1's reads of the other buffer) start step s + 1's loads and
+    // multiply step s.
+    if (s_begin < s_end && p.wg_probe != 2) load(s_begin, 0);
     dev::cp_async_commit();
-    multiply(s, buf);
+    for (int s = s_begin; s < s_end; ++s) {
+      const int buf = (s - s_begin) & 1;
+      dev::cp_async_wait<0>();
+      __syncthreads();
+      if (s + 1 < s_end && p.wg_probe != 2) load(s + 1, buf ^ 1);
+      dev::cp_async_commit();
+      if (p.wg_probe != 1) multiply(s, buf);
+    }
+    dev::cp_async_wait<0>();
   }
-  dev::cp_async_wait<0>();
   __syncthreads();  // the tiles are no longer read: their memory holds the block sums
 
   // Block sums, one filter row at a time: part[slot][fx][slabw], added in

@@ -3,6 +3,7 @@
 // descriptor. Shared-memory operands are 32-bit shared-window addresses.
 #pragma once
 
+#include "common/tma.cuh"
 #include "common/types.cuh"
 
 namespace gconv {
@@ -10,16 +11,17 @@ namespace wg {
 
 using dev::u32;
 using dev::u64;
+// common/tma.cuh
+using dev::mbar_arrive;
+using dev::mbar_arrive_expect_tx;
+using dev::mbar_init;
+using dev::mbar_try_wait;
+using dev::mbar_wait;
+using dev::tma_load_2d;
+using dev::tma_load_3d;
+using dev::tma_load_4d;
+using dev::TensorMap;
 
-// ---- mbarrier (CTA scope) ---------------------------------------------------
-__device__ __forceinline__ void mbar_init(u32 bar, u32 count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-// Release semantics: this thread's earlier writes are visible to a thread
-// whose wait observes the phase this arrival completes.
-__device__ __forceinline__ void mbar_arrive(u32 bar) {
-  asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
-}
 // Arrival on the barrier at the same shared address in block `rank` of the
 // cluster (release at cluster scope): a multicast producer's partner learns
 // that this block's consumers released a stage both blocks' loads fill.
@@ -35,21 +37,6 @@ __device__ __forceinline__ void mbar_arrive_cluster(u32 bar, u32 rank) {
 __device__ __forceinline__ void fence_mbar_init_cluster() {
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
-__device__ __forceinline__ bool mbar_try_wait(u32 bar, u32 parity) {
-  u32 ok;
-  asm volatile(
-      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(ok)
-      : "r"(bar), "r"(parity)
-      : "memory");
-  return ok != 0;
-}
-// Waits until the phase of parity `parity` has completed (acquire).
-__device__ __forceinline__ void mbar_wait(u32 bar, u32 parity) {
-  while (!mbar_try_wait(bar, parity)) {
-  }
-}
-
 // Orders this thread's completed generic-proxy writes to shared memory
 // (st.shared, cp.async) before later async-proxy reads (wgmma operands).
 __device__ __forceinline__ void fence_proxy_async() {
@@ -71,27 +58,8 @@ __device__ __forceinline__ void red_add_v4(float* addr, float4 v) {
                : "memory");
 }
 
-// ---- tensor memory accelerator ------------------------------------------------
-// A CUtensorMap's bytes (host: wgmma/tma.hpp), taken by value as a
-// __grid_constant__ kernel parameter; instructions name it by address.
-struct __align__(64) TensorMap {
-  u64 words[16];
-};
-
-// Arrives on the barrier and adds `bytes` to the transaction count its
-// phase waits for (the TMA loads complete those bytes).
-__device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
-  asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n" ::"r"(bar), "r"(bytes)
-               : "memory");
-}
-
-// A tiled 2D box at (x, y) (x innermost) into shared memory at dst.
-__device__ __forceinline__ void tma_load_2d(u32 dst, const TensorMap* map, int x, int y, u32 bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-      "l"(map), "r"(x), "r"(y), "r"(bar)
-      : "memory");
-}
+// ---- tensor memory accelerator: multicast, stores, im2col -----------------------
+// (tiled loads and the map type: common/tma.cuh)
 
 // tma_load_2d into the same shared address of every block in `mask` (bit r:
 // cluster rank r), each completing bytes on its own barrier at `bar`.
@@ -101,24 +69,6 @@ __device__ __forceinline__ void tma_load_2d_multicast(u32 dst, const TensorMap* 
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
       "[%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
       "l"(map), "r"(x), "r"(y), "r"(bar), "h"(mask)
-      : "memory");
-}
-
-// A tiled 3D box at (x, y, z) (x innermost).
-__device__ __forceinline__ void tma_load_3d(u32 dst, const TensorMap* map, int x, int y, int z, u32 bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
-      "[%5];\n" ::"r"(dst),
-      "l"(map), "r"(x), "r"(y), "r"(z), "r"(bar)
-      : "memory");
-}
-
-// A tiled 4D box at (x, y, z, w) (x innermost).
-__device__ __forceinline__ void tma_load_4d(u32 dst, const TensorMap* map, int x, int y, int z, int w, u32 bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, "
-      "%5}], [%6];\n" ::"r"(dst),
-      "l"(map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(bar)
       : "memory");
 }
 

@@ -12,31 +12,13 @@
 
 #include "gconv/problem.hpp"
 #include "gconv/status.hpp"
+#include "kernels/tensor_map.hpp"
 #include "kernels/traits.hpp"
 
 namespace gconv::wgmma {
 
-// A CUtensorMap's bytes (the driver's opaque 128-byte object, 64-byte
-// aligned); kernels take it by value as a __grid_constant__ parameter.
-struct alignas(64) TensorMap {
-  uint64_t words[16];
-};
-
-// What cuTensorMapEncodeIm2col / cuTensorMapEncodeTiled take, innermost
-// dimension first. Global strides are in bytes for dimensions 1..rank-1.
-struct TmaArgs {
-  bool im2col = false;
-  int rank = 0;
-  uint64_t dims[5] = {};
-  uint64_t strides[4] = {};
-  uint32_t elem_strides[5] = {};
-  // im2col: the bounding box of filter base positions per spatial dimension
-  // (innermost first) and the box of one load (channels x pixels).
-  int lower[3] = {}, upper[3] = {};
-  uint32_t channels = 0, pixels = 0;
-  // tiled: the box of one load.
-  uint32_t box[5] = {};
-};
+using ::gconv::TensorMap;  // kernels/tensor_map.hpp
+using ::gconv::TmaArgs;
 
 // Whether traits t (t.tma) can load problem p through tensor maps. The
 // channels an im2col load reads are one filter tap's, inside one group: fwd
