@@ -903,7 +903,7 @@ PY
         if [ $set = pub ]; then src=/tmp/dwwg.jsonl; dirs=""; else src=/tmp/dwwg_sc_problems.csv; dirs="--directions bwd_weight"; fi
         rm -f /tmp/dwwg_$set.csv
         timeout -k 10 "${DWWG_BENCH_S:-240}" .device/gconv bench --problems $src $dirs --provider gconv,cudnn \
-          --filter 'family == direct && direction == bwd_weight' --out /tmp/dwwg_$set.csv --warmup 3 --repeats 9 \
+          --filter "${DWWG_SET_FILTER:-family == direct && direction == bwd_weight}" --out /tmp/dwwg_$set.csv --warmup 3 --repeats 9 \
           --jobs "$ncpu" --progress-s 60 2> "$OUT/dwwg_$set.log"
         echo "dwwg $set rc=$?"; tail -n 1 "$OUT/dwwg_$set.log"
         pack /tmp/dwwg_$set.csv "$OUT/dwwg_$set.csv.zst"

@@ -138,11 +138,11 @@ TEST(DirectWindow, WgradLaunchShapeStreamsRowsPerSlabAndZTap) {
   Result<DirectPlan> plan = plan_direct(t, p);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   const direct::DirectParams& q = plan->params;
-  // 12 vectors of 8 channels: 8 lanes would leave a third of the last slab
-  // idle, 4 lanes make 3 full slabs of 32 channels (64-byte pixels).
-  EXPECT_EQ(q.lanes, 4);
-  EXPECT_EQ(q.wg_slabw, 32);
-  EXPECT_EQ(plan->grid_y, 3);
+  // 12 vectors of 8 channels in slabs of 32-byte pixels: 2 lanes of 16
+  // channels, 6 slabs.
+  EXPECT_EQ(q.lanes, 2);
+  EXPECT_EQ(q.wg_slabw, 16);
+  EXPECT_EQ(plan->grid_y, 6);
   EXPECT_EQ(plan->grid_z, 3);  // z taps
   EXPECT_EQ(plan->threads, 256);
   // dy 29 wide in strips of 8 -> 32 (pitch 33); x (32 - 1) + 3 = 34 (pitch 35).
@@ -151,30 +151,29 @@ TEST(DirectWindow, WgradLaunchShapeStreamsRowsPerSlabAndZTap) {
   EXPECT_EQ(q.wg_dyp, 33);
   EXPECT_EQ(q.wg_xw, 34);
   EXPECT_EQ(q.wg_xp, 35);
-  // 8 rows a step: x 10 rows, two stages of (10 * 35 + 8 * 33) pixels x 64 B
-  // fit two blocks an SM.
+  // 8 rows a step: x 10 rows of 35 x 32 bytes (11,200, 128-aligned for TMA:
+  // 11,264), dy 8 x 33 x 32 = 8,448; TMA (96 channels of 2 bytes make 16-byte
+  // rows, every box side <= 256): the 110 KB budget holds 5 such stages, 4 at most.
   EXPECT_EQ(q.wg_rows, 8);
-  EXPECT_EQ(q.wg_xbytes, 10 * 35 * 64);
-  EXPECT_EQ(q.wg_stage, 10 * 35 * 64 + 8 * 33 * 64);
-  EXPECT_EQ(plan->smem, size_t{2} * (10 * 35 * 64 + 8 * 33 * 64));
-  // 3 images x 5 depths x 2 steps; 264 / 9 regions -> 30 blocks, capped at
-  // two steps a block.
+  EXPECT_EQ(q.wg_tma, 1);
+  EXPECT_EQ(q.wg_xbytes, 11264);
+  EXPECT_EQ(q.wg_stage, 11264 + 8448);
+  EXPECT_EQ(q.wg_stages, 4);
+  EXPECT_EQ(plan->smem, size_t{4} * (11264 + 8448));
+  EXPECT_EQ(q.wg_tx_bytes, 10 * 35 * 32 + 8 * 33 * 32);
+  // 3 images x 5 depths x 2 steps; 264 / 18 regions -> 15 blocks, also the
+  // cap of two steps a block.
   EXPECT_EQ(q.wg_plane_steps, 2);
   EXPECT_EQ(q.wg_steps, 30);
   EXPECT_EQ(q.wg_blocks, 15);
   EXPECT_EQ(plan->blocks, 15);
-  // Slices of 3 x 3 taps x 32 channels per block, then three words a region.
+  // Slices of 3 x 3 taps x 16 channels per block, then three words a region.
   EXPECT_EQ(q.fixup, 1);
-  EXPECT_EQ(plan->fixup_offset, (size_t{9 * 15 * 9 * 32 * 4} + 255) / 256 * 256);
-  EXPECT_EQ(plan->workspace, plan->fixup_offset + 9 * 3 * 8);
+  EXPECT_EQ(plan->fixup_offset, (size_t{18 * 15 * 9 * 16 * 4} + 255) / 256 * 256);
+  EXPECT_EQ(plan->workspace, plan->fixup_offset + 18 * 3 * 8);
   EXPECT_EQ(direct_family().workspace_bytes(t, p), plan->workspace);
   EXPECT_EQ(plan->finish_blocks, 0);
   EXPECT_EQ(plan->launches(), 1);
-  // TMA: 96 channels of 2 bytes make 16-byte rows and the boxes fit 256; two
-  // stages of 39,296 bytes are what the 110 KB budget holds.
-  EXPECT_EQ(q.wg_tma, 1);
-  EXPECT_EQ(q.wg_stages, 2);
-  EXPECT_EQ(q.wg_tx_bytes, 10 * 35 * 64 + 8 * 33 * 64);
   const TmaArgs xm = window_wgrad_x_map(p, *plan);
   EXPECT_EQ(xm.rank, 4);
   EXPECT_EQ(xm.dims[0], 96u);  // C, W, H, N * D
@@ -183,7 +182,7 @@ TEST(DirectWindow, WgradLaunchShapeStreamsRowsPerSlabAndZTap) {
   EXPECT_EQ(xm.dims[3], 15u);
   EXPECT_EQ(xm.strides[0], 96u * 2);
   EXPECT_EQ(xm.strides[2], 13u * 29 * 96 * 2);
-  EXPECT_EQ(xm.box[0], 32u);  // slab, x pitch, x rows, 1
+  EXPECT_EQ(xm.box[0], 16u);  // slab, x pitch, x rows, 1
   EXPECT_EQ(xm.box[1], 35u);
   EXPECT_EQ(xm.box[2], 10u);
   EXPECT_EQ(xm.box[3], 1u);

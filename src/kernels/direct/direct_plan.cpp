@@ -182,13 +182,17 @@ std::optional<long long> window_rows_override() {
   return v;
 }
 
-// GCONV_DIRECT_WINDOW_PIXEL_BYTES=N (16..128, a power of two) replaces the
-// 128 bytes of channels window_wgrad stages per pixel, for A/B measurements;
-// read once, anything else is ignored.
+// Bytes of channels window_wgrad stages per pixel (a slab): 32 measured best
+// with TMA loads on the public set's 30 depthwise bwd_weight problems (H100,
+// cuDNN / best window kernel 0.900; 64 bytes 0.849, 128 bytes 0.747), narrow
+// slabs making more regions and smaller stages (notes/device-runs.md,
+// twenty-first session). GCONV_DIRECT_WINDOW_PIXEL_BYTES=N (16..128, a power
+// of two) replaces it for A/B measurements; read once, anything else is ignored.
+constexpr int64_t kWindowWgradPixelBytes = 32;
 int64_t window_pixel_bytes() {
   static const int64_t v = [] {
     std::optional<long long> r = jit::process_env_int("GCONV_DIRECT_WINDOW_PIXEL_BYTES", 16, 128);
-    return r && (*r & (*r - 1)) == 0 ? *r : 128;
+    return r && (*r & (*r - 1)) == 0 ? *r : kWindowWgradPixelBytes;
   }();
   return v;
 }
@@ -242,8 +246,8 @@ bool plan_window_wgrad(const KernelTraits& t, const DirectProblem& dp, const Rej
       return fmt::format("{} fp32 sums and {} dy values a thread exceed the register budget", FX * FX * vec, R * vec);
     });
   const int64_t threads = t.threads();
-  // A slot-pixel of at most 128 bytes (lanes * vec * eb), lanes a power of two
-  // dividing threads; fewer lanes where the last slab would idle > 1/8.
+  // A slot-pixel of at most window_pixel_bytes() (lanes * vec * eb), lanes a
+  // power of two dividing threads; fewer lanes where the last slab would idle > 1/8.
   const int64_t cvecs = p.c / vec;
   int64_t lanes = std::min<int64_t>(32, std::max<int64_t>(1, window_pixel_bytes() / (vec * eb)));
   while (lanes > 1 && (ceil_div(cvecs, lanes) * lanes - cvecs) * 8 > cvecs) lanes /= 2;
