@@ -861,7 +861,9 @@ PY
         --per-problem "$OUT/compare.csv" > "$OUT/compare.txt"; tail -n 45 "$OUT/compare.txt" ;;
     dwcheck)
       # The direct family's register-window kernels (DW_FILTER narrows them): every bf16 one and
-      # samples of fp16/fp32 against the reference, then the sanitizers on 2 per bf16 pool.
+      # samples of fp16/fp32 against the reference, then the sanitizers on 2 per bf16 pool
+      # (DW_SAN_PATTERN: the tests; name only pools the filter leaves kernels in: a test process
+      # that never calls CUDA fails under compute-sanitizer).
       export GCONV_GPU_TEST_FILTER="${DW_FILTER:-window_w > 0}"
       .device/gconv build --direction all --dtype bf16 --filter "$GCONV_GPU_TEST_FILTER" --jobs "$ncpu" > "$OUT/dw_build.txt" 2>&1
       grep -v '^  ' "$OUT/dw_build.txt" | tail -n 4
@@ -873,7 +875,7 @@ PY
       for tool in ${DW_SAN:-memcheck racecheck synccheck}; do
         mkdir -p /tmp/dsan_$tool
         GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/dsan_$tool \
-          scripts/gpu-test .device 'Pools/PoolCorrectness.*bf16_2d' > "$OUT/dsan_$tool.txt" 2>&1
+          scripts/gpu-test .device "${DW_SAN_PATTERN:-Pools/PoolCorrectness.*bf16_2d}" > "$OUT/dsan_$tool.txt" 2>&1
         echo "$tool: $(tail -n 1 "$OUT/dsan_$tool.txt") | $(cat /tmp/dsan_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       done ;;
     dwsweep)
