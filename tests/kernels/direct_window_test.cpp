@@ -116,6 +116,19 @@ TEST(DirectWindow, GatherLaunchShape) {
   EXPECT_EQ(plan->grid_y, 2);
 }
 
+TEST(DirectWindow, RowStreamEntryWhereTheWeightsFitRegisters) {
+  const Problem p = depthwise(Direction::fwd, DType::bf16, 64, 3, 1);
+  EXPECT_TRUE(window_stream_compiled(window(p, 3, 1, 8, 8)));    // 72 + 64 <= 160
+  EXPECT_FALSE(window_stream_compiled(window(p, 7, 1, 8, 8)));   // 392 weights
+  EXPECT_TRUE(window_stream_compiled(window(p, 7, 1, 8, 2)));    // 98 + 16
+  const Problem w = depthwise(Direction::bwd_weight, DType::bf16, 64, 3, 1);
+  EXPECT_FALSE(window_stream_compiled(window(w, 3, 1)));  // bwd_weight has its own kernel
+  // Off by default (GCONV_DIRECT_WINDOW_STREAM unset): fwd plans window_gather.
+  Result<DirectPlan> plan = plan_direct(window(p, 3, 1), p);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->params.wg_stream, 0);
+}
+
 TEST(DirectWindow, WgradRules) {
   const Problem p = depthwise(Direction::bwd_weight, DType::bf16, 64, 3, 1);
   std::string why;
@@ -242,6 +255,7 @@ TEST(DirectWindow, EveryDirectionAndDtypeCompilesWithoutSpills) {
     int fx, sx, r, vec = 8;
   };
   const Case cases[] = {{Direction::fwd, DType::bf16, 7, 1, 8},       {Direction::fwd, DType::fp32, 3, 2, 8},
+                        {Direction::fwd, DType::bf16, 3, 1, 8},       {Direction::bwd_data, DType::bf16, 5, 1, 8, 4},
                         {Direction::bwd_data, DType::fp16, 5, 1, 8},  {Direction::bwd_data, DType::bf16, 7, 1, 4},
                         {Direction::bwd_data, DType::bf16, 5, 2, 8},
                         {Direction::bwd_weight, DType::bf16, 7, 1, 8, 2}, {Direction::bwd_weight, DType::fp16, 5, 2, 8, 4},
@@ -254,7 +268,12 @@ TEST(DirectWindow, EveryDirectionAndDtypeCompilesWithoutSpills) {
     traits.push_back(t);
     sources.push_back(direct_family().instance_source(t));
     names.push_back(kernel_name(t));
-    ASSERT_EQ(direct_family().entry_points(t), std::vector<std::string>{"gconv_win"});
+    // fwd / bwd_data instances whose weights fit the registers also hold the
+    // opt-in row stream (window_stream.cuh).
+    const std::vector<std::string> entries =
+        window_stream_compiled(t) ? std::vector<std::string>{"gconv_win", "gconv_win_stream"}
+                                  : std::vector<std::string>{"gconv_win"};
+    ASSERT_EQ(direct_family().entry_points(t), entries);
   }
   Status setup;
   const auto results = testing::compile_sm90a(sources, names, true, &setup);
@@ -263,14 +282,18 @@ TEST(DirectWindow, EveryDirectionAndDtypeCompilesWithoutSpills) {
     SCOPED_TRACE(names[i]);
     ASSERT_TRUE(results[i].ok()) << results[i].status().message();
     EXPECT_TRUE(testing::image_contains(results[i]->image, "gconv_win"));
+    if (window_stream_compiled(traits[i])) EXPECT_TRUE(testing::image_contains(results[i]->image, "gconv_win_stream"));
     // ptxas reports "N bytes spill stores"; the window (bwd_weight: every
     // tap's sums) must stay in registers. bwd_weight keeps ptxas's occupancy
     // target, which may park a word or two on the stack; sums that no longer
     // fit spill far more.
-    std::smatch m;
+    // Every entry's report (gconv_win, and gconv_win_stream where compiled).
     const std::string& log = results[i]->log;
-    ASSERT_TRUE(std::regex_search(log, m, std::regex(R"((\d+) bytes spill stores)"))) << log;
-    EXPECT_LE(std::stoi(m[1].str()), traits[i].direction == Direction::bwd_weight ? 16 : 0) << log;
+    const std::regex spill(R"((\d+) bytes spill stores)");
+    int reports = 0;
+    for (auto it = std::sregex_iterator(log.begin(), log.end(), spill); it != std::sregex_iterator(); ++it, ++reports)
+      EXPECT_LE(std::stoi((*it)[1].str()), traits[i].direction == Direction::bwd_weight ? 16 : 0) << log;
+    EXPECT_EQ(reports, int(direct_family().entry_points(traits[i]).size())) << log;
   }
 }
 

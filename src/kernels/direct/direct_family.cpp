@@ -37,7 +37,22 @@ size_t tile_entry(const Problem& p, const DirectPlan& plan) {
 
 bool aligned(const void* ptr, size_t bytes) { return reinterpret_cast<uintptr_t>(ptr) % bytes == 0; }
 
-// A register-window instance (window.cuh, window_wgrad.cuh): one entry point.
+// The row-stream entry of a fwd / bwd_data window instance
+// (window_stream.cuh), where its registers allow (window_stream_compiled).
+std::string stream_source(const KernelTraits& t) {
+  if (!window_stream_compiled(t)) return {};
+  return fmt::format(
+      "#include \"direct/window_stream.cuh\"\n"
+      "extern \"C\" __global__ void __launch_bounds__({threads}) gconv_win_stream(const gconv::direct::DirectParams p, "
+      "const __grid_constant__ gconv::dev::TensorMap tsrc) {{\n"
+      "  extern __shared__ __align__(128) unsigned char smem[];\n"
+      "  gconv::direct::window_stream<Cfg, {bwd}>(p, smem, &tsrc);\n"
+      "}}\n",
+      fmt::arg("threads", t.threads()), fmt::arg("bwd", t.direction == Direction::bwd_data ? "true" : "false"));
+}
+
+// A register-window instance (window.cuh, window_wgrad.cuh): gconv_win, and
+// for fwd / bwd_data gconv_win_stream where it compiles.
 std::string window_source(const KernelTraits& t) {
   const bool wgrad = t.direction == Direction::bwd_weight;
   const std::string body = wgrad ? "gconv::direct::window_wgrad<Cfg>(p, smem, &tx, &tdy);"
@@ -63,7 +78,8 @@ std::string window_source(const KernelTraits& t) {
       fmt::arg("name", kernel_name(t)), fmt::arg("dt", static_cast<int>(t.dtype)), fmt::arg("vec", t.vec),
       fmt::arg("r", t.per_thread), fmt::arg("threads", t.threads()), fmt::arg("fx", t.win_fx),
       fmt::arg("sx", t.win_sx), fmt::arg("header", wgrad ? "window_wgrad.cuh" : "window.cuh"), fmt::arg("body", body),
-      fmt::arg("bounds", bounds), fmt::arg("maps", maps));
+      fmt::arg("bounds", bounds), fmt::arg("maps", maps)) +
+         stream_source(t);
 }
 
 class DirectFamily final : public KernelFamily {
@@ -128,7 +144,10 @@ class DirectFamily final : public KernelFamily {
   }
 
   std::vector<std::string> entry_points(const KernelTraits& t) const override {
-    if (t.win_fx > 0) return {"gconv_win"};
+    if (t.win_fx > 0) {
+      if (window_stream_compiled(t)) return {"gconv_win", "gconv_win_stream"};
+      return {"gconv_win"};
+    }
     // Order matters: launch() takes [0] general, [1] depthwise, [2] finish
     // (bwd_weight only), then the grouped entries (tile_entry).
     std::vector<std::string> e = {"gconv_main", "gconv_dw"};
@@ -142,7 +161,7 @@ class DirectFamily final : public KernelFamily {
     Result<DirectPlan> planned = plan_direct(t, p);
     if (!planned.ok()) return planned.status();
     DirectPlan& plan = planned.value();
-    const size_t main_entry = t.win_fx > 0 ? 0 : tile_entry(p, plan);
+    const size_t main_entry = t.win_fx > 0 ? (plan.params.wg_stream ? 1 : 0) : tile_entry(p, plan);
     if (k.entries.size() != entry_points(t).size() || k.entries[main_entry] == nullptr)
       return internal_error(fmt::format("direct launch: {} entry points loaded, {} expected", k.entries.size(),
                                         entry_points(t).size()));
@@ -180,9 +199,20 @@ class DirectFamily final : public KernelFamily {
       GCONV_RETURN_IF_ERROR(cuda_status(cudaMemsetAsync(args.workspace, 0, dw_bytes, s), "cudaMemsetAsync(workspace)"));
     }
 
-    // window_wgrad: its tensor maps (zeros for the cp.async path).
+    // window_wgrad: its tensor maps (zeros for the cp.async path);
+    // window_stream: the source's.
     TensorMap tx{}, tdy{};
-    if (params.wg_tma) {
+    // Tensor maps need 16-byte aligned tensors: window_wgrad copies with
+    // cp.async instead (its stages are laid out alike); the opt-in row stream
+    // has no other path.
+    if (params.wg_tma && !params.wg_stream && !(aligned(args.a, 16) && aligned(args.b, 16))) params.wg_tma = 0;
+    if (params.wg_stream && !aligned(args.a, 16))
+      return invalid_argument("direct launch: the row-stream window kernel (GCONV_DIRECT_WINDOW_STREAM=1) needs a "
+                              "16-byte aligned source tensor");
+    if (params.wg_stream) {
+      GCONV_RETURN_IF_ERROR(
+          encode_tensor_map(window_stream_src_map(p, plan), p.dtype, args.a, TmaSwizzle::none, &tx));
+    } else if (params.wg_tma) {
       GCONV_RETURN_IF_ERROR(
           encode_tensor_map(window_wgrad_x_map(p, plan), p.dtype, args.a, TmaSwizzle::none, &tx));
       GCONV_RETURN_IF_ERROR(

@@ -118,6 +118,32 @@ TmaArgs window_wgrad_x_map(const Problem& p, const DirectPlan& plan) {
   std::fill(a.elem_strides, a.elem_strides + 4, 1u);
   return a;
 }
+bool window_stream_compiled(const KernelTraits& t) {
+  return t.win_fx > 0 && t.direction != Direction::bwd_weight &&
+         int64_t{t.win_fx} * t.win_fx * t.vec + int64_t{t.per_thread} * t.vec <= 160;
+}
+
+TmaArgs window_stream_src_map(const Problem& p, const DirectPlan& plan) {
+  const direct::DirectParams& q = plan.params;
+  const bool bwd = p.direction == Direction::bwd_data;
+  const uint64_t eb = dtype_bytes(p.dtype);
+  const uint64_t c = p.c;
+  const uint64_t d = bwd ? q.out_size[0] : q.in[0], h = bwd ? q.out_size[1] : q.in[1],
+                 w = bwd ? q.out_size[2] : q.in[2];
+  const int64_t sy = bwd ? 1 : p.stride[1];
+  const int64_t xr = int64_t(q.wg_rows - 1) * sy + (p.filter[1] - 1) * p.dilation[1] + 1;
+  TmaArgs a;
+  a.rank = 4;
+  const uint64_t dims[4] = {c, w, h, uint64_t(p.n) * d};
+  const uint64_t strides[3] = {c * eb, w * c * eb, h * w * c * eb};
+  const uint32_t box[4] = {uint32_t(q.wg_slabw), uint32_t(q.wg_xp), uint32_t(xr), 1};
+  std::copy(dims, dims + 4, a.dims);
+  std::copy(strides, strides + 3, a.strides);
+  std::copy(box, box + 4, a.box);
+  std::fill(a.elem_strides, a.elem_strides + 4, 1u);
+  return a;
+}
+
 TmaArgs window_wgrad_dy_map(const Problem& p, const DirectPlan& plan) {
   const direct::DirectParams& q = plan.params;
   const uint64_t eb = dtype_bytes(p.dtype);
@@ -347,6 +373,91 @@ bool plan_window_wgrad(const KernelTraits& t, const DirectProblem& dp, const Rej
   return true;
 }
 
+// GCONV_DIRECT_WINDOW_STREAM=1 plans fwd / bwd_data register-window launches
+// as window_stream.cuh's TMA row stream where it applies (off by default: not
+// yet measured on a GPU); read once.
+bool window_stream_enabled() {
+  static const bool v = [] {
+    const char* s = jit::process_env("GCONV_DIRECT_WINDOW_STREAM");
+    return s != nullptr && std::string(s) == "1";
+  }();
+  return v;
+}
+
+// window_stream.cuh's launch for fwd / bwd_data (after plan_window's rules),
+// or false where it does not apply (3D, strided bwd_data, a filter taller
+// than the window, sums over the register budget, rows or boxes TMA cannot
+// express, stages that do not fit): plan_window then plans window_gather.
+bool plan_window_stream(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_plan) {
+  const Problem& p = *dp.problem;
+  const bool bwd = p.direction == Direction::bwd_data;
+  if (!window_stream_enabled() || p.ndim > 2 || !window_stream_compiled(t)) return false;
+  if (bwd && (p.stride[0] != 1 || p.stride[1] != 1 || p.stride[2] != 1)) return false;
+  const int64_t eb = dtype_bytes(p.dtype);
+  const int64_t vec = t.vec, R = t.per_thread, FX = t.win_fx, SX = t.win_sx, FY = p.filter[1];
+  if (FY > FX) return false;
+  const int64_t threads = t.threads();
+  const int64_t cvecs = p.c / vec;
+  int64_t lanes = std::min<int64_t>(32, std::max<int64_t>(1, window_pixel_bytes() / (vec * eb)));
+  while (lanes > 1 && (ceil_div(cvecs, lanes) * lanes - cvecs) * 8 > cvecs) lanes /= 2;
+  if (threads % lanes != 0) return false;
+  const int64_t slabs = ceil_div(cvecs, lanes), slabw = lanes * vec;
+  int64_t dsz[3];  // the destination: y, or dx
+  for (int i = 0; i < 3; ++i) dsz[i] = bwd ? p.in[i] : dp.out[i];
+  const int64_t sy = bwd ? 1 : p.stride[1];
+  const int64_t strips = ceil_div(dsz[2], R);
+  const int64_t xw = (strips * R - 1) * SX + FX, xp = xw | 1;
+  if ((p.c * eb) % 16 != 0 || (slabw * eb) % 16 != 0 || xp > 256 || slabw > 256) return false;
+  auto x_rows = [&](int64_t rows) { return (rows - 1) * sy + (FY - 1) * p.dilation[1] + 1; };
+  int64_t rows = 0, stage = 0;
+  for (int64_t cand : {8, 4, 2, 1}) {
+    if (cand > 1 && cand / 2 >= dsz[1]) continue;
+    if (x_rows(cand) > 256) continue;
+    const int64_t st = round_up(x_rows(cand) * xp * slabw * eb, 128);
+    if (2 * st <= window_wgrad_smem_budget()) {
+      rows = cand, stage = st;
+      break;
+    }
+  }
+  if (rows == 0) return false;
+  const int64_t stages = std::clamp<int64_t>(window_wgrad_smem_budget() / stage, 2, direct::kWgradMaxStages);
+  const int64_t plane_steps = ceil_div(dsz[1], rows);
+  const int64_t steps = p.n * dsz[0] * plane_steps;
+  if (steps > INT32_MAX || slabs > 65535) return false;
+  const int64_t per_slab = std::clamp<int64_t>(ceil_div(window_wgrad_target_blocks(), slabs), 1,
+                                               std::max<int64_t>(1, steps / 2));
+
+  DirectPlan& plan = *out_plan;
+  plan = DirectPlan{};
+  direct::DirectParams& q = plan.params;
+  fill_problem(p, dp, &q);
+  q.strips = static_cast<int>(strips);
+  q.lanes = static_cast<int>(lanes);
+  q.slabs = static_cast<int>(slabs);
+  q.items = static_cast<int>(steps);
+  q.wg_stream = 1;
+  q.wg_tma = 1;
+  q.wg_rows = static_cast<int>(rows);
+  q.wg_plane_steps = static_cast<int>(plane_steps);
+  q.wg_steps = static_cast<int>(steps);
+  q.wg_blocks = static_cast<int>(per_slab);
+  q.wg_slabw = static_cast<int>(slabw);
+  q.wg_xw = static_cast<int>(xw);
+  q.wg_xp = static_cast<int>(xp);
+  q.wg_stage = static_cast<int>(stage);
+  q.wg_xbytes = static_cast<int>(stage);
+  q.wg_stages = static_cast<int>(stages);
+  q.wg_tx_bytes = static_cast<int>(x_rows(rows) * xp * slabw * eb);
+  plan.threads = static_cast<int>(threads);
+  plan.blocks = per_slab;
+  plan.grid_y = slabs;
+  plan.smem = static_cast<size_t>(stages * stage);
+  plan.workspace = 0;
+  plan.accum = WgradAccum::none;
+  plan.finish_blocks = 0;
+  return true;
+}
+
 // The register-window rules and launch (window.cuh); the common rules up to
 // vec have passed.
 template <class Reject>
@@ -370,6 +481,7 @@ bool plan_window(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out
       return reject([&] { return std::string("spatial sizes, pads, strides or dilations too large for 32-bit arithmetic"); });
   }
   if (p.direction == Direction::bwd_weight) return plan_window_wgrad(t, dp, reject, out_plan);
+  if (plan_window_stream(t, dp, out_plan)) return true;
   const int64_t threads = t.threads();
   const int64_t vec = t.vec, R = t.per_thread;
   const int64_t cvecs = p.c / vec;

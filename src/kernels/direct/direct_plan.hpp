@@ -119,6 +119,14 @@ bool plan_direct(const KernelTraits& t, const DirectProblem& dp, DirectPlan* pla
 // slabs, and the workspace slices written and read once.
 double window_wgrad_l2_bytes(const Problem& p, const DirectPlan& plan);
 
+// Whether traits t's instance has the row-stream entry (window_stream.cuh,
+// gconv_win_stream): fwd / bwd_data window kernels whose weights fit the
+// register budget (win_fx^2 * vec + per_thread * vec <= 160).
+bool window_stream_compiled(const KernelTraits& t);
+// The source map of a window_stream plan (params.wg_stream): x, or dy for
+// bwd_data, as (C, W, H, N * D) with a box of (slab, pitch, rows read, 1).
+TmaArgs window_stream_src_map(const Problem& p, const DirectPlan& plan);
+
 // The tensor maps of a window_wgrad plan with params.wg_tma (x, dy).
 TmaArgs window_wgrad_x_map(const Problem& p, const DirectPlan& plan);
 TmaArgs window_wgrad_dy_map(const Problem& p, const DirectPlan& plan);

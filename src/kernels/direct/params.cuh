@@ -73,6 +73,10 @@ struct DirectParams {
   // (slab, wg_xp, x rows, 1) and (slab, wg_dyp, wg_rows, 1)) in wg_stages
   // stages of wg_tx_bytes; else cp.async copies in two stages.
   int wg_tma, wg_stages, wg_tx_bytes;
+  // fwd / bwd_data planned as window_stream.cuh's row stream (entry
+  // gconv_win_stream; the wg_ fields above then describe its source tiles:
+  // wg_xbytes = wg_stage, no dy tile), else window_gather.
+  int wg_stream;
 
   // bwd_weight in one launch: wgrad.cuh's atomics (common/fixup.cuh) or
   // window_wgrad.cuh's slices added by a region's last block. fixup != 0

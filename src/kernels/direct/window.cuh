@@ -16,6 +16,7 @@
 //
 // bwd_weight : window_wgrad.cuh (all taps of a channel vector in registers,
 //   dy rows streamed through shared memory, reduced inside the launch).
+// fwd / bwd_data as such a row stream: window_stream.cuh (opt-in).
 #pragma once
 
 #include "direct/common.cuh"
@@ -71,6 +72,21 @@ __device__ __forceinline__ void unpack(const Words<DT, VEC>& in, float (&out)[VE
     } else {
       out[i] = __uint_as_float(in.w[i]);
     }
+  }
+}
+
+// VEC channels of one staged pixel as raw words.
+template <int DT, int VEC>
+__device__ __forceinline__ void lds_words(const typename Elem<DT>::type* src, Words<DT, VEC>& out) {
+  constexpr int N = Words<DT, VEC>::kN;
+  if constexpr (N == 4) {
+    const uint4 v = *reinterpret_cast<const uint4*>(src);
+    out.w[0] = v.x, out.w[1] = v.y, out.w[2] = v.z, out.w[3] = v.w;
+  } else if constexpr (N == 2) {
+    const uint2 v = *reinterpret_cast<const uint2*>(src);
+    out.w[0] = v.x, out.w[1] = v.y;
+  } else {
+    out.w[0] = *reinterpret_cast<const unsigned*>(src);
   }
 }
 

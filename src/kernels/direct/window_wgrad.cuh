@@ -36,21 +36,6 @@
 
 namespace gconv::direct {
 
-// VEC channels of one staged pixel as raw words.
-template <int DT, int VEC>
-__device__ __forceinline__ void lds_words(const typename Elem<DT>::type* src, Words<DT, VEC>& out) {
-  constexpr int N = Words<DT, VEC>::kN;
-  if constexpr (N == 4) {
-    const uint4 v = *reinterpret_cast<const uint4*>(src);
-    out.w[0] = v.x, out.w[1] = v.y, out.w[2] = v.z, out.w[3] = v.w;
-  } else if constexpr (N == 2) {
-    const uint2 v = *reinterpret_cast<const uint2*>(src);
-    out.w[0] = v.x, out.w[1] = v.y;
-  } else {
-    out.w[0] = *reinterpret_cast<const unsigned*>(src);
-  }
-}
-
 // Launch: grid (wg_blocks, slabs, FZ), block of THREADS = slots * lanes; tx
 // and tdy: tensor maps of x and dy when p.wg_tma (else unused).
 template <class Cfg>
