@@ -277,7 +277,8 @@ bool plan_window_wgrad(const KernelTraits& t, const DirectProblem& dp, const Rej
   const int64_t cvecs = p.c / vec;
   int64_t lanes = std::min<int64_t>(32, std::max<int64_t>(1, window_pixel_bytes() / (vec * eb)));
   while (lanes > 1 && (ceil_div(cvecs, lanes) * lanes - cvecs) * 8 > cvecs) lanes /= 2;
-  if (threads % lanes != 0) return reject([&] { return fmt::format("threads ({}) not a multiple of {} lanes", threads, lanes); });
+  if (threads % lanes != 0)
+    return reject([&] { return fmt::format("threads ({}) not a multiple of {} lanes", threads, lanes); });
   const int64_t slabs = ceil_div(cvecs, lanes), slabw = lanes * vec, slots = threads / lanes;
   const int64_t OD = dp.out[0], OH = dp.out[1], OW = dp.out[2];
   const int64_t strips = ceil_div(OW, R);
@@ -325,7 +326,8 @@ bool plan_window_wgrad(const KernelTraits& t, const DirectProblem& dp, const Rej
   const int64_t plane_steps = ceil_div(OH, rows);
   const int64_t steps = p.n * OD * plane_steps;
   if (steps > INT32_MAX || (FZ > 1 && FZ > 65535) || slabs > 65535)
-    return reject([&] { return fmt::format("{} steps, {} slabs or {} z taps exceed the launch limits", steps, slabs, FZ); });
+    return reject(
+        [&] { return fmt::format("{} steps, {} slabs or {} z taps exceed the launch limits", steps, slabs, FZ); });
   // About kWindowWgradBlocks blocks in all (a fixed figure, not the device's:
   // plans, and so the summation order, depend on the problem only), and at
   // least two steps a block.

@@ -18,9 +18,10 @@
 // TMA (one 4D box each, wg_stages stages) where the tensor maps allow, else
 // cp.async copies in two stages (one copy per 16 bytes: on an H100 the
 // copies alone took 58 of the 66 us of c144 56x56 3x3, the multiplies alone
-// 33). The next steps' tiles load while this one multiplies. A thread (lane, slot) takes items (row, strip) of the step:
-// R dy pixels and, per filter row, the window of WIN x pixels they read,
-// each x vector loaded once and multiplied into every tap it meets.
+// 33). The next steps' tiles load while this one multiplies. A thread
+// (lane, slot) takes items (row, strip) of the step: R dy pixels and, per
+// filter row, the window of WIN x pixels they read, each x vector loaded
+// once and multiplied into every tap it meets.
 //
 // Reduction, deterministic and inside the launch: the block adds its slots'
 // sums in slot order through shared memory; with one block per region it
@@ -279,7 +280,8 @@ __device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned cha
       float total = 0.f;
       for (int q = 0; q < G; ++q) total += part[el * G + q];
       const int c = c_lo + e % slabw;
-      if (c < C) dw[static_cast<long long>(c) * taps + fz * FY * FX + e / slabw] = from_f32<DT>(total);  // e / slabw = fy * FX + fx
+      // e / slabw = fy * FX + fx
+      if (c < C) dw[static_cast<long long>(c) * taps + fz * FY * FX + e / slabw] = from_f32<DT>(total);
     }
     __syncthreads();
   }
