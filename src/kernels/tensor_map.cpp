@@ -4,6 +4,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 
@@ -56,6 +57,17 @@ const Entry& entry() {
 }
 
 }  // namespace
+
+TmaArgs tiled_map(std::initializer_list<uint64_t> dims, std::initializer_list<uint64_t> strides,
+                  std::initializer_list<uint32_t> box) {
+  TmaArgs b;
+  b.rank = int(dims.size());
+  std::copy(dims.begin(), dims.end(), b.dims);
+  std::copy(strides.begin(), strides.end(), b.strides);
+  std::copy(box.begin(), box.end(), b.box);
+  std::fill(b.elem_strides, b.elem_strides + b.rank, 1u);
+  return b;
+}
 
 Status encode_tensor_map(const TmaArgs& a, DType dtype, const void* base, TmaSwizzle swizzle, TensorMap* out) {
   const Entry& e = entry();

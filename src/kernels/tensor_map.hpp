@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 
 #include "gconv/problem.hpp"
 #include "gconv/status.hpp"
@@ -34,6 +35,11 @@ struct TmaArgs {
   // tiled: the box of one load.
   uint32_t box[5] = {};
 };
+
+// A tiled map: dims and box innermost first, byte strides of dimensions
+// 1..rank-1, traversal strides 1.
+TmaArgs tiled_map(std::initializer_list<uint64_t> dims, std::initializer_list<uint64_t> strides,
+                  std::initializer_list<uint32_t> box);
 
 // Shared-memory layout of a box: 128-byte swizzle (the K-major tiles wgmma
 // reads) or none (the box's elements in order, innermost dimension fastest).

@@ -65,6 +65,20 @@ int64_t wgrad_target_blocks(bool one_launch) {
   return one_launch ? kWgradTargetBlocksOneLaunch : kWgradTargetBlocks;
 }
 
+// Source rows a row-stream step of `rows` destination rows reads at row
+// stride sy (window_wgrad's x rows, window_stream's source rows).
+int64_t source_rows(const Problem& p, int64_t rows, int64_t sy) {
+  return (rows - 1) * sy + (p.filter[1] - 1) * p.dilation[1] + 1;
+}
+
+// Whether row-stream tiles of a C-channel tensor (a slab of slabw channels,
+// `pitch` pixels a row) can be TMA boxes: 16-byte tensor rows and slabs, box
+// sides of at most 256 (the rows a box holds are checked per step size).
+bool tma_rows_ok(const Problem& p, int64_t slabw, int64_t pitch) {
+  const int64_t eb = dtype_bytes(p.dtype);
+  return (p.c * eb) % 16 == 0 && (slabw * eb) % 16 == 0 && pitch <= 256 && slabw <= 256;
+}
+
 // Staged rows (or columns) of a source tile for `tile` destination
 // positions: gather.cuh / wgrad.cuh tile origins.
 int64_t fwd_tile_extent(int64_t tile, int64_t stride, int64_t filter, int64_t dil) {
@@ -90,74 +104,55 @@ int direct_max_span(int64_t dst_total, int64_t src_total, int slab, int og, int 
 
 double window_wgrad_l2_bytes(const Problem& p, const DirectPlan& plan) {
   const direct::DirectParams& q = plan.params;
-  const double xr = double(q.wg_rows - 1) * p.stride[1] + double(p.filter[1] - 1) * p.dilation[1] + 1;
+  const double xr = double(source_rows(p, q.wg_rows, p.stride[1]));
   const double pixels = xr * q.wg_xw + double(q.wg_rows) * q.wg_dyw;  // one step's staged pixels
   const double steps = double(q.wg_steps) * q.slabs * p.filter[0];
   const double slices = q.fixup ? double(plan.fixup_offset) : 0.0;
   return steps * pixels * double(q.wg_slabw) * dtype_bytes(p.dtype) + 2.0 * slices;
 }
 
-// The maps window_wgrad.cuh's TMA loads read: x as (C, W, H, N * D) with a
-// box of (slab, x pitch, x rows of a step, 1), dy as (C, OW, OH, N * OD) with
-// a box of (slab, dy pitch, rows of a step, 1); coordinates outside come back
-// as zeros (padding, channels past C, the pitch columns and rows past the
-// plane).
+namespace {
+
+// A channels-last tensor of `planes` (N * D) planes of h x w pixels of c
+// channels as a 4D tiled map (C, W, H, planes), with a box of (slab, pitch
+// pixels, rows, 1) at one plane; coordinates outside come back as zeros
+// (padding, channels past C, the pitch columns, rows past the plane).
+TmaArgs rows_map(const Problem& p, uint64_t c, uint64_t w, uint64_t h, uint64_t planes, const DirectPlan& plan,
+                 int pitch, int64_t rows) {
+  const uint64_t eb = dtype_bytes(p.dtype);
+  return tiled_map({c, w, h, planes}, {c * eb, w * c * eb, h * w * c * eb},
+                   {uint32_t(plan.params.wg_slabw), uint32_t(pitch), uint32_t(rows), 1});
+}
+
+}  // namespace
+
+// window_wgrad.cuh's maps: x as (C, W, H, N * D) with a box of (slab, x
+// pitch, x rows of a step, 1), dy as (C, OW, OH, N * OD) with a box of
+// (slab, dy pitch, rows of a step, 1).
 TmaArgs window_wgrad_x_map(const Problem& p, const DirectPlan& plan) {
-  const direct::DirectParams& q = plan.params;
-  const uint64_t eb = dtype_bytes(p.dtype);
-  const uint64_t c = p.c, w = p.in[2], h = p.in[1];
-  const int64_t xr = int64_t(q.wg_rows - 1) * p.stride[1] + (p.filter[1] - 1) * p.dilation[1] + 1;
-  TmaArgs a;
-  a.rank = 4;
-  const uint64_t dims[4] = {c, w, h, uint64_t(p.n * p.in[0])};
-  const uint64_t strides[3] = {c * eb, w * c * eb, h * w * c * eb};
-  const uint32_t box[4] = {uint32_t(q.wg_slabw), uint32_t(q.wg_xp), uint32_t(xr), 1};
-  std::copy(dims, dims + 4, a.dims);
-  std::copy(strides, strides + 3, a.strides);
-  std::copy(box, box + 4, a.box);
-  std::fill(a.elem_strides, a.elem_strides + 4, 1u);
-  return a;
+  return rows_map(p, p.c, p.in[2], p.in[1], uint64_t(p.n * p.in[0]), plan, plan.params.wg_xp,
+                  source_rows(p, plan.params.wg_rows, p.stride[1]));
 }
-bool window_stream_compiled(const KernelTraits& t) {
-  return t.win_fx > 0 && t.direction != Direction::bwd_weight &&
-         int64_t{t.win_fx} * t.win_fx * t.vec + int64_t{t.per_thread} * t.vec <= 160;
-}
-
-TmaArgs window_stream_src_map(const Problem& p, const DirectPlan& plan) {
-  const direct::DirectParams& q = plan.params;
-  const bool bwd = p.direction == Direction::bwd_data;
-  const uint64_t eb = dtype_bytes(p.dtype);
-  const uint64_t c = p.c;
-  const uint64_t d = bwd ? q.out_size[0] : q.in[0], h = bwd ? q.out_size[1] : q.in[1],
-                 w = bwd ? q.out_size[2] : q.in[2];
-  const int64_t sy = bwd ? 1 : p.stride[1];
-  const int64_t xr = int64_t(q.wg_rows - 1) * sy + (p.filter[1] - 1) * p.dilation[1] + 1;
-  TmaArgs a;
-  a.rank = 4;
-  const uint64_t dims[4] = {c, w, h, uint64_t(p.n) * d};
-  const uint64_t strides[3] = {c * eb, w * c * eb, h * w * c * eb};
-  const uint32_t box[4] = {uint32_t(q.wg_slabw), uint32_t(q.wg_xp), uint32_t(xr), 1};
-  std::copy(dims, dims + 4, a.dims);
-  std::copy(strides, strides + 3, a.strides);
-  std::copy(box, box + 4, a.box);
-  std::fill(a.elem_strides, a.elem_strides + 4, 1u);
-  return a;
-}
-
 TmaArgs window_wgrad_dy_map(const Problem& p, const DirectPlan& plan) {
   const direct::DirectParams& q = plan.params;
-  const uint64_t eb = dtype_bytes(p.dtype);
-  const uint64_t c = p.k, w = q.out_size[2], h = q.out_size[1];
-  TmaArgs a;
-  a.rank = 4;
-  const uint64_t dims[4] = {c, w, h, uint64_t(p.n) * uint64_t(q.out_size[0])};
-  const uint64_t strides[3] = {c * eb, w * c * eb, h * w * c * eb};
-  const uint32_t box[4] = {uint32_t(q.wg_slabw), uint32_t(q.wg_dyp), uint32_t(q.wg_rows), 1};
-  std::copy(dims, dims + 4, a.dims);
-  std::copy(strides, strides + 3, a.strides);
-  std::copy(box, box + 4, a.box);
-  std::fill(a.elem_strides, a.elem_strides + 4, 1u);
-  return a;
+  return rows_map(p, p.k, q.out_size[2], q.out_size[1], uint64_t(p.n) * uint64_t(q.out_size[0]), plan, q.wg_dyp,
+                  q.wg_rows);
+}
+
+int64_t window_stream_floats(const KernelTraits& t) {
+  return (int64_t{t.win_fx} * t.win_fx + t.per_thread) * t.vec;
+}
+
+bool window_stream_compiled(const KernelTraits& t) {
+  return t.win_fx > 0 && t.direction != Direction::bwd_weight && window_stream_floats(t) <= kWindowStreamFloats;
+}
+
+// window_stream.cuh's source (x, or dy for bwd_data, read at stride 1).
+TmaArgs window_stream_src_map(const Problem& p, const DirectPlan& plan) {
+  if (p.direction != Direction::bwd_data) return window_wgrad_x_map(p, plan);
+  const direct::DirectParams& q = plan.params;
+  return rows_map(p, p.c, q.out_size[2], q.out_size[1], uint64_t(p.n) * uint64_t(q.out_size[0]), plan, q.wg_xp,
+                  source_rows(p, q.wg_rows, 1));
 }
 
 DirectProblem direct_problem(const Problem& p) {
@@ -223,6 +218,16 @@ int64_t window_pixel_bytes() {
   return v;
 }
 
+// Channel vectors a row-stream block stages per pixel (window_wgrad,
+// window_stream): a slab of at most window_pixel_bytes() (lanes * vec * eb),
+// lanes a power of two (so they divide the block); fewer lanes where the
+// last slab would idle more than 1/8 of them.
+int64_t window_slab_lanes(int64_t cvecs, int64_t vec, int64_t eb) {
+  int64_t lanes = std::min<int64_t>(32, std::max<int64_t>(1, window_pixel_bytes() / (vec * eb)));
+  while (lanes > 1 && (ceil_div(cvecs, lanes) * lanes - cvecs) * 8 > cvecs) lanes /= 2;
+  return lanes;
+}
+
 // GCONV_DIRECT_WINDOW_BLOCKS=N (64..65536) replaces kWindowWgradBlocks, for
 // A/B measurements; read once, anything else is ignored.
 int64_t window_wgrad_target_blocks() {
@@ -265,18 +270,14 @@ bool plan_window_wgrad(const KernelTraits& t, const DirectProblem& dp, const Rej
   const int64_t FY = p.filter[1], FZ = p.filter[0];
   if (FY > FX)
     return reject([&] { return fmt::format("filter height {} exceeds the window's {} rows of sums", FY, FX); });
-  // acc[FX][FX][vec] and the R dy vectors stay in registers: beyond this the
-  // sums spill.
-  if (FX * FX * vec + R * vec > 160)
+  // acc[FX][FX][vec] and the R dy vectors stay in registers.
+  if (window_stream_floats(t) > kWindowStreamFloats)
     return reject([&] {
       return fmt::format("{} fp32 sums and {} dy values a thread exceed the register budget", FX * FX * vec, R * vec);
     });
   const int64_t threads = t.threads();
-  // A slot-pixel of at most window_pixel_bytes() (lanes * vec * eb), lanes a
-  // power of two dividing threads; fewer lanes where the last slab would idle > 1/8.
   const int64_t cvecs = p.c / vec;
-  int64_t lanes = std::min<int64_t>(32, std::max<int64_t>(1, window_pixel_bytes() / (vec * eb)));
-  while (lanes > 1 && (ceil_div(cvecs, lanes) * lanes - cvecs) * 8 > cvecs) lanes /= 2;
+  const int64_t lanes = window_slab_lanes(cvecs, vec, eb);
   if (threads % lanes != 0)
     return reject([&] { return fmt::format("threads ({}) not a multiple of {} lanes", threads, lanes); });
   const int64_t slabs = ceil_div(cvecs, lanes), slabw = lanes * vec, slots = threads / lanes;
@@ -284,12 +285,11 @@ bool plan_window_wgrad(const KernelTraits& t, const DirectProblem& dp, const Rej
   const int64_t strips = ceil_div(OW, R);
   const int64_t dyw = strips * R, dyp = dyw | 1;
   const int64_t xw = (dyw - 1) * SX + FX, xp = xw | 1;
-  auto x_rows = [&](int64_t rows) { return (rows - 1) * p.stride[1] + (FY - 1) * p.dilation[1] + 1; };
+  auto x_rows = [&](int64_t rows) { return source_rows(p, rows, p.stride[1]); };
   // TMA where the tensor maps can express the boxes: rows of 16-byte
   // multiples, box sides of at most 256 (the rows the box holds are checked
   // with the step's rows below).
-  const bool tma_maps = window_wgrad_tma_enabled() && (p.c * eb) % 16 == 0 && (slabw * eb) % 16 == 0 &&
-                        xp <= 256 && dyp <= 256 && slabw <= 256;
+  const bool tma_maps = window_wgrad_tma_enabled() && tma_rows_ok(p, slabw, xp) && dyp <= 256;
   auto uses_tma = [&](int64_t rows) { return tma_maps && x_rows(rows) <= 256; };
   // TMA boxes land 128-byte aligned; cp.async copies need 16.
   auto align = [&](int64_t rows, int64_t bytes) { return uses_tma(rows) ? round_up(bytes, 128) : align16(bytes); };
@@ -400,8 +400,7 @@ bool plan_window_stream(const KernelTraits& t, const DirectProblem& dp, DirectPl
   if (FY > FX) return false;
   const int64_t threads = t.threads();
   const int64_t cvecs = p.c / vec;
-  int64_t lanes = std::min<int64_t>(32, std::max<int64_t>(1, window_pixel_bytes() / (vec * eb)));
-  while (lanes > 1 && (ceil_div(cvecs, lanes) * lanes - cvecs) * 8 > cvecs) lanes /= 2;
+  const int64_t lanes = window_slab_lanes(cvecs, vec, eb);
   if (threads % lanes != 0) return false;
   const int64_t slabs = ceil_div(cvecs, lanes), slabw = lanes * vec;
   int64_t dsz[3];  // the destination: y, or dx
@@ -409,8 +408,8 @@ bool plan_window_stream(const KernelTraits& t, const DirectProblem& dp, DirectPl
   const int64_t sy = bwd ? 1 : p.stride[1];
   const int64_t strips = ceil_div(dsz[2], R);
   const int64_t xw = (strips * R - 1) * SX + FX, xp = xw | 1;
-  if ((p.c * eb) % 16 != 0 || (slabw * eb) % 16 != 0 || xp > 256 || slabw > 256) return false;
-  auto x_rows = [&](int64_t rows) { return (rows - 1) * sy + (FY - 1) * p.dilation[1] + 1; };
+  if (!tma_rows_ok(p, slabw, xp)) return false;
+  auto x_rows = [&](int64_t rows) { return source_rows(p, rows, sy); };
   int64_t rows = 0, stage = 0;
   for (int64_t cand : {8, 4, 2, 1}) {
     if (cand > 1 && cand / 2 >= dsz[1]) continue;

@@ -119,9 +119,13 @@ bool plan_direct(const KernelTraits& t, const DirectProblem& dp, DirectPlan* pla
 // slabs, and the workspace slices written and read once.
 double window_wgrad_l2_bytes(const Problem& p, const DirectPlan& plan);
 
+// The fp32 values a row-stream thread keeps in registers (window_wgrad.cuh's
+// sums, window_stream.cuh's weights: win_fx^2 taps of vec channels, plus R
+// dy or output vectors), and the most that do not spill.
+int64_t window_stream_floats(const KernelTraits& t);
+inline constexpr int64_t kWindowStreamFloats = 160;
 // Whether traits t's instance has the row-stream entry (window_stream.cuh,
-// gconv_win_stream): fwd / bwd_data window kernels whose weights fit the
-// register budget (win_fx^2 * vec + per_thread * vec <= 160).
+// gconv_win_stream): fwd / bwd_data window kernels within that budget.
 bool window_stream_compiled(const KernelTraits& t);
 // The source map of a window_stream plan (params.wg_stream): x, or dy for
 // bwd_data, as (C, W, H, N * D) with a box of (slab, pitch, rows read, 1).

@@ -90,6 +90,27 @@ __device__ __forceinline__ void lds_words(const typename Elem<DT>::type* src, Wo
   }
 }
 
+// VEC channels of one staged pixel as fp32.
+template <int DT, int VEC>
+__device__ __forceinline__ void lds_vec(const typename Elem<DT>::type* src, float (&out)[VEC]) {
+  Words<DT, VEC> w;
+  lds_words<DT, VEC>(src, w);
+  unpack<DT, VEC>(w, out);
+}
+
+// Output r of a thread's R reads window pixel r*SX + fx: f(r, fx) for every
+// pair with r*SX + fx == i, resolved at compile time once i is unrolled.
+template <int R, int FX, int SX, class F>
+__device__ __forceinline__ void window_taps(int i, const F& f) {
+#pragma unroll
+  for (int fx = 0; fx < FX; ++fx) {
+    if ((i - fx) % SX != 0) continue;
+    const int r = (i - fx) / SX;
+    if (r < 0 || r >= R) continue;
+    f(r, fx);
+  }
+}
+
 // Zeroed fp32 sums (accumulators, or a window of zero padding).
 template <int A, int B>
 __device__ __forceinline__ void zero(float (&a)[A][B]) {
@@ -278,16 +299,10 @@ __device__ __forceinline__ void window_gather(const DirectParams& p, unsigned ch
 #pragma unroll
             for (int j = 0; j < VEC; ++j) xv[j] = 0.f;
           }
-          // Output r reads window pixel r*SX + fx: every (r, fx) pair with
-          // r*SX + fx == i, resolved at compile time.
-#pragma unroll
-          for (int fx = 0; fx < FX; ++fx) {
-            if ((i - fx) % SX != 0) continue;
-            const int r = (i - fx) / SX;
-            if (r < 0 || r >= R) continue;
+          window_taps<R, FX, SX>(i, [&](int r, int fx) {
 #pragma unroll
             for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(xv[j], wv[fx][j], acc[r][j]);
-          }
+          });
         }
       }
     }

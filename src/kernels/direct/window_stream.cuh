@@ -102,18 +102,12 @@ __device__ __forceinline__ void window_stream(const DirectParams& p, unsigned ch
         const T* xrow = xs + ((row * sy + fy * p.dil[1]) * XP + ow0 * SX) * slabw + lane * VEC;
 #pragma unroll
         for (int i = 0; i < WIN; ++i) {
-          Words<DT, VEC> wd;
-          lds_words<DT, VEC>(xrow + i * slabw, wd);
           float xv[VEC];
-          unpack<DT, VEC>(wd, xv);
-#pragma unroll
-          for (int fx = 0; fx < FX; ++fx) {
-            if ((i - fx) % SX != 0) continue;
-            const int r = (i - fx) / SX;
-            if (r < 0 || r >= R) continue;
+          lds_vec<DT, VEC>(xrow + i * slabw, xv);
+          window_taps<R, FX, SX>(i, [&](int r, int fx) {
 #pragma unroll
             for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(wv[fy][fx][j], xv[j], acc[r][j]);
-          }
+          });
         }
       }
       if (c0 >= C) continue;

@@ -140,29 +140,19 @@ __device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned cha
       const int ow0 = strip * R;
       float dv[R][VEC];
 #pragma unroll
-      for (int r = 0; r < R; ++r) {
-        Words<DT, VEC> w;
-        lds_words<DT, VEC>(dys + (row * DYP + ow0 + r) * slabw + lane * VEC, w);
-        unpack<DT, VEC>(w, dv[r]);
-      }
+      for (int r = 0; r < R; ++r) lds_vec<DT, VEC>(dys + (row * DYP + ow0 + r) * slabw + lane * VEC, dv[r]);
 #pragma unroll
       for (int fy = 0; fy < FYM; ++fy) {
         if (fy >= FY) break;
         const T* xrow = xs + ((row * p.stride[1] + fy * p.dil[1]) * XP + ow0 * SX) * slabw + lane * VEC;
 #pragma unroll
         for (int i = 0; i < WIN; ++i) {
-          Words<DT, VEC> w;
-          lds_words<DT, VEC>(xrow + i * slabw, w);
           float xv[VEC];
-          unpack<DT, VEC>(w, xv);
-#pragma unroll
-          for (int fx = 0; fx < FX; ++fx) {
-            if ((i - fx) % SX != 0) continue;
-            const int r = (i - fx) / SX;
-            if (r < 0 || r >= R) continue;
+          lds_vec<DT, VEC>(xrow + i * slabw, xv);
+          window_taps<R, FX, SX>(i, [&](int r, int fx) {
 #pragma unroll
             for (int j = 0; j < VEC; ++j) acc[fy][fx][j] = fmaf(dv[r][j], xv[j], acc[fy][fx][j]);
-          }
+          });
         }
       }
     }

@@ -135,19 +135,6 @@ TmaArgs x_im2col(const Problem& p, int box_channels, int box_pixels) {
   return im2col_args(p, p.c, p.in, lower, upper, p.stride, box_channels, box_pixels);
 }
 
-// A tiled map: dims and box innermost first, byte strides of dimensions
-// 1..rank-1, traversal strides 1.
-TmaArgs tiled_map(std::initializer_list<uint64_t> dims, std::initializer_list<uint64_t> strides,
-                  std::initializer_list<uint32_t> box) {
-  TmaArgs b;
-  b.rank = int(dims.size());
-  std::copy(dims.begin(), dims.end(), b.dims);
-  std::copy(strides.begin(), strides.end(), b.strides);
-  std::copy(box.begin(), box.end(), b.box);
-  std::fill(b.elem_strides, b.elem_strides + b.rank, 1u);
-  return b;
-}
-
 TmaArgs tiled(uint64_t inner, uint64_t outer, uint64_t pitch_bytes, int box_inner, int box_outer) {
   return tiled_map({inner, outer}, {pitch_bytes}, {uint32_t(box_inner), uint32_t(box_outer)});
 }
