@@ -625,12 +625,8 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
       useful = (1.0 - out[x_direct_waste_h]) * (1.0 - out[x_direct_waste_w]) * (1.0 - out[x_direct_waste_c]);
       flops_per_block = flops / blocks;
       // L2 traffic as analytic.cpp's direct_ms counts it.
-      if (t.win_fx > 0 && wgrad) {
-        l2_bytes = window_wgrad_l2_bytes(p, *plan);
-      } else if (t.win_fx > 0) {
-        const double win = double((t.per_thread - 1) * t.win_sx + t.win_fx);
-        const double frows = double(p.filter[0]) * p.filter[1];
-        l2_bytes = double(q.items) * std::max(1, q.rows_per_item) * frows * win * double(p.c) * eb + out_el * eb;
+      if (t.win_fx > 0) {
+        l2_bytes = window_l2_bytes(t, p, *plan, out_el);
       } else if (wgrad) {
         l2_bytes = (x_el + y_el) * eb * std::max(1, q.passes) + w_el * 4;
       } else {

@@ -258,15 +258,8 @@ double direct_ms(const KernelTraits& t, const AnalyticKernel& ak, const Analytic
   b->wave_efficiency = double(b->blocks) / double(b->waves * d.sm_count * b->blocks_per_sm);
 
   double l2 = 0;
-  if (t.win_fx > 0 && p.direction == Direction::bwd_weight) {
-    // window_wgrad.cuh: staged x and dy tiles, once per z tap.
-    l2 = window_wgrad_l2_bytes(p, plan);
-  } else if (t.win_fx > 0) {
-    // Register window (window.cuh): every item (R outputs of a row) reads
-    // WIN source pixels per filter row through L1/L2.
-    const double rows = double(p.filter[0]) * p.filter[1];
-    const double win = double((t.per_thread - 1) * t.win_sx + t.win_fx);
-    l2 = double(q.items) * std::max(1, q.rows_per_item) * rows * win * double(p.c) * eb + double(ap.out_elements) * eb;
+  if (t.win_fx > 0) {
+    l2 = window_l2_bytes(t, p, plan, double(ap.out_elements));
   } else if (p.direction == Direction::bwd_weight) {
     l2 = double(ops.x + ops.y) * eb * std::max(1, q.passes) + double(ops.w) * 4;
   } else {

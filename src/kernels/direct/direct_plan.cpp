@@ -155,6 +155,15 @@ TmaArgs window_stream_src_map(const Problem& p, const DirectPlan& plan) {
                   source_rows(p, q.wg_rows, 1));
 }
 
+double window_l2_bytes(const KernelTraits& t, const Problem& p, const DirectPlan& plan, double out_elements) {
+  if (p.direction == Direction::bwd_weight) return window_wgrad_l2_bytes(p, plan);
+  const direct::DirectParams& q = plan.params;
+  const int eb = dtype_bytes(p.dtype);
+  const double rows = double(p.filter[0]) * p.filter[1];
+  const double win = double((t.per_thread - 1) * t.win_sx + t.win_fx);
+  return double(q.items) * std::max(1, q.rows_per_item) * rows * win * double(p.c) * eb + out_elements * eb;
+}
+
 DirectProblem direct_problem(const Problem& p) {
   DirectProblem dp;
   dp.problem = &p;

@@ -131,6 +131,12 @@ bool window_stream_compiled(const KernelTraits& t);
 // bwd_data, as (C, W, H, N * D) with a box of (slab, pitch, rows read, 1).
 TmaArgs window_stream_src_map(const Problem& p, const DirectPlan& plan);
 
+// Bytes a register-window plan moves from L2 to the SMs, as the analytic
+// estimate and the selector's features count them: window_wgrad's staged
+// tiles (above); window_gather's WIN source pixels per item and filter row
+// (read through L1/L2), plus the output's out_elements.
+double window_l2_bytes(const KernelTraits& t, const Problem& p, const DirectPlan& plan, double out_elements);
+
 // The tensor maps of a window_wgrad plan with params.wg_tma (x, dy).
 TmaArgs window_wgrad_x_map(const Problem& p, const DirectPlan& plan);
 TmaArgs window_wgrad_dy_map(const Problem& p, const DirectPlan& plan);
