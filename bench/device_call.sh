@@ -29,8 +29,9 @@
 #             window kernels' rows on .device/dwwg_train.csv / dwwg_hold.csv (DWWG_S seconds each)
 #   dwwgab    window_wgrad A/B: the public set's depthwise bwd_weight problems, tile kernels and cuDNN once, the
 #             window kernels per variant of DWWG_VARIANTS ("label:ENV=V ...;..."), a report per variant
-#   dwstream  window_stream.cuh (GCONV_DIRECT_WINDOW_STREAM=1): fwd / bwd_data window kernels against the
-#             reference, sanitizers, then stream vs gather vs cuDNN on the public depthwise fwd / bwd_data problems
+#   dwst      the row-stream window kernels (_tma): against the reference, sanitizers, every window
+#             kernel vs cuDNN on the public depthwise fwd / bwd_data problems, then the stream kernels'
+#             rows on .device/dwst_train.csv / dwst_hold.csv (DWST_S / DWST_HOLD_S seconds)
 #   dwdata    held-out depthwise problems (direct kernels + native cuDNN, reported), then window kernels
 #             on the training set's depthwise problems for DW_DATA_S seconds (selector training rows)
 #   wgsan     compute-sanitizer memcheck, racecheck and synccheck on 2 wgmma kernels per bf16 pool
@@ -951,39 +952,49 @@ PY
         python3 bench/depthwise_report.py /tmp/dwwgab/merged_$label.csv - | tail -n 2
       done
       tar czf "$OUT/dwwgab.tar.gz" -C /tmp dwwgab ;;
-    dwstream)
-      # window_stream.cuh (opt-in TMA row stream for fwd / bwd_data window kernels): the fwd and
-      # bwd_data window kernels against the reference with GCONV_DIRECT_WINDOW_STREAM=1 (bf16 all,
-      # fp16/fp32 samples), memcheck and racecheck on 2 per bf16 2D pool, then the public set's
-      # depthwise fwd / bwd_data problems: window kernels with the stream and without, native
-      # cuDNN; bench/depthwise_report.py for each. Sweeps in $OUT/dwstream.tar.gz.
-      export GCONV_GPU_TEST_FILTER='window_w > 0 && direction != bwd_weight'
-      mkdir -p /tmp/dslogs /tmp/dwstream; rm -f /tmp/dwstream/*
-      GCONV_DIRECT_WINDOW_STREAM=1 GCONV_GPU_TEST_FAMILY=direct LOG_DIR=/tmp/dslogs scripts/gpu-test .device \
-        'Pools/PoolCorrectness.*' > "$OUT/ds_tests.txt" 2>&1; tail -n 1 "$OUT/ds_tests.txt"
-      cat /tmp/dslogs/*.log | grep -h "^TALLY" | sort; cat /tmp/dslogs/*.log | grep -h -E "Failure|failed" | head -n 10
+    dwst)
+      # The row-stream window kernels (_tma, window_stream.cuh) of fwd / bwd_data: every bf16
+      # one and fp16/fp32 samples against the reference, memcheck and racecheck on 2 per bf16
+      # 1D/2D pool; the public set's depthwise fwd / bwd_data problems with every window kernel
+      # (gather and stream) and native cuDNN, bench/depthwise_report.py (both, the gather alone,
+      # the stream alone); then the stream kernels' selector rows on .device/dwst_train.csv and
+      # .device/dwst_hold.csv (bf16 depthwise fwd / stride-1 bwd_data problems of the stored
+      # training and holdout sweeps) for DWST_S / DWST_HOLD_S seconds (default 300 / 60).
+      export GCONV_GPU_TEST_FILTER='window_w > 0 && tma'
+      mkdir -p /tmp/dslogs /tmp/dwst; rm -f /tmp/dwst/*
+      GCONV_GPU_TEST_FAMILY=direct LOG_DIR=/tmp/dslogs scripts/gpu-test .device \
+        'Pools/PoolCorrectness.*' > "$OUT/dwst_tests.txt" 2>&1; tail -n 1 "$OUT/dwst_tests.txt"
+      cat /tmp/dslogs/*.log | grep -h "^TALLY" | sort | tee "$OUT/dwst_tally.txt"
+      cat /tmp/dslogs/*.log | grep -h -E "Failure|failed" | head -n 10
       for tool in memcheck racecheck; do
         mkdir -p /tmp/dssan_$tool
-        GCONV_DIRECT_WINDOW_STREAM=1 GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool \
-          LOG_DIR=/tmp/dssan_$tool scripts/gpu-test .device 'Pools/PoolCorrectness.*/fwd_bf16_2d:Pools/PoolCorrectness.*/bwd_data_bf16_2d' \
-          > "$OUT/dssan_$tool.txt" 2>&1
-        echo "$tool: $(tail -n 1 "$OUT/dssan_$tool.txt") | $(cat /tmp/dssan_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+        GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/dssan_$tool scripts/gpu-test .device \
+          'Pools/PoolCorrectness.*/fwd_bf16_1d:Pools/PoolCorrectness.*/fwd_bf16_2d:Pools/PoolCorrectness.*/bwd_data_bf16_1d:Pools/PoolCorrectness.*/bwd_data_bf16_2d' > "$OUT/dssan_$tool.txt" 2>&1
+        echo "$tool: $(tail -n 1 "$OUT/dssan_$tool.txt") | $(cat /tmp/dssan_$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
       done
       unset GCONV_GPU_TEST_FILTER
       python3 -c "import json; l=[x for x in open('problems/cudnn_public_h200.jsonl') if x.strip()]; \
         open('/tmp/dws.jsonl','w').write(''.join(x for x in l if 'about' in json.loads(x) or \
         (json.loads(x)['C'] == json.loads(x)['G'] == json.loads(x)['K'] and json.loads(x)['direction'] != 'bwd_weight')))"
-      .device/gconv bench --problems /tmp/dws.jsonl --provider cudnn --out /tmp/dwstream/cudnn.csv --warmup 3 --repeats 9 \
-        2> /tmp/dwstream/cudnn.log
-      for mode in gather stream; do
-        s=0; [ $mode = stream ] && s=1
-        GCONV_DIRECT_WINDOW_STREAM=$s .device/gconv bench --problems /tmp/dws.jsonl --filter 'window_w > 0' \
-          --out /tmp/dwstream/$mode.csv --warmup 3 --repeats 9 --jobs "$ncpu" 2> /tmp/dwstream/$mode.log
-        echo "$mode rc=$? $(tail -n 1 /tmp/dwstream/$mode.log)"
-        (cat /tmp/dwstream/cudnn.csv; tail -n +2 /tmp/dwstream/$mode.csv) > /tmp/dwstream/merged_$mode.csv
-        python3 bench/depthwise_report.py /tmp/dwstream/merged_$mode.csv - | tail -n 3
+      .device/gconv bench --problems /tmp/dws.jsonl --provider cudnn --out /tmp/dwst/cudnn.csv --warmup 3 --repeats 9 \
+        2> /tmp/dwst/cudnn.log
+      .device/gconv bench --problems /tmp/dws.jsonl --filter 'window_w > 0' --out /tmp/dwst/window.csv --warmup 3 \
+        --repeats 9 --jobs "$ncpu" 2> /tmp/dwst/window.log
+      echo "window rc=$? $(tail -n 1 /tmp/dwst/window.log)"
+      for sel in all gather stream; do
+        case $sel in all) keep='.';; gather) keep='_w[0-9]s[0-9],';; stream) keep='_tma,';; esac
+        (cat /tmp/dwst/cudnn.csv; tail -n +2 /tmp/dwst/window.csv | grep -E "$keep") > /tmp/dwst/merged_$sel.csv
+        echo "-- $sel"; python3 bench/depthwise_report.py /tmp/dwst/merged_$sel.csv - | tail -n 3
       done
-      tar czf "$OUT/dwstream.tar.gz" -C /tmp dwstream ;;
+      for set in train hold; do
+        lim=${DWST_S:-300}; [ $set = hold ] && lim=${DWST_HOLD_S:-60}
+        rm -f /tmp/dwst_rows_$set.csv
+        timeout -k 10 "$lim" .device/gconv bench --problems .device/dwst_$set.csv --filter 'window_w > 0 && tma' \
+          --out /tmp/dwst_rows_$set.csv --warmup 2 --repeats 5 --jobs "$ncpu" --progress-s 60 2> "$OUT/dwst_rows_$set.log"
+        echo "rows $set rc=$?"; tail -n 1 "$OUT/dwst_rows_$set.log"
+        pack /tmp/dwst_rows_$set.csv "$OUT/dwst_rows_$set.csv.zst"
+      done
+      tar czf "$OUT/dwst.tar.gz" -C /tmp dwst ;;
     dwdata)
       # Depthwise rows of the held-out set: every direct kernel and cuDNN (native provider), then
       # the register-window kernels on the training set's depthwise problems (selector data),

@@ -114,7 +114,9 @@ namespace {
   X(k_log_smem, "lg(dynamic shared memory per block): igemm smem_bytes(t); direct plan_direct(t, p).smem", \
     "shared memory per block: occupancy") \
   X(k_family_wgmma, "family == wgmma", "implicit GEMM on Hopper warpgroup MMA, warp-specialized producer") \
-  X(k_tma, "wgmma: tma", "the producer loads through the tensor memory accelerator instead of cp.async gathers") \
+  X(k_tma, "wgmma: tma", \
+    "wgmma: the producer loads through the tensor memory accelerator instead of cp.async gathers; direct " \
+    "window kernels: the TMA row stream") \
   X(k_split_cluster, "wgmma: split_mode == cluster", \
     "the splits of a tile add through distributed shared memory: one launch, no workspace") \
   X(k_window_w, "direct: win_fx (0: a tile kernel)", "register-window depthwise kernel for this filter width") \
@@ -495,7 +497,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
   flag(k_family_direct, t.family == Family::direct);
   flag(k_family_wgmma, t.family == Family::wgmma);
   flag(k_family_tinyc, t.family == Family::tinyc);
-  flag(k_tma, t.family == Family::wgmma && t.tma);
+  flag(k_tma, t.tma);  // canonical traits: wgmma and register-window kernels only
   flag(k_split_cluster, is_gemm && t.split_mode == SplitKMode::cluster);
   set(k_window_w, t.family == Family::direct ? t.win_fx : 0);
   set(k_vec, t.vec);
@@ -611,7 +613,8 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
         set(x_direct_halo, ratio(double((t.per_thread - 1) * t.win_sx + t.win_fx), double(t.per_thread)));
         set(x_direct_log_span, lg(double(q.lanes) * t.vec));
         set(x_direct_log_passes, lg(wgrad ? double(p.filter[0]) : 0));  // window_wgrad: one pass per z tap
-        set(x_direct_log_splits, lg(wgrad ? double(q.wg_blocks) : 0));
+        // window_wgrad and the row stream: blocks sharing a slab's steps.
+        set(x_direct_log_splits, lg(wgrad || q.wg_stream ? double(q.wg_blocks) : 0));
       } else {
         set(x_direct_waste_h, 1.0 - ratio(rows, double(q.tiles[1]) * bh));
         set(x_direct_waste_w, 1.0 - ratio(cols, double(q.tiles[2]) * bw));

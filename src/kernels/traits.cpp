@@ -185,6 +185,7 @@ Status parse_direct(NameParser& p, KernelTraits* t) {
     GCONV_RETURN_IF_ERROR(p.number("window filter width", &t->win_fx));
     GCONV_RETURN_IF_ERROR(p.expect("s"));
     GCONV_RETURN_IF_ERROR(p.number("window stride", &t->win_sx));
+    t->tma = p.accept("_tma");  // fwd / bwd_data: the TMA row stream (window_stream.cuh)
     return Status::Ok();
   }
   t->deterministic = p.accept("_det");
@@ -251,8 +252,8 @@ std::string kernel_name(const KernelTraits& t) {
   }
   if (t.family == Family::tinyc) return head + fmt::format("t{}x{}_w{}", t.block_h, t.block_w, t.warps_m);
   if (t.win_fx > 0) {
-    return head + fmt::format("t{}x{}_r{}_v{}_w{}s{}", t.block_h, t.block_w, t.per_thread, t.vec, t.win_fx,
-                              t.win_sx);
+    return head + fmt::format("t{}x{}_r{}_v{}_w{}s{}{}", t.block_h, t.block_w, t.per_thread, t.vec, t.win_fx,
+                              t.win_sx, t.tma ? "_tma" : "");
   }
   return head + fmt::format("t{}x{}_r{}_v{}{}", t.block_h, t.block_w, t.per_thread, t.vec,
                             t.deterministic ? "_det" : "");

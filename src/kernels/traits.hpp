@@ -21,11 +21,13 @@
 //   tinyc_bwd_data_<dtype>_2d_t<BH>x<BW>_w<warps>
 //     e.g. tinyc_bwd_data_bf16_2d_t16x64_w8: tensor-core bwd_data for dx of
 //     at most 8 channels (src/kernels/tinyc), a 16x64 dx tile, 8 warps.
-//   direct_<dir>_<dtype>_<nd>d_t<BH>x<BW>_r<R>_v<vec>_w<FX>s<SX>
+//   direct_<dir>_<dtype>_<nd>d_t<BH>x<BW>_r<R>_v<vec>_w<FX>s<SX>[_tma]
 //     e.g. direct_fwd_bf16_2d_t8x32_r8_v8_w3s1: a register-window depthwise
 //     kernel (src/kernels/direct/window.cuh) for filter width FX and W stride
 //     SX, compiled in; R outputs along W per thread, threads as for the tile
-//     kernels (block_h * block_w / R * 8); it never carries _det.
+//     kernels (block_h * block_w / R * 8); it never carries _det. _tma (fwd
+//     and bwd_data, 1D/2D): the TMA row stream (window_stream.cuh) instead
+//     of the gather (window_gather).
 #pragma once
 
 #include <string>
@@ -82,6 +84,9 @@ struct KernelTraits {
 
   // wgmma: the producer loads both operands with the tensor memory
   // accelerator (im2col and tiled tensor maps) instead of cp.async gathers.
+  // direct register-window fwd / bwd_data: the source rows come as a TMA
+  // row stream with the weights in registers (window_stream.cuh) instead of
+  // window_gather's shared-memory weights and global source loads.
   bool tma = false;
 
   int threads() const;  // threads per block

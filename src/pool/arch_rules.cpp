@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #endif
 
+#include "kernels/direct/direct_plan.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
 #include "kernels/tinyc/tinyc_plan.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
@@ -171,8 +172,8 @@ Status read_tinyc(const JsonReader& r, const json& v, ArchRules* a) {
 // Fields of the other family must hold their defaults (canonical form).
 bool canonical(const KernelTraits& t, std::string* why) {
   const KernelTraits d;
-  if (t.tma && t.family != Family::wgmma) {
-    *why = "canonical: only wgmma kernels have a tma producer";
+  if (t.tma && t.family != Family::wgmma && !(t.family == Family::direct && t.win_fx > 0)) {
+    *why = "canonical: only wgmma and register-window direct kernels have a tma producer";
     return false;
   }
   if ((t.win_fx != 0 || t.win_sx != 0) && t.family != Family::direct) {
@@ -418,6 +419,20 @@ bool legal_direct(const ArchRules& rules, const KernelTraits& t, std::string* wh
       *why = "window: a register-window kernel is deterministic without the _det variant";
       return false;
     }
+    // The row stream (window_stream.cuh): fwd and stride-1 bwd_data, 1D/2D,
+    // with every tap's weights in registers.
+    if (t.tma) {
+      if (t.direction == Direction::bwd_weight || t.ndim > 2 ||
+          (t.direction == Direction::bwd_data && t.win_sx != 1)) {
+        *why = "window tma: the row stream is for fwd and stride-1 bwd_data, 1D and 2D";
+        return false;
+      }
+      if (!window_stream_compiled(t)) {
+        *why = fmt::format("window tma: {} fp32 values a thread (every tap's weights and R outputs) exceed {}",
+                           window_stream_floats(t), kWindowStreamFloats);
+        return false;
+      }
+    }
   }
   if (!legal_vec(rules, t, why)) return false;
   return legal_resources(rules, t, why);
@@ -528,6 +543,8 @@ int register_estimate(const ArchRules& rules, const KernelTraits& t) {
   }
   if (t.family == Family::tinyc) return rules.tinyc.regs;
   if (t.win_fx > 0 && t.direction == Direction::bwd_weight)  // window_wgrad.cuh: FX x FX x vec sums + R dy + one x
+    return (t.win_fx * t.win_fx + t.per_thread + 1) * t.vec + rules.direct.reg_overhead;
+  if (t.win_fx > 0 && t.tma)  // window_stream.cuh: FX x FX x vec weights + R x vec sums + one source vector
     return (t.win_fx * t.win_fx + t.per_thread + 1) * t.vec + rules.direct.reg_overhead;
   if (t.win_fx > 0)  // window.cuh: R x vec sums + FX x vec weights + one source vector
     return (t.per_thread + t.win_fx + 1) * t.vec + rules.direct.reg_overhead;

@@ -60,7 +60,7 @@ const std::vector<FieldDef>& fields() {
     d.push_back({"window_w", {}, dr(&KernelTraits::win_fx)});  // 0: a tile kernel
     d.push_back({"window_s", {}, dr(&KernelTraits::win_sx)});
     d.push_back({"tma", {"false", "true"},
-                 [](R, T t) -> int64_t { return t.family == Family::wgmma && t.tma ? 1 : 0; }});
+                 [](R, T t) -> int64_t { return t.tma ? 1 : 0; }});  // canonical: wgmma and window kernels only
     d.push_back({"threads", {}, [](R, T t) -> int64_t { return t.threads(); }});
     d.push_back({"warp_tile_m", {}, [](R, T t) -> int64_t { return is_gemm(t) && t.warps_m > 0 ? t.tile_m / t.warps_m : 0; }});
     d.push_back({"warp_tile_n", {}, [](R, T t) -> int64_t { return is_gemm(t) && t.warps_n > 0 ? t.tile_n / t.warps_n : 0; }});

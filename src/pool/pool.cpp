@@ -128,7 +128,8 @@ Status read_group(const JsonReader& r, const json& v, const std::string& path, F
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["warps"], join(path, "warps"), &g->warps_per_block));
   } else {
     GCONV_RETURN_IF_ERROR(r.check_object(
-        v, path, {"tile", "per_thread", "vec", "deterministic", "window", "ndims", "exclude"}, {"tile", "per_thread", "vec"}));
+        v, path, {"tile", "per_thread", "vec", "deterministic", "window", "tma", "ndims", "exclude"},
+        {"tile", "per_thread", "vec"}));
     GCONV_RETURN_IF_ERROR(r.read_pair_list(v["tile"], join(path, "tile"), &g->tiles));
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["per_thread"], join(path, "per_thread"), &g->per_thread));
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["vec"], join(path, "vec"), &g->vec));
@@ -138,6 +139,8 @@ Status read_group(const JsonReader& r, const json& v, const std::string& path, F
     }
     g->windows = {{0, 0}};
     if (v.contains("window")) GCONV_RETURN_IF_ERROR(read_windows(r, v["window"], join(path, "window"), &g->windows));
+    g->tma = {false};
+    if (v.contains("tma")) GCONV_RETURN_IF_ERROR(r.read_bool_list(v["tma"], join(path, "tma"), &g->tma));
   }
   if (v.contains("ndims")) GCONV_RETURN_IF_ERROR(read_ndims(r, v["ndims"], join(path, "ndims"), &g->ndims));
   if (v.contains("exclude")) GCONV_RETURN_IF_ERROR(read_rules(r, v["exclude"], join(path, "exclude"), &g->exclude));
@@ -252,15 +255,17 @@ std::vector<KernelTraits> candidates(const PoolConfig& c, DType dt, const PoolGr
       for (int r : g.per_thread)
         for (int v : g.vec)
           for (bool det : g.deterministic)
-            for (auto [fx, sx] : g.windows) {
-              KernelTraits t = base;
-              t.block_h = bh, t.block_w = bw;
-              t.per_thread = r;
-              t.vec = v;
-              t.deterministic = det;
-              t.win_fx = fx, t.win_sx = sx;
-              out.push_back(t);
-            }
+            for (auto [fx, sx] : g.windows)
+              for (bool tma : g.tma) {
+                KernelTraits t = base;
+                t.block_h = bh, t.block_w = bw;
+                t.per_thread = r;
+                t.vec = v;
+                t.deterministic = det;
+                t.win_fx = fx, t.win_sx = sx;
+                t.tma = tma;
+                out.push_back(t);
+              }
   }
   return out;
 }

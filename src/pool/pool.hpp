@@ -17,7 +17,10 @@
 //                 tma [bools] (optional, default [false]: the producer gathers
 //                 with cp.async) (warps_n and groups_per_block are 1)
 //   direct group: tile ["8x16",...], per_thread [ints], vec [ints],
-//                 deterministic [bools] (optional, default [false])
+//                 deterministic [bools] (optional, default [false]),
+//                 window ["3s1",...] (optional: register-window kernels),
+//                 tma [bools] (optional, default [false]: window kernels'
+//                 TMA row stream where the arch rules allow it)
 //   either group: ndims [ints] (optional), exclude [rules] (optional)
 // The filter language of "if" is the one of `gconv kernels --filter`
 // (pool/filter.hpp). Expansion order is deterministic: files by name, then

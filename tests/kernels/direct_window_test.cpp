@@ -53,7 +53,15 @@ TEST(DirectWindow, NamesRoundTripAndAreStrict) {
   Result<KernelTraits> back = parse_kernel_name(name);
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(*back, t);
+  // The row stream (_tma) of fwd / bwd_data.
+  KernelTraits s = window(depthwise(Direction::fwd, DType::bf16, 64, 3, 1), 3, 1);
+  s.tma = true;
+  EXPECT_EQ(kernel_name(s), "direct_fwd_bf16_2d_t8x32_r8_v8_w3s1_tma");
+  back = parse_kernel_name(kernel_name(s));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(*back, s);
   for (const char* bad : {"direct_fwd_bf16_2d_t8x32_r8_v8_w3s1_det", "direct_fwd_bf16_2d_t8x32_r8_v8_w03s1",
+                          "direct_fwd_bf16_2d_t8x32_r8_v8_w3s1_tma_det", "direct_fwd_bf16_2d_t8x32_r8_v8_tma",
                           "direct_fwd_bf16_2d_t8x32_r8_v8_w3", "direct_fwd_bf16_2d_t8x32_r8_v8_w3s"})
     EXPECT_FALSE(parse_kernel_name(bad).ok()) << bad;
 }
@@ -116,17 +124,59 @@ TEST(DirectWindow, GatherLaunchShape) {
   EXPECT_EQ(plan->grid_y, 2);
 }
 
-TEST(DirectWindow, RowStreamEntryWhereTheWeightsFitRegisters) {
-  const Problem p = depthwise(Direction::fwd, DType::bf16, 64, 3, 1);
+KernelTraits stream(const Problem& p, int fx, int sx, int r = 8, int vec = 8) {
+  KernelTraits t = window(p, fx, sx, r, vec);
+  t.tma = true;
+  return t;
+}
+
+TEST(DirectWindow, RowStreamKernelsWhereTheWeightsFitRegisters) {
+  Problem p = depthwise(Direction::fwd, DType::bf16, 64, 3, 1);
   EXPECT_TRUE(window_stream_compiled(window(p, 3, 1, 8, 8)));    // 72 + 64 <= 160
   EXPECT_FALSE(window_stream_compiled(window(p, 7, 1, 8, 8)));   // 392 weights
   EXPECT_TRUE(window_stream_compiled(window(p, 7, 1, 8, 2)));    // 98 + 16
   const Problem w = depthwise(Direction::bwd_weight, DType::bf16, 64, 3, 1);
   EXPECT_FALSE(window_stream_compiled(window(w, 3, 1)));  // bwd_weight has its own kernel
-  // Off by default (GCONV_DIRECT_WINDOW_STREAM unset): fwd plans window_gather.
+
+  // The gather kernel plans window_gather, its _tma twin the stream.
   Result<DirectPlan> plan = plan_direct(window(p, 3, 1), p);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_EQ(plan->params.wg_stream, 0);
+  p.n = 2;
+  p.in = {1, 20, 30};
+  plan = plan_direct(stream(p, 3, 1), p);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->params.wg_stream, 1);
+  EXPECT_EQ(plan->params.wg_tma, 1);
+  EXPECT_EQ(plan->params.strips, 4);            // ceil(30 / 8)
+  EXPECT_EQ(plan->params.wg_xw, 31 + 3);        // (strips * R - 1) * SX + FX
+  EXPECT_EQ(plan->params.wg_xp, 35);            // odd pixel pitch
+  EXPECT_EQ(plan->params.wg_rows, 8);
+  EXPECT_EQ(plan->params.wg_steps, 2 * 3);      // n x ceil(20 / 8)
+  EXPECT_EQ(plan->grid_y, 4);                   // 64 bf16 channels in 32-byte slabs
+  EXPECT_EQ(plan->workspace, 0u);
+  EXPECT_GE(plan->smem, size_t{2} * plan->params.wg_stage);
+
+  std::string why;
+  // The stream has no phases: strided bwd_data, and 3D, stay with the gather.
+  const Problem bs = depthwise(Direction::bwd_data, DType::bf16, 64, 3, 2);
+  EXPECT_TRUE(direct_family().can_implement(window(bs, 3, 2), bs, &why)) << why;
+  EXPECT_FALSE(direct_family().can_implement(stream(bs, 3, 2), bs, &why));
+  EXPECT_NE(why.find("stride 1"), std::string::npos) << why;
+  // Channels whose rows are not 16-byte multiples cannot be a TMA box.
+  Problem odd = depthwise(Direction::fwd, DType::bf16, 36, 3, 1);
+  EXPECT_TRUE(direct_family().can_implement(window(odd, 3, 1, 8, 4), odd, &why)) << why;
+  EXPECT_FALSE(direct_family().can_implement(stream(odd, 3, 1, 8, 4), odd, &why));
+  EXPECT_NE(why.find("TMA box"), std::string::npos) << why;
+  // A filter taller than the compiled width.
+  Problem tall = p;
+  tall.filter = {1, 5, 3};
+  tall.pad_lo = tall.pad_hi = {0, 2, 1};
+  EXPECT_FALSE(direct_family().can_implement(stream(tall, 3, 1), tall, &why));
+  EXPECT_NE(why.find("5 tall"), std::string::npos) << why;
+  const Problem p3 = depthwise(Direction::fwd, DType::bf16, 64, 3, 1, 3);
+  EXPECT_FALSE(direct_family().can_implement(stream(p3, 3, 1), p3, &why));
+  EXPECT_NE(why.find("1D and 2D"), std::string::npos) << why;
 }
 
 TEST(DirectWindow, WgradRules) {
@@ -253,27 +303,29 @@ TEST(DirectWindow, EveryDirectionAndDtypeCompilesWithoutSpills) {
     Direction d;
     DType t;
     int fx, sx, r, vec = 8;
+    bool tma = false;
   };
   const Case cases[] = {{Direction::fwd, DType::bf16, 7, 1, 8},       {Direction::fwd, DType::fp32, 3, 2, 8},
                         {Direction::fwd, DType::bf16, 3, 1, 8},       {Direction::bwd_data, DType::bf16, 5, 1, 8, 4},
                         {Direction::bwd_data, DType::fp16, 5, 1, 8},  {Direction::bwd_data, DType::bf16, 7, 1, 4},
                         {Direction::bwd_data, DType::bf16, 5, 2, 8},
                         {Direction::bwd_weight, DType::bf16, 7, 1, 8, 2}, {Direction::bwd_weight, DType::fp16, 5, 2, 8, 4},
-                        {Direction::bwd_weight, DType::bf16, 3, 1, 8, 8}, {Direction::bwd_weight, DType::fp32, 3, 2, 4, 4}};
+                        {Direction::bwd_weight, DType::bf16, 3, 1, 8, 8}, {Direction::bwd_weight, DType::fp32, 3, 2, 4, 4},
+                        // the row stream (_tma)
+                        {Direction::fwd, DType::bf16, 3, 1, 8, 8, true},  {Direction::fwd, DType::fp32, 3, 2, 4, 4, true},
+                        {Direction::bwd_data, DType::bf16, 5, 1, 8, 4, true}, {Direction::fwd, DType::fp16, 7, 1, 8, 2, true}};
   std::vector<std::string> sources, names;
   std::vector<KernelTraits> traits;
   for (const Case& c : cases) {
     const Problem p = depthwise(c.d, c.t, 64, c.fx, c.sx);
-    const KernelTraits t = window(p, c.fx, c.sx, c.r, c.t == DType::fp32 ? std::min(c.vec, 4) : c.vec);
+    KernelTraits t = window(p, c.fx, c.sx, c.r, c.t == DType::fp32 ? std::min(c.vec, 4) : c.vec);
+    t.tma = c.tma;
+    ASSERT_TRUE(!t.tma || window_stream_compiled(t));
     traits.push_back(t);
     sources.push_back(direct_family().instance_source(t));
     names.push_back(kernel_name(t));
-    // fwd / bwd_data instances whose weights fit the registers also hold the
-    // opt-in row stream (window_stream.cuh).
-    const std::vector<std::string> entries =
-        window_stream_compiled(t) ? std::vector<std::string>{"gconv_win", "gconv_win_stream"}
-                                  : std::vector<std::string>{"gconv_win"};
-    ASSERT_EQ(direct_family().entry_points(t), entries);
+    ASSERT_EQ(direct_family().entry_points(t), std::vector<std::string>{"gconv_win"});
+    EXPECT_NE(sources.back().find(t.tma ? "window_stream<" : "window_"), std::string::npos);
   }
   Status setup;
   const auto results = testing::compile_sm90a(sources, names, true, &setup);
@@ -282,12 +334,10 @@ TEST(DirectWindow, EveryDirectionAndDtypeCompilesWithoutSpills) {
     SCOPED_TRACE(names[i]);
     ASSERT_TRUE(results[i].ok()) << results[i].status().message();
     EXPECT_TRUE(testing::image_contains(results[i]->image, "gconv_win"));
-    if (window_stream_compiled(traits[i])) EXPECT_TRUE(testing::image_contains(results[i]->image, "gconv_win_stream"));
     // ptxas reports "N bytes spill stores"; the window (bwd_weight: every
     // tap's sums) must stay in registers. bwd_weight keeps ptxas's occupancy
     // target, which may park a word or two on the stack; sums that no longer
     // fit spill far more.
-    // Every entry's report (gconv_win, and gconv_win_stream where compiled).
     const std::string& log = results[i]->log;
     const std::regex spill(R"((\d+) bytes spill stores)");
     int reports = 0;

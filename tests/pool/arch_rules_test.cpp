@@ -183,6 +183,30 @@ TEST(ArchRules, RejectsWithTheReason) {
   d = direct(8, 16, 4, 8);
   d.stages = 4;  // an igemm field on a direct kernel
   testing::expect_illegal(d, "canonical");
+
+  // The row stream (_tma) of register-window kernels: fwd and stride-1
+  // bwd_data, 1D/2D, every tap's weights in registers.
+  KernelTraits w = direct(8, 32, 8, 8);
+  w.win_fx = 3, w.win_sx = 1, w.tma = true;
+  std::string why;
+  EXPECT_TRUE(is_legal(sm90(), w, &why)) << why;
+  EXPECT_EQ(register_estimate(sm90(), w), (9 + 8 + 1) * 8 + 40);
+  KernelTraits x = w;
+  x.win_fx = 7;  // 49 taps x 8 channels
+  testing::expect_illegal(x, "window tma", "160");
+  x = w;
+  x.ndim = 3;
+  testing::expect_illegal(x, "window tma", "2D");
+  x = w;
+  x.direction = Direction::bwd_weight;
+  testing::expect_illegal(x, "window tma");
+  x = w;
+  x.direction = Direction::bwd_data;
+  x.win_sx = 2;
+  testing::expect_illegal(x, "window tma", "stride-1");
+  x = direct(8, 16, 4, 8);
+  x.tma = true;  // a tile kernel
+  testing::expect_illegal(x, "canonical");
 }
 
 // Zero or negative fields are illegal with a reason, never a crash (division by zero).

@@ -48,6 +48,10 @@ Problem depthwise(const KernelTraits& t) {
     p.stride[2] = t.win_sx;
     p.pad_lo[2] = p.pad_hi[2] = t.win_fx / 2;
   }
+  if (t.tma && t.ndim == 2 && t.win_fx < 3) {  // the row stream holds filters up to win_fx x win_fx
+    p.filter[1] = t.win_fx;
+    p.pad_lo[1] = p.pad_hi[1] = t.win_fx / 2;
+  }
   return p;
 }
 

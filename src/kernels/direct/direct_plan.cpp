@@ -159,6 +159,10 @@ double window_l2_bytes(const KernelTraits& t, const Problem& p, const DirectPlan
   if (p.direction == Direction::bwd_weight) return window_wgrad_l2_bytes(p, plan);
   const direct::DirectParams& q = plan.params;
   const int eb = dtype_bytes(p.dtype);
+  if (q.wg_stream) {  // the row stream: every step's source box once, halo rows included
+    const double rows = double(source_rows(p, q.wg_rows, p.direction == Direction::bwd_data ? 1 : p.stride[1]));
+    return double(q.wg_steps) * q.slabs * rows * q.wg_xp * q.wg_slabw * eb + out_elements * eb;
+  }
   const double rows = double(p.filter[0]) * p.filter[1];
   const double win = double((t.per_thread - 1) * t.win_sx + t.win_fx);
   return double(q.items) * std::max(1, q.rows_per_item) * rows * win * double(p.c) * eb + out_elements * eb;
@@ -384,40 +388,38 @@ bool plan_window_wgrad(const KernelTraits& t, const DirectProblem& dp, const Rej
   return true;
 }
 
-// GCONV_DIRECT_WINDOW_STREAM=1 plans fwd / bwd_data register-window launches
-// as window_stream.cuh's TMA row stream where it applies (off by default: not
-// yet measured on a GPU); read once.
-bool window_stream_enabled() {
-  static const bool v = [] {
-    const char* s = jit::process_env("GCONV_DIRECT_WINDOW_STREAM");
-    return s != nullptr && std::string(s) == "1";
-  }();
-  return v;
-}
-
-// window_stream.cuh's launch for fwd / bwd_data (after plan_window's rules),
-// or false where it does not apply (3D, strided bwd_data, a filter taller
-// than the window, sums over the register budget, rows or boxes TMA cannot
-// express, stages that do not fit): plan_window then plans window_gather.
-bool plan_window_stream(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_plan) {
+// window_stream.cuh's launch for a _tma window kernel (fwd / bwd_data, after
+// plan_window's rules), or a rejection where the stream does not apply: 3D,
+// strided bwd_data, a filter taller than the window, rows or boxes TMA
+// cannot express, stages that do not fit.
+template <class Reject>
+bool plan_window_stream(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_plan, const Reject& reject) {
   const Problem& p = *dp.problem;
   const bool bwd = p.direction == Direction::bwd_data;
-  if (!window_stream_enabled() || p.ndim > 2 || !window_stream_compiled(t)) return false;
-  if (bwd && (p.stride[0] != 1 || p.stride[1] != 1 || p.stride[2] != 1)) return false;
+  if (p.ndim > 2 || !window_stream_compiled(t))
+    return reject([&] { return std::string("the row-stream window kernel (_tma) is for 1D and 2D, within its registers"); });
+  if (bwd && (p.stride[0] != 1 || p.stride[1] != 1 || p.stride[2] != 1))
+    return reject([&] { return std::string("a row-stream bwd_data window kernel (_tma) needs stride 1"); });
   const int64_t eb = dtype_bytes(p.dtype);
   const int64_t vec = t.vec, R = t.per_thread, FX = t.win_fx, SX = t.win_sx, FY = p.filter[1];
-  if (FY > FX) return false;
+  if (FY > FX)
+    return reject([&] { return fmt::format("the row stream holds at most {0}x{0} taps; the filter is {1} tall", FX, FY); });
   const int64_t threads = t.threads();
   const int64_t cvecs = p.c / vec;
   const int64_t lanes = window_slab_lanes(cvecs, vec, eb);
-  if (threads % lanes != 0) return false;
+  if (threads % lanes != 0)
+    return reject([&] { return fmt::format("{} threads do not split into slabs of {} channel lanes", threads, lanes); });
   const int64_t slabs = ceil_div(cvecs, lanes), slabw = lanes * vec;
   int64_t dsz[3];  // the destination: y, or dx
   for (int i = 0; i < 3; ++i) dsz[i] = bwd ? p.in[i] : dp.out[i];
   const int64_t sy = bwd ? 1 : p.stride[1];
   const int64_t strips = ceil_div(dsz[2], R);
   const int64_t xw = (strips * R - 1) * SX + FX, xp = xw | 1;
-  if (!tma_rows_ok(p, slabw, xp)) return false;
+  if (!tma_rows_ok(p, slabw, xp))
+    return reject([&] {
+      return fmt::format("a TMA box of {} channels x {} pixels cannot express these rows (C * dtype bytes must be a "
+                         "multiple of 16, box sides at most 256)", slabw, xp);
+    });
   auto x_rows = [&](int64_t rows) { return source_rows(p, rows, sy); };
   int64_t rows = 0, stage = 0;
   for (int64_t cand : {8, 4, 2, 1}) {
@@ -429,11 +431,13 @@ bool plan_window_stream(const KernelTraits& t, const DirectProblem& dp, DirectPl
       break;
     }
   }
-  if (rows == 0) return false;
+  if (rows == 0)
+    return reject([&] { return fmt::format("two stages of one source row ({} pixels) exceed shared memory", xp); });
   const int64_t stages = std::clamp<int64_t>(window_wgrad_smem_budget() / stage, 2, direct::kWgradMaxStages);
   const int64_t plane_steps = ceil_div(dsz[1], rows);
   const int64_t steps = p.n * dsz[0] * plane_steps;
-  if (steps > INT32_MAX || slabs > 65535) return false;
+  if (steps > INT32_MAX || slabs > 65535)
+    return reject([&] { return fmt::format("{} steps x {} slabs exceed the launch limits", steps, slabs); });
   const int64_t per_slab = std::clamp<int64_t>(ceil_div(window_wgrad_target_blocks(), slabs), 1,
                                                std::max<int64_t>(1, steps / 2));
 
@@ -491,7 +495,7 @@ bool plan_window(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out
       return reject([&] { return std::string("spatial sizes, pads, strides or dilations too large for 32-bit arithmetic"); });
   }
   if (p.direction == Direction::bwd_weight) return plan_window_wgrad(t, dp, reject, out_plan);
-  if (plan_window_stream(t, dp, out_plan)) return true;
+  if (t.tma) return plan_window_stream(t, dp, out_plan, reject);
   const int64_t threads = t.threads();
   const int64_t vec = t.vec, R = t.per_thread;
   const int64_t cvecs = p.c / vec;

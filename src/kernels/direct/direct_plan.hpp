@@ -124,8 +124,8 @@ double window_wgrad_l2_bytes(const Problem& p, const DirectPlan& plan);
 // dy or output vectors), and the most that do not spill.
 int64_t window_stream_floats(const KernelTraits& t);
 inline constexpr int64_t kWindowStreamFloats = 160;
-// Whether traits t's instance has the row-stream entry (window_stream.cuh,
-// gconv_win_stream): fwd / bwd_data window kernels within that budget.
+// Whether traits t can be a row-stream kernel (window_stream.cuh, the _tma
+// window kernels): fwd / bwd_data window kernels within that budget.
 bool window_stream_compiled(const KernelTraits& t);
 // The source map of a window_stream plan (params.wg_stream): x, or dy for
 // bwd_data, as (C, W, H, N * D) with a box of (slab, pitch, rows read, 1).
@@ -133,8 +133,9 @@ TmaArgs window_stream_src_map(const Problem& p, const DirectPlan& plan);
 
 // Bytes a register-window plan moves from L2 to the SMs, as the analytic
 // estimate and the selector's features count them: window_wgrad's staged
-// tiles (above); window_gather's WIN source pixels per item and filter row
-// (read through L1/L2), plus the output's out_elements.
+// tiles (above); the row stream's source boxes (one per step and slab);
+// window_gather's WIN source pixels per item and filter row (read through
+// L1/L2); plus the output's out_elements.
 double window_l2_bytes(const KernelTraits& t, const Problem& p, const DirectPlan& plan, double out_elements);
 
 // The tensor maps of a window_wgrad plan with params.wg_tma (x, dy).

@@ -73,8 +73,8 @@ struct DirectParams {
   // (slab, wg_xp, x rows, 1) and (slab, wg_dyp, wg_rows, 1)) in wg_stages
   // stages of wg_tx_bytes; else cp.async copies in two stages.
   int wg_tma, wg_stages, wg_tx_bytes;
-  // fwd / bwd_data planned as window_stream.cuh's row stream (entry
-  // gconv_win_stream; the wg_ fields above then describe its source tiles:
+  // fwd / bwd_data planned as window_stream.cuh's row stream (a _tma window
+  // kernel; the wg_ fields above then describe its source tiles:
   // wg_xbytes = wg_stage, no dy tile), else window_gather.
   int wg_stream;
 
