@@ -41,7 +41,11 @@ constexpr int kTinycClass = kClusterFirst + 2 * 5;
 // other widths (appended, as above).
 constexpr int kWindowClass = kTinycClass + 1, kDirectDetClass = kTinycClass + 2;
 constexpr int kWindowVecFirst = kDirectDetClass + 1;
-constexpr int kClasses = kWindowVecFirst + 5;
+// The window kernels' TMA row stream (_tma), one class (appended): it wins
+// where the gather loses (large planes, 7x7) and loses where it wins (small
+// planes), which an estimate fitted to the gather does not see.
+constexpr int kWindowStreamClass = kWindowVecFirst + 5;
+constexpr int kClasses = kWindowStreamClass + 1;
 
 }  // namespace
 
@@ -49,6 +53,7 @@ static_assert(kClasses <= 256, "kernel_class fits a uint8_t");
 
 int kernel_class(const KernelTraits& t) {
   if (t.family == Family::direct) {
+    if (t.win_fx > 0 && t.tma) return kWindowStreamClass;
     if (t.win_fx > 0) return t.vec == 8 ? kWindowClass : kWindowVecFirst + vec_index(t.vec);
     return t.deterministic ? kDirectDetClass : 0;
   }

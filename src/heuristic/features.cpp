@@ -114,7 +114,7 @@ namespace {
   X(k_log_smem, "lg(dynamic shared memory per block): igemm smem_bytes(t); direct plan_direct(t, p).smem", \
     "shared memory per block: occupancy") \
   X(k_family_wgmma, "family == wgmma", "implicit GEMM on Hopper warpgroup MMA, warp-specialized producer") \
-  X(k_tma, "wgmma: tma", \
+  X(k_tma, "tma", \
     "wgmma: the producer loads through the tensor memory accelerator instead of cp.async gathers; direct " \
     "window kernels: the TMA row stream") \
   X(k_split_cluster, "wgmma: split_mode == cluster", \
