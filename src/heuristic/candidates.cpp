@@ -45,7 +45,14 @@ constexpr int kWindowVecFirst = kDirectDetClass + 1;
 // where the gather loses (large planes, 7x7) and loses where it wins (small
 // planes), which an estimate fitted to the gather does not see.
 constexpr int kWindowStreamClass = kWindowVecFirst + 5;
-constexpr int kClasses = kWindowStreamClass + 1;
+// The direct tile kernels with narrow vectors (vec 8 stays class 0): on
+// grouped problems (C/G = K/G = 2..8) their grouped entries with vec 2 or 4
+// measured 2x faster than the vec 8 kernels the estimate ranks first (H200,
+// h200_train_grouped: ResNeXt's c128 g32 56x56 fwd at batch 128, 0.245 ms
+// for t8x32_r8_v4 against 0.52 for the best vec 8), and no vec 4 kernel was
+// among the candidates of those problems (appended, as above).
+constexpr int kDirectVecFirst = kWindowStreamClass + 1;
+constexpr int kClasses = kDirectVecFirst + 5;
 
 }  // namespace
 
@@ -55,7 +62,8 @@ int kernel_class(const KernelTraits& t) {
   if (t.family == Family::direct) {
     if (t.win_fx > 0 && t.tma) return kWindowStreamClass;
     if (t.win_fx > 0) return t.vec == 8 ? kWindowClass : kWindowVecFirst + vec_index(t.vec);
-    return t.deterministic ? kDirectDetClass : 0;
+    if (t.deterministic) return kDirectDetClass;
+    return t.vec == 8 ? 0 : kDirectVecFirst + vec_index(t.vec);
   }
   if (t.family == Family::tinyc) return kTinycClass;
   const int large = t.tile_m * t.tile_n >= 128 * 128 ? 1 : 0;
