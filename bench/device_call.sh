@@ -32,6 +32,8 @@
 #   dwst      the row-stream window kernels (_tma): against the reference, sanitizers, every window
 #             kernel vs cuDNN on the public depthwise fwd / bwd_data problems, then the stream kernels'
 #             rows on .device/dwst_train.csv / dwst_hold.csv (DWST_S / DWST_HOLD_S seconds)
+#   oddab     igemm vec 1 (odd channels, batched loads): correctness, sanitizers, then before
+#             (.device/oldlib) vs after on the public problems with an odd C or K (.device/odd_pub.jsonl)
 #   dwdata    held-out depthwise problems (direct kernels + native cuDNN, reported), then window kernels
 #             on the training set's depthwise problems for DW_DATA_S seconds (selector training rows)
 #   wgsan     compute-sanitizer memcheck, racecheck and synccheck on 2 wgmma kernels per bf16 pool
@@ -995,6 +997,38 @@ PY
         pack /tmp/dwst_rows_$set.csv "$OUT/dwst_rows_$set.csv.zst"
       done
       tar czf "$OUT/dwst.tar.gz" -C /tmp dwst ;;
+    oddab)
+      # igemm with vec 1 (odd channel counts: one 16-bit element a copy), batched loads
+      # (loaders.cuh CopyBatch): every vec 1 kernel of the bf16 pools and fp16 / fp32 samples
+      # against the reference, memcheck and racecheck on 2 per bf16 pool; then the public set's
+      # problems with an odd C or K (.device/odd_pub.jsonl): native cuDNN once, every vec 1 igemm
+      # kernel with the library before (.device/oldlib) and after, same run; sweeps in
+      # $OUT/oddab.tar.gz (compare with bench/best_by_label.py or per kernel).
+      export GCONV_GPU_TEST_FILTER='family == igemm && vec == 1'
+      mkdir -p /tmp/oalogs /tmp/oddab; rm -f /tmp/oddab/*
+      GCONV_GPU_TEST_FAMILY=igemm LOG_DIR=/tmp/oalogs scripts/gpu-test .device 'Pools/PoolCorrectness.*' \
+        > "$OUT/oddab_tests.txt" 2>&1; tail -n 1 "$OUT/oddab_tests.txt"
+      cat /tmp/oalogs/*.log | grep -h "^TALLY" | sort | tee "$OUT/oddab_tally.txt"
+      cat /tmp/oalogs/*.log | grep -h -E "Failure|failed" | head -n 10
+      for tool in memcheck racecheck; do
+        mkdir -p /tmp/oasan_$tool
+        GCONV_GPU_TEST_FAMILY=igemm GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/oasan_$tool scripts/gpu-test .device \
+          'Pools/PoolCorrectness.*/fwd_bf16_2d:Pools/PoolCorrectness.*/bwd_data_bf16_3d:Pools/PoolCorrectness.*/bwd_weight_bf16_2d' \
+          > "$OUT/oasan_$tool.txt" 2>&1
+        echo "$tool: $(tail -n 1 "$OUT/oasan_$tool.txt") | $(cat /tmp/oasan_$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      done
+      unset GCONV_GPU_TEST_FILTER
+      .device/gconv bench --problems .device/odd_pub.jsonl --provider cudnn --out /tmp/oddab/cudnn.csv --warmup 3 --repeats 9 \
+        2> /tmp/oddab/cudnn.log
+      for v in old new; do
+        lib=""; [ $v = old ] && { [ -f .device/oldlib/libgconv.so ] || gunzip -k .device/oldlib/libgconv.so.gz; lib="$PWD/.device/oldlib:"; }
+        echo "$v: $(LD_LIBRARY_PATH="$lib$LD_LIBRARY_PATH" ldd .device/gconv | grep libgconv)"
+        LD_LIBRARY_PATH="$lib$LD_LIBRARY_PATH" GCONV_CACHE_DIR=/tmp/oddab_cache_$v .device/gconv bench \
+          --problems .device/odd_pub.jsonl --filter 'family == igemm && vec == 1' --out /tmp/oddab/$v.csv --warmup 3 \
+          --repeats 9 --jobs "$ncpu" 2> /tmp/oddab/$v.log
+        echo "$v rc=$? $(tail -n 1 /tmp/oddab/$v.log)"
+      done
+      tar czf "$OUT/oddab.tar.gz" -C /tmp oddab ;;
     dwdata)
       # Depthwise rows of the held-out set: every direct kernel and cuDNN (native provider), then
       # the register-window kernels on the training set's depthwise problems (selector data),

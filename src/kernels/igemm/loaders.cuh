@@ -52,18 +52,39 @@ struct SlotMap {
   __device__ static __forceinline__ bool mn_ok(int mn) { return kExact || mn < MNS; }
 };
 
-// One vector of BYTES: cp.async when it can (4/8/16 bytes), else (a single
-// 16-bit element) a plain load and st.shared; the pipeline's barrier orders both.
-template <int BYTES, class T>
-__device__ __forceinline__ void copy_vec(u32 dst, const T* src, bool pred) {
-  if constexpr (BYTES >= 4) {
-    dev::cp_async<BYTES>(dst, src, pred);
-  } else {
-    dev::u16 v = 0;
-    if (pred) v = *reinterpret_cast<const dev::u16*>(src);
-    dev::st_shared_u16(dst, v);
+// The copies of one operand's stage, N per thread. Vectors of 4/8/16 bytes
+// go out as cp.async at once. A single 16-bit element (vec 1: odd channel
+// counts) has no cp.async: the batch loads all N into registers first and
+// stores them to shared memory in flush(), so that N loads are in flight
+// together (one load then its st.shared per copy waited out the memory
+// latency N times a stage). The pipeline's barrier orders both kinds.
+template <int BYTES, int N>
+struct CopyBatch {
+  static constexpr int kHeld = BYTES >= 4 ? 1 : N;
+  dev::u16 val[kHeld];
+  u32 dst[kHeld];
+  bool use[kHeld];
+
+  // Copy i (a compile-time index after unrolling) of the stage; use = false:
+  // a slot outside the tile (nothing stored); pred = false stores zeros.
+  template <class T>
+  __device__ __forceinline__ void add(int i, u32 d, const T* src, bool pred, bool in_tile = true) {
+    if constexpr (BYTES >= 4) {
+      if (in_tile) dev::cp_async<BYTES>(d, src, pred);
+    } else {
+      val[i] = pred ? __ldg(reinterpret_cast<const dev::u16*>(src)) : dev::u16(0);
+      dst[i] = d;
+      use[i] = in_tile;
+    }
   }
-}
+  __device__ __forceinline__ void flush() {
+    if constexpr (BYTES < 4) {
+#pragma unroll
+      for (int i = 0; i < N; ++i)
+        if (use[i]) dev::st_shared_u16(dst[i], val[i]);
+    }
+  }
+};
 
 // ---------------------------------------------------------------------------
 // K-major gather (rows = GEMM M, K contiguous within a tap). GPB groups share
@@ -118,6 +139,7 @@ struct GatherKMajor {
   }
 
   __device__ __forceinline__ void load(u32 stage, const TapGeom& tg, int tid) {
+    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP * Cfg::kGpb> batch;
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       const int ks = Map::kslot(tid, q);
@@ -132,8 +154,8 @@ struct GatherKMajor {
 #pragma unroll
       for (int p = 0; p < Map::kP; ++p) {
         const int mn = Map::mnslot(tid, p);
-        if (!Map::mn_ok(mn)) continue;
-        bool v = kv;
+        const bool in_tile = Map::mn_ok(mn);
+        bool v = kv && in_tile;
 #pragma unroll
         for (int d = kF; d < 3; ++d) v &= unsigned(rc[p][d] + tc[d]) < unsigned(tg.ext[d]);
         const T* s = src + (rbase[p] + lin);
@@ -141,12 +163,14 @@ struct GatherKMajor {
 #pragma unroll
         for (int gi = 0; gi < Cfg::kGpb; ++gi) {
           const bool vg = v && gi < ngroups;
-          copy_vec<Cfg::kVecBytes>(dst + gi * Tile::kBytes, vg ? s + gi * gstride : src, vg);
+          batch.add((q * Map::kP + p) * Cfg::kGpb + gi, dst + gi * Tile::kBytes, vg ? s + gi * gstride : src, vg,
+                    in_tile);
         }
       }
       kk[q] += Cfg::kTileK;
       ctr[q].step(tg.radix, tg.inc);
     }
+    batch.flush();
   }
 };
 
@@ -180,6 +204,7 @@ struct StridedKMajor {
   }
 
   __device__ __forceinline__ void load(u32 stage, int tid) {
+    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP> batch;
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       const int ks = Map::kslot(tid, q);
@@ -187,12 +212,14 @@ struct StridedKMajor {
 #pragma unroll
       for (int p = 0; p < Map::kP; ++p) {
         const int j = Map::mnslot(tid, p);
-        if (!Map::mn_ok(j)) continue;
-        const bool v = kv && roff[p] >= 0;
-        copy_vec<Cfg::kVecBytes>(stage + Tile::elem_offset(j, ks * Cfg::kVec), v ? src + (roff[p] + kk[q]) : src, v);
+        const bool in_tile = Map::mn_ok(j);
+        const bool v = kv && in_tile && roff[p] >= 0;
+        batch.add(q * Map::kP + p, stage + Tile::elem_offset(j, ks * Cfg::kVec), v ? src + (roff[p] + kk[q]) : src,
+                  v, in_tile);
       }
       kk[q] += Cfg::kTileK;
     }
+    batch.flush();
   }
 };
 
@@ -236,6 +263,7 @@ struct TapMNMajor {
   }
 
   __device__ __forceinline__ void load(u32 stage, const TapGeom& tg, const WTapGeom& wg, int tid) {
+    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP> batch;
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       const int ks = Map::kslot(tid, q);
@@ -246,13 +274,15 @@ struct TapMNMajor {
 #pragma unroll
       for (int p = 0; p < Map::kP; ++p) {
         const int mn = Map::mnslot(tid, p);
-        if (!Map::mn_ok(mn)) continue;
-        const bool v = kv && coff[p] >= 0;
-        copy_vec<Cfg::kVecBytes>(stage + Tile::elem_offset(ks, mn * Cfg::kVec), v ? src + (coff[p] + roff) : src, v);
+        const bool in_tile = Map::mn_ok(mn);
+        const bool v = kv && in_tile && coff[p] >= 0;
+        batch.add(q * Map::kP + p, stage + Tile::elem_offset(ks, mn * Cfg::kVec), v ? src + (coff[p] + roff) : src, v,
+                  in_tile);
       }
       kk[q] += Cfg::kTileK;
       ctr[q].step(tg.radix, tg.inc);
     }
+    batch.flush();
   }
 };
 
@@ -287,6 +317,7 @@ struct StridedMNMajor {
   }
 
   __device__ __forceinline__ void load(u32 stage, int tid) {
+    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP * Cfg::kGpb> batch;
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       const int ks = Map::kslot(tid, q);
@@ -295,18 +326,20 @@ struct StridedMNMajor {
 #pragma unroll
       for (int p = 0; p < Map::kP; ++p) {
         const int mn = Map::mnslot(tid, p);
-        if (!Map::mn_ok(mn)) continue;
-        const bool v = kv && coff[p] >= 0;
+        const bool in_tile = Map::mn_ok(mn);
+        const bool v = kv && in_tile && coff[p] >= 0;
         const T* s = src + (roff + coff[p]);
         const u32 dst = stage + Tile::elem_offset(ks, mn * Cfg::kVec);
 #pragma unroll
         for (int gi = 0; gi < Cfg::kGpb; ++gi) {
           const bool vg = v && gi < ngroups;
-          copy_vec<Cfg::kVecBytes>(dst + gi * Tile::kBytes, vg ? s + gi * gstride : src, vg);
+          batch.add((q * Map::kP + p) * Cfg::kGpb + gi, dst + gi * Tile::kBytes, vg ? s + gi * gstride : src, vg,
+                    in_tile);
         }
       }
       kk[q] += Cfg::kTileK;
     }
+    batch.flush();
   }
 };
 
@@ -359,6 +392,7 @@ struct GatherMNMajor {
   }
 
   __device__ __forceinline__ void load(u32 stage, const IgemmParams& p, int tid) {
+    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP> batch;
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       const int ks = Map::kslot(tid, q);
@@ -374,15 +408,17 @@ struct GatherMNMajor {
 #pragma unroll
       for (int s = 0; s < Map::kP; ++s) {
         const int mn = Map::mnslot(tid, s);
-        if (!Map::mn_ok(mn)) continue;
-        bool v = kv;
+        const bool in_tile = Map::mn_ok(mn);
+        bool v = kv && in_tile;
 #pragma unroll
         for (int d = kF; d < 3; ++d) v &= unsigned(pc[d] + ctc[s][d]) < unsigned(p.in[d]);
-        copy_vec<Cfg::kVecBytes>(stage + Tile::elem_offset(ks, mn * Cfg::kVec), v ? src + (rbase + clin[s]) : src, v);
+        batch.add(q * Map::kP + s, stage + Tile::elem_offset(ks, mn * Cfg::kVec), v ? src + (rbase + clin[s]) : src, v,
+                  in_tile);
       }
       kk[q] += Cfg::kTileK;
       ctr[q].step(p.kc_radix, p.kc_inc);
     }
+    batch.flush();
   }
 };
 
