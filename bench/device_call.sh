@@ -32,6 +32,7 @@
 #   dwst      the row-stream window kernels (_tma): against the reference, sanitizers, every window
 #             kernel vs cuDNN on the public depthwise fwd / bwd_data problems, then the stream kernels'
 #             rows on .device/dwst_train.csv / dwst_hold.csv (DWST_S / DWST_HOLD_S seconds)
+#   scpgdiag  every kernel + cuDNN on the public grouped problems with C/G <= 16 (.device/scpg_pub.jsonl)
 #   oddab     igemm vec 1 (odd channels, batched loads): correctness, sanitizers, then before
 #             (.device/oldlib) vs after on the public problems with an odd C or K (.device/odd_pub.jsonl)
 #   dwdata    held-out depthwise problems (direct kernels + native cuDNN, reported), then window kernels
@@ -811,7 +812,7 @@ PY
       tar -czf "$OUT/gab_logs.tar.gz" -C /tmp gablogs ;;
     policy)
       timeout -k 10 "${POL_S:-360}" .device/gconv bench --problems "${POL_PROBLEMS:-problems/cudnn_public_h200.jsonl}" \
-        ${POL_DIRECTIONS:+--directions "$POL_DIRECTIONS"} --policy heuristic --provider gconv,cudnn --out /tmp/pol.csv --warmup 2 --repeats 5 \
+        ${POL_DIRECTIONS:+--directions "$POL_DIRECTIONS"} ${POL_SHARD:+--shard "$POL_SHARD"} --policy heuristic --provider gconv,cudnn --out /tmp/pol.csv --warmup 2 --repeats 5 \
         --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/policy_summary_${POL_TAG:-pub}.txt"
       echo "policy bench rc=$?"; grep -v "ETA" "$OUT/policy_summary_${POL_TAG:-pub}.txt" | tail -n 24
       pack /tmp/pol.csv "$OUT/policy_${POL_TAG:-pub}.csv.zst" ;;
@@ -997,6 +998,14 @@ PY
         pack /tmp/dwst_rows_$set.csv "$OUT/dwst_rows_$set.csv.zst"
       done
       tar czf "$OUT/dwst.tar.gz" -C /tmp dwst ;;
+    scpgdiag)
+      # Small C/G diagnosis: every kernel of the pool and native cuDNN on the public set's grouped
+      # problems with C/G <= 16 (.device/scpg_pub.jsonl), so that the best kernel (oracle), the
+      # heuristic's pick (a policy run) and cuDNN can be compared.
+      timeout -k 10 "${SCPG_S:-300}" .device/gconv bench --problems .device/scpg_pub.jsonl --provider gconv,cudnn \
+        --out /tmp/scpg.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/scpg.log"
+      echo "scpg rc=$?"; grep -v ETA "$OUT/scpg.log" | tail -n 2
+      pack /tmp/scpg.csv "$OUT/scpg.csv.zst" ;;
     oddab)
       # igemm with vec 1 (odd channel counts: one 16-bit element a copy), batched loads
       # (loaders.cuh CopyBatch): every vec 1 kernel of the bf16 pools and fp16 / fp32 samples

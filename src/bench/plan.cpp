@@ -12,6 +12,7 @@
 #include "pool/filter.hpp"
 #include "pool/pool.hpp"
 #include "pool/select.hpp"
+#include "problem/fold.hpp"
 
 namespace gconv::bench {
 
@@ -112,12 +113,13 @@ std::vector<WorkItem> candidate_items(const Plan& plan, std::vector<bool>* appli
   std::vector<std::pair<uint64_t, int>> sampled;  // (hash, kernel) of one problem
   for (size_t pi = 0; pi < plan.problems.size(); ++pi) {
     const Problem& p = plan.problems[pi].problem;
+    const Problem run = fold_patches(p);  // the form launch_instance runs
     sampled.clear();
     for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
       const KernelTraits& t = plan.kernels[ki];
       if (t.direction != p.direction || t.dtype != p.dtype || t.ndim != p.ndim) continue;
       if (!plan.pairs.empty() && !plan.pairs.count(plan.kernel_names[ki] + "|" + plan.specs[pi])) continue;
-      const bool ok = family_of(t).can_implement(t, p, nullptr);
+      const bool ok = family_of(t).can_implement(t, run, nullptr);
       if (plan.sample > 0) {
         if (ok) sampled.push_back({fnv1a(plan.kernel_names[ki] + "|" + plan.specs[pi] + "|sample"), int(ki)});
         continue;

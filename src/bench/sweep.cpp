@@ -15,6 +15,7 @@
 #include "gconv/numeric.hpp"
 #include "gconv/reference.hpp"
 #include "kernels/naive/naive.hpp"
+#include "problem/fold.hpp"
 #include "runtime/instance.hpp"
 
 namespace gconv::bench {
@@ -157,7 +158,7 @@ Status SweepWorker::run(const KernelTraits& t, const ProblemEntry& e, SweepRow* 
     row.status = status;
     row.check = s.message().substr(0, 200);
   };
-  if (!family_of(t).can_implement(t, p, nullptr)) {
+  if (!family_of(t).can_implement(t, fold_patches(p), nullptr)) {  // what launch_instance runs
     row.status = "unsupported";
     return Status::Ok();
   }
@@ -175,7 +176,7 @@ Status SweepWorker::run(const KernelTraits& t, const ProblemEntry& e, SweepRow* 
   }
   const ReferenceOperands ops = reference_operands(p);
   const size_t out_bytes = size_t(ops.out) * dtype_bytes(p.dtype);
-  const size_t wsb = (*inst)->family->workspace_bytes(t, p);
+  const size_t wsb = (*inst)->family->workspace_bytes(t, fold_patches(p));  // what launch_instance runs
   if (Status s = m.ws.ensure(wsb); !s.ok()) {
     fail("launch_error", s);
     return s.code() == StatusCode::cuda_error ? s : Status::Ok();

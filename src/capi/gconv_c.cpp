@@ -23,6 +23,7 @@
 #include "gconv/registry.hpp"
 #include "gconv/status.hpp"
 #include "kernels/naive/naive.hpp"
+#include "problem/fold.hpp"
 #include "runtime/instance.hpp"
 
 // Handles: the C structs named in gconv.h. Problems and solutions are
@@ -495,8 +496,10 @@ int gconv_plan_create(gconv_registry_t* r, const gconv_problem_t* p, const gconv
       if (!chosen.ok()) return chosen.status();
       kernel = chosen->kernel;
     }
+    // The form gconv runs (problem/fold.hpp), as the registry selected for it.
+    const gconv::Problem run = gconv::fold_patches(p->problem);
     // Host-only checks first, so a wrong solution is reported without a GPU.
-    auto resolved = resolve_kernel(kernel, p->problem);
+    auto resolved = resolve_kernel(kernel, run);
     if (!resolved.ok()) return resolved.status();
     int devices = 0;
     const cudaError_t counted = cudaGetDeviceCount(&devices);
@@ -509,10 +512,10 @@ int gconv_plan_create(gconv_registry_t* r, const gconv_problem_t* p, const gconv
     GCONV_CUDA_RETURN_IF_ERROR(cudaGetDevice(&plan->device));
     auto inst = gconv::load_instance(resolved->traits, *resolved->family, kernel);
     if (!inst.ok()) return inst.status();
-    plan->problem = p->problem;
+    plan->problem = run;
     plan->spec = p->spec;
     plan->instance = std::move(inst).value();
-    plan->workspace_bytes = resolved->family->workspace_bytes(resolved->traits, p->problem);
+    plan->workspace_bytes = resolved->family->workspace_bytes(resolved->traits, run);
     *out = plan.release();
     return Status::Ok();
   });

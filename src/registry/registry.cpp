@@ -28,6 +28,7 @@
 #include "perf/device_info.hpp"
 #include "pool/filter.hpp"
 #include "pool/pool.hpp"
+#include "problem/fold.hpp"
 #include "registry/measure.hpp"
 #include "registry/tuning_cache.hpp"
 #include "registry/validate.hpp"
@@ -387,7 +388,8 @@ Solution RegistryImpl::fallback(const Problem& p) const {
   return s;
 }
 
-Result<Solution> RegistryImpl::select(const Problem& p, const Policy& policy) {
+Result<Solution> RegistryImpl::select(const Problem& given, const Policy& policy) {
+  const Problem p = fold_patches(given);  // the form gconv runs (problem/fold.hpp)
   const bool estimate_only = policy.kind == Policy::Kind::analytic || policy.kind == Policy::Kind::heuristic;
   std::string key;
   if (estimate_only && options_.memoize) {
@@ -489,7 +491,8 @@ Result<Solution> RegistryImpl::select_measured(const Problem& p, const Policy& p
   return s;
 }
 
-Result<std::vector<Solution>> RegistryImpl::rank(const Problem& p, const Policy& policy, size_t limit) {
+Result<std::vector<Solution>> RegistryImpl::rank(const Problem& given, const Policy& policy, size_t limit) {
+  const Problem p = fold_patches(given);
   GCONV_RETURN_IF_ERROR(p.validate());
   std::vector<Solution> out;
   if (uses_model(p, policy)) {
@@ -552,8 +555,9 @@ Result<std::shared_ptr<const Instance>> RegistryImpl::instance_for(const Solutio
   return instance(s.kernel, *t, family_of(*t));
 }
 
-Status RegistryImpl::run(const Solution& s, const Problem& p, const void* a, const void* b, void* out,
+Status RegistryImpl::run(const Solution& s, const Problem& given, const void* a, const void* b, void* out,
                          void* workspace, size_t workspace_bytes, CUstream_st* stream) {
+  const Problem p = fold_patches(given);  // as select() chose for it
   GCONV_RETURN_IF_ERROR(p.validate());
   GCONV_RETURN_IF_ERROR(check_pointers(p.direction, a, b, out, workspace));
   if (!device_.has_gpu) return Status(StatusCode::no_device, "run needs a GPU; none was found at create()");

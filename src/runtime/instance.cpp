@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "jit/thread_pool.hpp"
+#include "problem/fold.hpp"
 
 namespace gconv {
 
@@ -25,7 +26,8 @@ Result<std::shared_ptr<const Instance>> load_instance(const KernelTraits& t, jit
   return load_instance(t, family_of(t), kernel_name(t), jit);
 }
 
-Status launch_instance(const Instance& inst, const Problem& p, const ConvArgs& args, cudaStream_t stream) {
+Status launch_instance(const Instance& inst, const Problem& given, const ConvArgs& args, cudaStream_t stream) {
+  const Problem p = fold_patches(given);  // the form gconv runs (problem/fold.hpp)
   std::string why;
   if (!inst.family->can_implement(inst.traits, p, &why))
     return not_supported(inst.name + " cannot implement " + p.to_spec() + ": " + why);

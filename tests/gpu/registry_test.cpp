@@ -1,5 +1,6 @@
 // The Registry on a GPU: select + run (registry-allocated workspace) checked
-// against a reference for every direction and dtype; 8 threads x 4 streams
+// against a reference for every direction and dtype (patch embeddings
+// included, which run folded); 8 threads x 4 streams
 // running mixed problems through one registry at once; the measuring
 // policies and their tuning cache on a ResNet-50 layer (prints
 // "TUNING <policy> <spec> <seconds> <kernels>"); and run()'s argument errors.
@@ -113,6 +114,11 @@ const std::vector<std::string>& check_specs() {
       "n2c64k64_w50_x5_s2_p2",          // 1D
       "n2c3k16_h17w17_y7x7_s2_p3",      // C = 3 stem
       "n8c256k64_h14w14",               // pointwise: bwd_weight split-K with workspace
+      // Patch embeddings, run folded (problem/fold.hpp): W into channels.
+      "n2c3k32_h64w64_y16x16_s16",      // ViT-like, 16x16 stride 16
+      "n4c3k24_h32w32_y4x4_s4",         // ConvNeXt-like stem
+      "n2c24k48_h14w14_y2x2_s2",        // ConvNeXt-like downsampling
+      "n2c3k16_w64_x4_s4",              // 1D
   };
   return specs;
 }
