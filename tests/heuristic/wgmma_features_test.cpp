@@ -54,11 +54,17 @@ TEST(WgmmaClasses, FollowIgemmsAndKeepItsIds) {
       } else if (t.family == Family::direct && (t.win_fx > 0 || t.deterministic)) {
         // The deterministic direct kernels: a class after tinyc; the register-window kernels a class per
         // vector width (vec 8 before the deterministic class, the other widths after it).
+        // The row-stream window kernels (_tma): one class after those.
         if (t.win_fx == 0) {
           EXPECT_EQ(c, 73) << kernel_name(t);
+        } else if (t.tma) {
+          EXPECT_EQ(c, 79) << kernel_name(t);
         } else {
           EXPECT_EQ(c, t.vec == 8 ? 72 : t.vec == 4 ? 76 : t.vec == 2 ? 75 : 74) << kernel_name(t);
         }
+      } else if (t.family == Family::direct && t.vec != 8) {
+        // The other direct tile kernels: vec 8 in class 0, the narrower widths a class each (after the stream's).
+        EXPECT_EQ(c, t.vec == 4 ? 82 : t.vec == 2 ? 81 : 80) << kernel_name(t);
       } else {
         EXPECT_LT(c, 31) << kernel_name(t);
       }
