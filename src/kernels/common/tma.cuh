@@ -1,9 +1,11 @@
 // mbarriers and tensor-memory-accelerator loads (sm_90), shared by the kernel
 // families that stage operands through TMA (wgmma, the direct family's
-// window_wgrad). Shared-memory operands are 32-bit shared-window addresses.
+// window_wgrad and window_stream). Shared-memory operands are 32-bit
+// shared-window addresses.
 // Host side of the tensor maps: kernels/tensor_map.hpp.
 #pragma once
 
+#include "common/ptx.cuh"
 #include "common/types.cuh"
 
 namespace gconv {
@@ -71,6 +73,30 @@ __device__ __forceinline__ void tma_load_4d(u32 dst, const TensorMap* map, int x
       "%5}], [%6];\n" ::"r"(dst),
       "l"(map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(bar)
       : "memory");
+}
+
+// A ring of S shared-memory stages, each completing on its barrier of bars
+// (S <= the caller's __shared__ array), over steps [s_begin, s_end): thread 0
+// keeps S - 1 steps in flight; issue(s, buf) arms barrier buf (an expected
+// transaction count, or a bare arrive for a step with nothing to load) and
+// starts step s's copies into stage buf; every thread waits for step s and
+// runs consume(s, buf). The __syncthreads at the top of an iteration retires
+// step s - 1's reads before its stage takes step s + S - 1, so every use of
+// a stage is one barrier phase. Used by the direct family's row streams.
+template <class Issue, class Consume>
+__device__ __forceinline__ void tma_ring(u64* bars, int S, int s_begin, int s_end, Issue&& issue, Consume&& consume) {
+  if (threadIdx.x == 0)
+    for (int i = 0; i < S; ++i) mbar_init(smem_u32(&bars[i]), 1);
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int i = 0; i < S - 1 && s_begin + i < s_end; ++i) issue(s_begin + i, i);
+  for (int s = s_begin; s < s_end; ++s) {
+    const int k = s - s_begin, buf = k % S;
+    __syncthreads();  // step s - 1 is consumed: its stage takes step s + S - 1
+    if (threadIdx.x == 0 && s + S - 1 < s_end) issue(s + S - 1, (k + S - 1) % S);
+    mbar_wait(smem_u32(&bars[buf]), static_cast<u32>((k / S) & 1));
+    consume(s, buf);
+  }
 }
 
 }  // namespace dev

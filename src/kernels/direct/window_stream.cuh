@@ -75,10 +75,6 @@ __device__ __forceinline__ void window_stream(const DirectParams& p, unsigned ch
   };
 
   __shared__ __align__(8) dev::u64 bars[kWgradMaxStages];
-  const int S = p.wg_stages;
-  if (threadIdx.x == 0)
-    for (int i = 0; i < S; ++i) dev::mbar_init(dev::smem_u32(&bars[i]), 1);
-  __syncthreads();
   auto issue = [&](int s, int buf) {
     const dev::u32 bar = dev::smem_u32(&bars[buf]);
     int plane, oh0, rows;
@@ -120,15 +116,7 @@ __device__ __forceinline__ void window_stream(const DirectParams& p, unsigned ch
   };
 
   // As window_wgrad's TMA loop: wg_stages - 1 steps in flight.
-  if (threadIdx.x == 0)
-    for (int i = 0; i < S - 1 && s_begin + i < s_end; ++i) issue(s_begin + i, i);
-  for (int s = s_begin; s < s_end; ++s) {
-    const int k = s - s_begin, buf = k % S;
-    __syncthreads();  // step s - 1 is multiplied: its stage takes step s + S - 1
-    if (threadIdx.x == 0 && s + S - 1 < s_end) issue(s + S - 1, (k + S - 1) % S);
-    dev::mbar_wait(dev::smem_u32(&bars[buf]), static_cast<dev::u32>((k / S) & 1));
-    multiply(s, buf);
-  }
+  dev::tma_ring(bars, p.wg_stages, s_begin, s_end, issue, multiply);
 }
 
 }  // namespace gconv::direct

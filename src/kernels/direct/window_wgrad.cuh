@@ -165,10 +165,6 @@ __device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned cha
     // and one dy box completing on the stage's barrier (a step with nothing
     // to load just arrives, so every use of a stage is one phase).
     __shared__ __align__(8) dev::u64 bars[kWgradMaxStages];
-    const int S = p.wg_stages;
-    if (threadIdx.x == 0)
-      for (int i = 0; i < S; ++i) dev::mbar_init(dev::smem_u32(&bars[i]), 1);
-    __syncthreads();
     auto issue = [&](int s, int buf) {
       const dev::u32 bar = dev::smem_u32(&bars[buf]);
       Step st;
@@ -182,15 +178,9 @@ __device__ __forceinline__ void window_wgrad(const DirectParams& p, unsigned cha
       dev::tma_load_4d(dev::smem_u32(stage_ptr(buf) + p.wg_xbytes), tdy, c_lo, 0, st.oh0, st.n * osz[0] + st.od,
                        bar);
     };
-    if (threadIdx.x == 0)
-      for (int i = 0; i < S - 1 && s_begin + i < s_end; ++i) issue(s_begin + i, i);
-    for (int s = s_begin; s < s_end; ++s) {
-      const int k = s - s_begin, buf = k % S;
-      __syncthreads();  // step s - 1 is multiplied: its stage takes step s + S - 1
-      if (threadIdx.x == 0 && s + S - 1 < s_end) issue(s + S - 1, (k + S - 1) % S);
-      dev::mbar_wait(dev::smem_u32(&bars[buf]), static_cast<dev::u32>((k / S) & 1));
+    dev::tma_ring(bars, p.wg_stages, s_begin, s_end, issue, [&](int s, int buf) {
       if (p.wg_probe != 1) multiply(s, buf);
-    }
+    });
   } else {
     // cp.async, two stages: wait for step s, then (the barrier has retired
     // step s - 1's reads of the other buffer) start step s + 1's loads and
