@@ -152,6 +152,7 @@ Status parse_igemm(NameParser& p, KernelTraits* t) {
   GCONV_RETURN_IF_ERROR(p.number("vec", &t->vec));
   GCONV_RETURN_IF_ERROR(p.expect("_g"));
   GCONV_RETURN_IF_ERROR(p.number("groups_per_block", &t->groups_per_block));
+  t->packed = p.accept("_pk");
   return Status::Ok();
 }
 
@@ -242,9 +243,9 @@ std::string kernel_name(const KernelTraits& t) {
   std::string head = fmt::format("{}_{}_{}_{}d_", to_string(t.family), to_string(t.direction),
                                  to_string(t.dtype), t.ndim);
   if (t.family == Family::igemm) {
-    return head + fmt::format("m{}n{}k{}_w{}x{}_s{}_sk{}{}_v{}_g{}", t.tile_m, t.tile_n, t.tile_k,
+    return head + fmt::format("m{}n{}k{}_w{}x{}_s{}_sk{}{}_v{}_g{}{}", t.tile_m, t.tile_n, t.tile_k,
                               t.warps_m, t.warps_n, t.stages, t.split_k, split_suffix(t.split_mode),
-                              t.vec, t.groups_per_block);
+                              t.vec, t.groups_per_block, t.packed ? "_pk" : "");
   }
   if (t.family == Family::wgmma) {
     return head + fmt::format("m{}n{}k{}_c{}_s{}_sk{}{}_v{}{}", t.tile_m, t.tile_n, t.tile_k, t.warps_m, t.stages,

@@ -185,9 +185,13 @@ double gemm_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticPr
   const int64_t m_rows = ap.m_rows, n_group = ap.n_group, k_len = ap.k_len, phases = ap.phases;
   const int gpb = t.groups_per_block;
   const int64_t m_tiles = ceil_div(m_rows, t.tile_m);
-  const int64_t n_tiles = ceil_div(n_group, t.tile_n / gpb);
+  // Packed: the block's groups are one block-diagonal GEMM, gpb times as wide
+  // in N and K (the zero blocks cost mma work; tile_efficiency sees them).
+  const int64_t n_tiles = t.packed ? ceil_div(n_group * gpb, t.tile_n) : ceil_div(n_group, t.tile_n / gpb);
   const int64_t g_blocks = ceil_div(ap.problem->g, gpb);
-  const int64_t k_iters = ceil_div(ceil_div(k_len, t.tile_k), t.split_k);
+  const int64_t k_block = t.packed ? k_len * gpb : k_len;
+  const int64_t k_iters = ceil_div(ceil_div(k_block, t.tile_k), t.split_k);
+  const int a_tiles = t.packed ? 1 : gpb;
   b->blocks = m_tiles * n_tiles * g_blocks * t.split_k * phases;
 
   const double flops_per_block = 2.0 * t.tile_m * t.tile_n * t.tile_k * double(k_iters);
@@ -228,7 +232,7 @@ double gemm_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticPr
   // SplitKMode::cluster: the partial tiles meet in distributed shared memory,
   // neither L2 nor a second launch.
   const double dram = double(ap.ops.x + ap.ops.w + ap.ops.y) * eb + 2 * ws_bytes;
-  const double l2 = double(b->blocks) * k_iters * (gpb * t.tile_m + t.tile_n) * t.tile_k * eb + out_l2;
+  const double l2 = double(b->blocks) * k_iters * (a_tiles * t.tile_m + t.tile_n) * t.tile_k * eb + out_l2;
   const double memory = std::max(dram / (d.hbm_gbps * 1e6), l2 / (d.l2_gbps * 1e6));
   finish(compute, memory, vec_penalty(ap, t.vec), launches, d, b);
   return b->total_ms;
@@ -365,7 +369,8 @@ AnalyticKernel analytic_kernel(const KernelTraits& t, const DeviceInfo& d) {
     ak.blocks_per_sm = blocks_per_sm(ak.regs, d, kWarp * warps, int64_t(igemm::smem_bytes(t)));
     // Per k-step: A and B tiles into shared memory, each warp's fragments out of it.
     ak.smem_elems_per_kstep =
-        double((t.groups_per_block * t.tile_m + t.tile_n) + warps * (t.tile_m / t.warps_m + t.tile_n / t.warps_n)) *
+        double(((t.packed ? 1 : t.groups_per_block) * t.tile_m + t.tile_n) +
+               warps * (t.tile_m / t.warps_m + t.tile_n / t.warps_n)) *
         t.tile_k;
   } else if (t.family == Family::wgmma) {
     const int threads = kWarpgroup * (t.warps_m + 1);

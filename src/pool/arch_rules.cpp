@@ -180,6 +180,10 @@ bool canonical(const KernelTraits& t, std::string* why) {
     *why = "canonical: only direct kernels have a register window";
     return false;
   }
+  if (t.packed && t.family != Family::igemm) {
+    *why = "canonical: only igemm kernels are packed";
+    return false;
+  }
   if (t.family == Family::tinyc) return true;  // tinyc::traits_ok checks its own canonical form
   if (is_implicit_gemm(t.family)) {
     if (t.block_h != d.block_h || t.block_w != d.block_w || t.per_thread != d.per_thread || t.deterministic) {
@@ -299,6 +303,15 @@ bool legal_igemm(const ArchRules& rules, const KernelTraits& t, std::string* why
     return false;
   }
   if (!legal_gemm_common(rules, t, g.stages_min, g.stages_max, g.split_k_max, g.groups_per_block, why)) return false;
+  if (t.packed) {
+    // One block-diagonal GEMM over the groups: no per-group columns, one A
+    // tile (igemm/config.cuh); bwd_weight has no packed form.
+    if (t.groups_per_block < 2 || t.direction == Direction::bwd_weight) {
+      *why = "packed: groups_per_block >= 2, fwd or bwd_data";
+      return false;
+    }
+    return legal_resources(rules, t, why);
+  }
   // Each group owns tile_n / groups_per_block whole mma columns, and a warp
   // either spans whole groups or lies inside one (igemm/config.cuh).
   const int group_n = t.tile_n / t.groups_per_block, warp_n = t.tile_n / t.warps_n;
@@ -534,7 +547,8 @@ int register_estimate(const ArchRules& rules, const KernelTraits& t) {
     int fragments = rules.igemm.fragment_k_steps * (t.tile_m / t.warps_m + t.tile_n / t.warps_n) *
                     rules.mma_for(t.dtype).k * dtype_bytes(t.dtype) / 128;
     int64_t chunk_elems = int64_t{t.vec} * threads;
-    int64_t copies = ((int64_t{t.groups_per_block} * t.tile_m + t.tile_n) * t.tile_k + chunk_elems - 1) / chunk_elems;
+    const int64_t a_tiles = t.packed ? 1 : t.groups_per_block;  // packed: one A tile for all groups
+    int64_t copies = ((a_tiles * t.tile_m + t.tile_n) * t.tile_k + chunk_elems - 1) / chunk_elems;
     return accumulators + fragments + rules.igemm.load_chunk_regs * static_cast<int>(copies) + rules.igemm.reg_overhead;
   }
   if (t.family == Family::wgmma) {

@@ -79,6 +79,24 @@ std::vector<Problem> covering_problems(Direction d, DType t) {
   return out;
 }
 
+// Packed igemm kernels (several small groups as one block-diagonal GEMM):
+// C/G and K/G of 2..16, unequal, a last group block that is partly empty
+// (G = 10, 6, 5), bwd_data stride phases, dilation, asymmetric padding, N = 1.
+std::vector<Problem> packed_problems(Direction d, DType t) {
+  std::vector<Problem> out;
+  for (const char* s : {"n2c40k40g10_h9w11_y3x3_p1", "n2c24k48g6_h10w9_y3x3_s2_p1", "n2c48k24g6_h11w10_y3x3_s2_p1,0",
+                        "n1c64k64g8_h9w9_y3x3_p2_dil2", "n2c32k32g8_h7w9_y1x7_p0,3", "n2c20k20g5_h8w8_y3x3_p1",
+                        "n2c16k16g8_h6w7_y3x3_p1", "n2c64k64g4_h5w6_y3x3_p1", "n2c32k32g8_d4h6w6_z3y3x3_p1",
+                        "n1c40k80g10_d3h5w6_z3y3x3_s1,2,2_p1", "n2c32k32g8_w40_x3_p1", "n2c80k80g20_w37_x5_s2_p2",
+                        "n2c48k48g12_w33_x3_s3_p1_dil2"}) {
+    Problem p = *Problem::parse_spec(s);
+    p.direction = d;
+    p.dtype = t;
+    out.push_back(p);
+  }
+  return out;
+}
+
 struct Tally {
   int kernels = 0, runs = 0, failures = 0, uncovered = 0, build_failures = 0;
 };
@@ -140,6 +158,9 @@ Tally check_pool(Direction d, DType t, int ndim, int sample) {
     if (p.ndim == ndim) problems.push_back(p);
   for (const Problem& p : covering_problems(d, t))
     if (p.ndim == ndim) cover.push_back(p);
+  std::vector<Problem> packed;
+  for (const Problem& p : packed_problems(d, t))
+    if (p.ndim == ndim) packed.push_back(p);
 
   Checker checker;
   std::random_device rd;
@@ -173,6 +194,8 @@ Tally check_pool(Direction d, DType t, int ndim, int sample) {
       }
     };
     for (const Problem& p : problems) try_problem(p);
+    if (kernels[i].packed)
+      for (const Problem& p : packed) try_problem(p);
     // tinyc kernels take every covering problem too: the odd list's stem has
     // K = 16, one of the kernel's 64-channel chunks; so do the register-window
     // bwd_weight kernels, whose multi-block regions only the larger covering

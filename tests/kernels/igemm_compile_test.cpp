@@ -4,7 +4,8 @@
 // instances rotate tile shapes, warp grids, stages, split-K modes, vector
 // widths and groups per block; three more cover odd corners (an odd number
 // of n8 atoms per warp, 2-byte copies with one k-step per tile, a warp
-// spanning four groups). 30 compiles, two at a time (the CI machine has 2 cores).
+// spanning four groups), three packed ones (several groups as one
+// block-diagonal GEMM). 33 compiles, two at a time (the CI machine has 2 cores).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -63,12 +64,22 @@ std::vector<KernelTraits> instances() {
   out.push_back(make(Direction::fwd, DType::bf16, 2, {64, 24, 32, 4, 1, 3}, SplitKMode::none, 1, 8, 1));
   out.push_back(make(Direction::bwd_data, DType::bf16, 2, {64, 32, 16, 2, 1, 3}, SplitKMode::none, 1, 1, 1));
   out.push_back(make(Direction::fwd, DType::fp16, 2, {64, 128, 16, 2, 2, 4}, SplitKMode::none, 1, 8, 8));
+  // Packed (block-diagonal groups): fwd 2D bf16, bwd_data 3D bf16, bwd_data 1D fp32.
+  KernelTraits pk = make(Direction::fwd, DType::bf16, 2, {128, 16, 32, 4, 1, 4}, SplitKMode::none, 1, 4, 4);
+  pk.packed = true;
+  out.push_back(pk);
+  pk = make(Direction::bwd_data, DType::bf16, 3, {256, 32, 16, 4, 1, 4}, SplitKMode::none, 1, 8, 2);
+  pk.packed = true;
+  out.push_back(pk);
+  pk = make(Direction::bwd_data, DType::fp32, 1, {64, 32, 16, 2, 1, 3}, SplitKMode::none, 1, 2, 8);
+  pk.packed = true;
+  out.push_back(pk);
   return out;
 }
 
 TEST(IgemmCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills) {
   const std::vector<KernelTraits> all = instances();
-  ASSERT_EQ(all.size(), 30u);
+  ASSERT_EQ(all.size(), 33u);
   for (const auto& t : all) {
     std::string why;
     ASSERT_TRUE(igemm::traits_ok(t, &why)) << kernel_name(t) << ": " << why;

@@ -119,6 +119,49 @@ TEST(IgemmRules, GroupsPerBlockNeedWholeAtomsAndRoomForEachGroup) {
   EXPECT_FALSE(accepts(t, two));
 }
 
+// Packed kernels: the block's groups are one block-diagonal GEMM, so they
+// must fit tile_n together; fwd and bwd_data only; the plan's K counter
+// spans the groups' channels and the block covers its groups in one N tile.
+TEST(IgemmRules, PackedGroupsFillOneTileAndWidenK) {
+  const Problem p = conv2d(Direction::fwd, DType::bf16, 2, 40, 40, 10, 9, 9, 3, 1, 1);  // Cg = Kg = 4
+  KernelTraits t = traits(Direction::fwd, DType::bf16, 2);
+  t.tile_n = 16;
+  t.warps_m = 4;
+  t.warps_n = 1;
+  t.vec = 4;
+  t.groups_per_block = 4;
+  t.packed = true;
+  std::string why;
+  EXPECT_TRUE(accepts(t, p, &why)) << why;
+  auto plan = igemm::make_plan(t, p);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  const igemm::IgemmParams& q = plan->params;
+  EXPECT_EQ(q.n_tiles, 1);
+  EXPECT_EQ(q.g_blocks, 3);  // 10 groups, the last block half empty
+  EXPECT_EQ(q.kc_radix[3], 16);  // 4 groups x 4 channels
+  EXPECT_EQ(q.gemm_k, 9 * 16);
+  EXPECT_EQ(plan->grid, unsigned(q.m_tiles * 3));
+  EXPECT_EQ(igemm::smem_bytes(t), size_t(t.stages) * (64 + 16) * 32 * 2);  // one A tile, not four
+
+  t.groups_per_block = 8;  // 8 x 4 = 32 columns > 16
+  EXPECT_FALSE(accepts(t, p, &why));
+  EXPECT_NE(why.find("packed"), std::string::npos) << why;
+  t.tile_n = 32;
+  EXPECT_TRUE(accepts(t, p, &why)) << why;
+  t.vec = 8;  // C/G = 4 is not a multiple of 8
+  EXPECT_FALSE(accepts(t, p));
+
+  KernelTraits w = t;
+  w.vec = 4;
+  w.direction = Direction::bwd_weight;
+  EXPECT_FALSE(igemm::traits_ok(w, &why));
+  w.direction = Direction::bwd_data;
+  w.groups_per_block = 1;
+  EXPECT_FALSE(igemm::traits_ok(w, &why));
+  w.groups_per_block = 2;
+  EXPECT_TRUE(igemm::traits_ok(w, &why)) << why;
+}
+
 TEST(IgemmRules, WarpColumnsMustSpanWholeGroupsOrLieInsideOne) {
   const Problem p = conv2d(Direction::fwd, DType::bf16, 2, 64, 64, 8, 8, 8, 3, 1, 1);  // Kg = 8
   KernelTraits t = traits(Direction::fwd, DType::bf16, 2);

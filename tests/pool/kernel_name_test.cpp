@@ -61,6 +61,12 @@ TEST(KernelName, ParseInvertsTheExamples) {
     ASSERT_TRUE(t.ok()) << name << ": " << t.status().to_string();
     EXPECT_EQ(kernel_name(*t), name);
   }
+  auto pk = parse_kernel_name("igemm_fwd_bf16_2d_m128n16k32_w4x1_s4_sk1_v4_g4_pk");
+  ASSERT_TRUE(pk.ok()) << pk.status().to_string();
+  EXPECT_TRUE(pk->packed);
+  EXPECT_EQ(pk->groups_per_block, 4);
+  EXPECT_EQ(kernel_name(*pk), "igemm_fwd_bf16_2d_m128n16k32_w4x1_s4_sk1_v4_g4_pk");
+  EXPECT_FALSE(parse_kernel_name("igemm_fwd_bf16_2d_m128n16k32_w4x1_s4_sk1_v4_g4_pkx").ok());
   auto t = parse_kernel_name("igemm_bwd_data_fp32_1d_m16n8k8_w1x1_s2_sk128p_v1_g16");
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->direction, Direction::bwd_data);
@@ -73,6 +79,7 @@ TEST(KernelName, ParseInvertsTheExamples) {
   EXPECT_EQ(t->split_k, 128);
   EXPECT_EQ(t->vec, 1);
   EXPECT_EQ(t->groups_per_block, 16);
+  EXPECT_FALSE(t->packed);
   // Fields the name does not carry keep their defaults.
   EXPECT_EQ(t->block_h, KernelTraits{}.block_h);
   EXPECT_FALSE(t->deterministic);

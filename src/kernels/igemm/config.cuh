@@ -57,13 +57,23 @@ struct SmemTile {
 // host's smem_bytes() in igemm_plan.cpp mirrors this).
 __host__ __device__ constexpr int tile_pad(bool k_major, int dtype) { return !k_major && dtype == dev::kFP32 ? 8 : 0; }
 
+// PK (packed, fwd and bwd_data): the GPB groups of a block form one
+// block-diagonal GEMM instead of GPB narrow ones. Their channels are
+// contiguous, so one A tile gathers all of them (K = taps x GPB * Cg), and
+// B holds each group's weights in its diagonal block, zeros elsewhere: GPB
+// times the mma work of the groups alone, but one wide gather instead of GPB
+// narrow ones and no per-group padding of N or K to the mma shape, which is
+// what C/G = 4..16 needs (operands.cuh).
 template <int DIR, int DT, int NDIM, int TM, int TN, int TK, int WARPS_M, int WARPS_N, int STAGES, int SPLIT, int VEC,
-          int GPB>
+          int GPB, int PK = 0>
 struct IgemmConfig {
   static constexpr int kDir = DIR, kDType = DT, kNdim = NDIM;
   static constexpr int kTileM = TM, kTileN = TN, kTileK = TK;
   static constexpr int kWarpsM = WARPS_M, kWarpsN = WARPS_N;
   static constexpr int kStages = STAGES, kSplit = SPLIT, kVec = VEC, kGpb = GPB;
+  static constexpr bool kPacked = PK != 0;
+  // A sub-tiles per stage: one per group, or one for all (packed).
+  static constexpr int kLoadGpb = kPacked ? 1 : GPB;
   static constexpr int kThreads = WARPS_M * WARPS_N * 32;
 
   typedef typename dev::Elem<DT>::T T;
@@ -80,7 +90,8 @@ struct IgemmConfig {
   // Groups per block: the TN columns are GPB groups of kGroupN columns, each
   // with its own A sub-tile. A warp spans kWarpGroups whole groups (or lies
   // inside one), and each of its n8 atoms belongs to exactly one group.
-  static constexpr int kGroupN = TN / GPB;
+  // Packed: the tile's columns are one block-diagonal GEMM's (kGroupN = TN).
+  static constexpr int kGroupN = kPacked ? TN : TN / GPB;
   static constexpr int kWarpGroups = kWarpN >= kGroupN ? kWarpN / kGroupN : 1;
   static constexpr int kAtomsPerGroup = kNI / kWarpGroups;
   // Prefetch the next tile's first fragments behind the last k-step's mmas
@@ -91,7 +102,7 @@ struct IgemmConfig {
   // bytes, for fp32, and in bwd_data/bwd_weight at tile_k 64.
   static constexpr bool kCrossTilePrefetch =
       kMI * kNI <= 8 ||
-      (GPB == 1 && (kMI * kNI <= 16 || (kVecBytes == 16 && DT != dev::kFP32 && TK <= (DIR == kFwd ? 64 : 32))));
+      (kLoadGpb == 1 && (kMI * kNI <= 16 || (kVecBytes == 16 && DT != dev::kFP32 && TK <= (DIR == kFwd ? 64 : 32))));
   // Minimum blocks per SM for __launch_bounds__. Small warp tiles (<= 32
   // accumulators) serve grids of many short blocks, where occupancy hides
   // latency: they get 168 registers (3 blocks of 128 threads) instead of
@@ -111,7 +122,7 @@ struct IgemmConfig {
 
   typedef SmemTile<kAKMajor ? TM : TK, kAKMajor ? TK : TM, kElemBytes, tile_pad(kAKMajor, DT)> TileA;  // one group's
   typedef SmemTile<kBKMajor ? TN : TK, kBKMajor ? TK : TN, kElemBytes, tile_pad(kBKMajor, DT)> TileB;
-  static constexpr int kABytes = GPB * TileA::kBytes;
+  static constexpr int kABytes = kLoadGpb * TileA::kBytes;
   static constexpr int kStageBytes = kABytes + TileB::kBytes;
   static constexpr int kSmemBytes = STAGES * kStageBytes;
 
@@ -119,8 +130,9 @@ struct IgemmConfig {
   static_assert(TN % (8 * WARPS_N) == 0, "warp tile N must be a multiple of 8");
   static_assert(TK % kKStep == 0, "tile_k must be a multiple of the mma k-step");
   static_assert(STAGES >= 2 && STAGES <= 5, "2..5 pipeline stages");
-  static_assert(TN % GPB == 0 && kGroupN % 8 == 0, "each group needs a multiple of 8 columns");
-  static_assert(GPB == 1 || kWarpN % kGroupN == 0 || kGroupN % kWarpN == 0,
+  static_assert(kPacked || (TN % GPB == 0 && kGroupN % 8 == 0), "each group needs a multiple of 8 columns");
+  static_assert(!kPacked || (GPB > 1 && DIR != kBwdWeight), "packed: several groups, fwd or bwd_data");
+  static_assert(kLoadGpb == 1 || kWarpN % kGroupN == 0 || kGroupN % kWarpN == 0,
                 "a warp must span whole groups or lie inside one");
   static_assert(VEC * kElemBytes <= 16 && (VEC & (VEC - 1)) == 0, "vec: 1, 2, 4 or 8 (16-bit), 1, 2 or 4 (fp32)");
 };

@@ -117,10 +117,14 @@ void grid_shape(const KernelTraits& t, const Problem& p, int64_t* m_tiles, int64
 // Blocks of gconv_main: the grid_shape terms come from the facts (their
 // m_rows and phases are grid_shape's rows before tiling).
 // Output tiles (blocks of one split) and blocks of the grid.
+// N tiles of one group block: per group, or (packed) of the block's GEMM.
+int64_t n_tiles_of(const KernelTraits& t, int64_t group_n) {
+  if (t.packed) return ceil_div(group_n * t.groups_per_block, t.tile_n);
+  return ceil_div(group_n, t.tile_n / t.groups_per_block);
+}
 int64_t out_tiles(const KernelTraits& t, const ProblemFacts& f) {
   const int64_t m_tiles = ceil_div(f.m_rows, t.tile_m);
-  const int group_cols = t.tile_n / t.groups_per_block;
-  const int64_t n_tiles = ceil_div(f.group_n, group_cols);
+  const int64_t n_tiles = n_tiles_of(t, f.group_n);
   const int64_t g_blocks = ceil_div(f.problem->g, t.groups_per_block);
   return saturated_product({n_tiles, g_blocks, m_tiles, f.phases});
 }
@@ -191,7 +195,8 @@ size_t smem_bytes(const KernelTraits& t) {
   const size_t pad = t.dtype == DType::fp32 ? 8 : 0;
   const size_t a = size_t(t.tile_k) * (t.tile_m + (a_kmajor ? 0 : pad));
   const size_t b = size_t(t.tile_k) * (t.tile_n + (b_kmajor ? 0 : pad));
-  return size_t(t.stages) * (t.groups_per_block * a + b) * elem_bytes(t.dtype);
+  const size_t a_tiles = t.packed ? 1 : size_t(t.groups_per_block);  // packed: one A tile for all groups
+  return size_t(t.stages) * (a_tiles * a + b) * elem_bytes(t.dtype);
 }
 
 bool traits_ok(const KernelTraits& t, std::string* why) {
@@ -217,11 +222,16 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   if (t.split_mode == SplitKMode::cluster) return fail(why, "cluster split-K is a wgmma kernel's (igemm: parallel or serial)");
   const int gpb = t.groups_per_block;
   if (gpb != 1 && gpb != 2 && gpb != 4 && gpb != 8) return fail(why, "groups_per_block must be 1, 2, 4 or 8");
-  if (t.tile_n % gpb != 0 || (t.tile_n / gpb) % 8 != 0)
-    return fail(why, "tile_n / groups_per_block must be a multiple of 8");
-  const int warp_n = t.tile_n / t.warps_n, group_cols = t.tile_n / gpb;
-  if (gpb > 1 && warp_n % group_cols != 0 && group_cols % warp_n != 0)
-    return fail(why, "a warp's columns (tile_n / warps_n) must span whole groups or lie inside one");
+  if (t.packed) {
+    if (gpb < 2) return fail(why, "packed needs groups_per_block >= 2");
+    if (t.direction == Direction::bwd_weight) return fail(why, "packed: fwd or bwd_data only");
+  } else {
+    if (t.tile_n % gpb != 0 || (t.tile_n / gpb) % 8 != 0)
+      return fail(why, "tile_n / groups_per_block must be a multiple of 8");
+    const int warp_n = t.tile_n / t.warps_n, group_cols = t.tile_n / gpb;
+    if (gpb > 1 && warp_n % group_cols != 0 && group_cols % warp_n != 0)
+      return fail(why, "a warp's columns (tile_n / warps_n) must span whole groups or lie inside one");
+  }
   int ka = 0, kb = 0;
   k_slots(t, &ka, &kb);
   if (!slots_fit(ka, threads) || !slots_fit(kb, threads))
@@ -292,7 +302,15 @@ bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) 
   if (p.direction != Direction::fwd && f.kg % t.vec != 0) return not_divisible(f.kg, "K/G");
 
   const int gpb = t.groups_per_block;
-  if (gpb > 1) {
+  if (t.packed) {
+    // The block's groups fill its columns: one N tile, which bounds the
+    // block-diagonal waste (gpb times the groups' own mma work).
+    if (2 * p.g <= gpb) return fail(why, "groups_per_block leaves more than half of each block's groups empty");
+    if (f.group_n * gpb > t.tile_n)
+      return why ? fail(why, "packed: groups_per_block x per-group GEMM N (" + std::to_string(gpb) + " x " +
+                                 std::to_string(f.group_n) + ") exceeds tile_n (" + std::to_string(t.tile_n) + ")")
+                 : false;
+  } else if (gpb > 1) {
     if (2 * p.g <= gpb) return fail(why, "groups_per_block leaves more than half of each block's groups empty");
     const int64_t need = f.group_n, have = t.tile_n / gpb;
     if (need > have)
@@ -324,7 +342,8 @@ std::string instance_source(const KernelTraits& t) {
        std::to_string(dtype_id(t.dtype)) + ", " + std::to_string(t.ndim) + ", " + std::to_string(t.tile_m) + ", " +
        std::to_string(t.tile_n) + ", " + std::to_string(t.tile_k) + ", " + std::to_string(t.warps_m) + ", " +
        std::to_string(t.warps_n) + ", " + std::to_string(t.stages) + ", " + std::to_string(split_id(t.split_mode)) +
-       ", " + std::to_string(t.vec) + ", " + std::to_string(t.groups_per_block) + "> Cfg;\n";
+       ", " + std::to_string(t.vec) + ", " + std::to_string(t.groups_per_block) + (t.packed ? ", 1" : "") +
+       "> Cfg;\n";
   // The minimum-blocks hint is the config's (see kMinBlocks): without one
   // ptxas caps registers for occupancy on its own and spills bigger tiles.
   s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) +
@@ -404,8 +423,11 @@ LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
   // bwd_data builds its own per phase.
   for (int d = 0; d < 4; ++d) q.kc_radix[d] = 1, q.kc_inc[d] = 0;
   if (p.direction == Direction::fwd) {
+    // Packed: the channel digit spans the block's groups (operands.cuh).
+    const int cpk = t.packed ? t.groups_per_block * q.Cg : q.Cg;
+    q.gemm_k = int(F * cpk);
     for (int d = first; d < 3; ++d) q.kc_radix[d] = q.filt[d];
-    q.kc_radix[3] = q.Cg;
+    q.kc_radix[3] = cpk;
     counter_increment(nd + 1, q.kc_radix, t.tile_k, q.kc_inc);
   } else if (p.direction == Direction::bwd_weight) {
     for (int d = first; d < 3; ++d) q.kc_radix[d + 1] = q.out[d];
@@ -414,7 +436,7 @@ LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
 
   int64_t m_tiles = 0, phases = 0;
   grid_shape(t, p, &m_tiles, &phases);
-  q.n_tiles = int(ceil_div(q.gemm_n, t.tile_n / t.groups_per_block));
+  q.n_tiles = int(n_tiles_of(t, q.gemm_n));
   q.g_blocks = int(ceil_div(p.g, t.groups_per_block));
   q.m_tiles = int(m_tiles);
   q.splits = t.split_k;

@@ -101,6 +101,7 @@ struct GatherKMajor {
 
   const T* src;
   int gstride, ngroups;
+  int climit;  // packed: channel digits at or past it are empty group slots (zeros)
   int rbase[Map::kP];
   int rc[Map::kP][3];
   KCounter<kNdim + 1> ctr[Map::kKP];
@@ -111,6 +112,7 @@ struct GatherKMajor {
     src = src_;
     gstride = gstride_;
     ngroups = ngroups_;
+    climit = ngroups_ * gstride_;
 #pragma unroll
     for (int p = 0; p < Map::kP; ++p) {
       const int m = m0 + Map::mnslot(tid, p);
@@ -139,11 +141,13 @@ struct GatherKMajor {
   }
 
   __device__ __forceinline__ void load(u32 stage, const TapGeom& tg, int tid) {
-    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP * Cfg::kGpb> batch;
+    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP * Cfg::kLoadGpb> batch;
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       const int ks = Map::kslot(tid, q);
-      const bool kv = kk[q] < tg.kdim;
+      // Packed: the channel digit (slot 3) runs over all the block's groups;
+      // vec divides the group's channels, so a vector is all in or all out.
+      const bool kv = kk[q] < tg.kdim && (!Cfg::kPacked || ctr[q].v[3] < climit);
       int tc[3];
       int lin = tg.lin0 + ctr[q].v[3] * tg.lch;
 #pragma unroll
@@ -161,9 +165,9 @@ struct GatherKMajor {
         const T* s = src + (rbase[p] + lin);
         const u32 dst = stage + Tile::elem_offset(mn, ks * Cfg::kVec);
 #pragma unroll
-        for (int gi = 0; gi < Cfg::kGpb; ++gi) {
+        for (int gi = 0; gi < Cfg::kLoadGpb; ++gi) {
           const bool vg = v && gi < ngroups;
-          batch.add((q * Map::kP + p) * Cfg::kGpb + gi, dst + gi * Tile::kBytes, vg ? s + gi * gstride : src, vg,
+          batch.add((q * Map::kP + p) * Cfg::kLoadGpb + gi, dst + gi * Tile::kBytes, vg ? s + gi * gstride : src, vg,
                     in_tile);
         }
       }
@@ -218,6 +222,71 @@ struct StridedKMajor {
                   v, in_tile);
       }
       kk[q] += Cfg::kTileK;
+    }
+    batch.flush();
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Packed fwd B (IgemmConfig::kPacked): the block-diagonal weights of the
+// block's groups. Row n (output channel g0 * Kg + n, group j = n / Kg),
+// column kk = (tap, c) with c < GPB * Cg: w[(g0 * Kg + n) * F*Cg + tap * Cg +
+// c - j * Cg] when c lies in group j's channels, else zero (vec divides Cg,
+// so a vector is all one or the other).
+template <class Cfg>
+struct PackedKMajorB {
+  typedef typename Cfg::T T;
+  typedef typename Cfg::TileB Tile;
+  typedef SlotMap<Cfg::kTileK / Cfg::kVec, Cfg::kTileN, Cfg::kThreads, true> Map;
+
+  const T* src;
+  int kdim, cg;
+  int radix[4], inc[4];  // (tap, c) counter, c in slot 3
+  int roff[Map::kP];     // row offset minus the group's first channel; -1: no row
+  int lo[Map::kP];       // the row's group's first packed channel
+  KCounter<2> ctr[Map::kKP];
+  int kk[Map::kKP];
+
+  // rows: valid rows (ngroups * Kg); ld: F * Cg; cpk: GPB * Cg.
+  __device__ __forceinline__ void init(const T* src_, int g0, int rows, int kg, int cg_, int ld, int cpk, int kdim_,
+                                       int k0, int tid) {
+    src = src_;
+    kdim = kdim_;
+    cg = cg_;
+    radix[0] = radix[1] = radix[2] = 1;
+    radix[3] = cpk;
+    counter_increment(2, radix, Cfg::kTileK, inc);
+#pragma unroll
+    for (int p = 0; p < Map::kP; ++p) {
+      const int n = Map::mnslot(tid, p);
+      const int j = n / kg;
+      lo[p] = j * cg;
+      roff[p] = n < rows ? (g0 * kg + n) * ld - lo[p] : -1;
+    }
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) {
+      kk[q] = k0 + Map::kslot(tid, q) * Cfg::kVec;
+      ctr[q].set(kk[q], radix);
+    }
+  }
+
+  __device__ __forceinline__ void load(u32 stage, int tid) {
+    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP> batch;
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) {
+      const int ks = Map::kslot(tid, q);
+      const bool kv = kk[q] < kdim;
+      const int c = ctr[q].v[3], koff = ctr[q].v[2] * cg + c;
+#pragma unroll
+      for (int p = 0; p < Map::kP; ++p) {
+        const int j = Map::mnslot(tid, p);
+        const bool in_tile = Map::mn_ok(j);
+        const bool v = kv && in_tile && roff[p] >= 0 && unsigned(c - lo[p]) < unsigned(cg);
+        batch.add(q * Map::kP + p, stage + Tile::elem_offset(j, ks * Cfg::kVec), v ? src + (roff[p] + koff) : src, v,
+                  in_tile);
+      }
+      kk[q] += Cfg::kTileK;
+      ctr[q].step(radix, inc);
     }
     batch.flush();
   }
@@ -286,6 +355,68 @@ struct TapMNMajor {
   }
 };
 
+// Packed bwd_data B: the block-diagonal weights at the phase's taps. Row kk
+// = (tap, k) with k < GPB * Kg (group k / Kg), column c < GPB * Cg (group j =
+// c / Cg): w[(g0 * Kg + k) * F*Cg + f(tap) * Cg + c - j * Cg] when the two
+// groups agree, else zero.
+template <class Cfg>
+struct PackedTapMNMajor {
+  typedef typename Cfg::T T;
+  typedef typename Cfg::TileB Tile;
+  static constexpr int kNdim = Cfg::kNdim, kF = 3 - kNdim;
+  typedef SlotMap<Cfg::kTileK, Cfg::kTileN / Cfg::kVec, Cfg::kThreads, false> Map;
+
+  const T* src;
+  int kg;
+  int coff[Map::kP];  // -1: column outside the GEMM
+  int klo[Map::kP];   // the column's group's first packed k
+  KCounter<kNdim + 1> ctr[Map::kKP];
+  int kk[Map::kKP];
+
+  // cols: valid columns (ngroups * Cg); ld: F * Cg.
+  __device__ __forceinline__ void init(const T* src_, const TapGeom& tg, int g0, int cols, int kg_, int cg, int ld,
+                                       int k0, int tid) {
+    src = src_;
+    kg = kg_;
+#pragma unroll
+    for (int p = 0; p < Map::kP; ++p) {
+      const int c = Map::mnslot(tid, p) * Cfg::kVec;
+      const int j = c / cg;
+      klo[p] = j * kg_;
+      coff[p] = c < cols ? g0 * kg_ * ld + c - j * cg : -1;
+    }
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) {
+      kk[q] = k0 + Map::kslot(tid, q);
+      ctr[q].set(kk[q], tg.radix);
+    }
+  }
+
+  __device__ __forceinline__ void load(u32 stage, const TapGeom& tg, const WTapGeom& wg, int tid) {
+    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP> batch;
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) {
+      const int ks = Map::kslot(tid, q);
+      const bool kv = kk[q] < tg.kdim;
+      const int k = ctr[q].v[3];
+      int roff = wg.lin0 + k * wg.lch;
+#pragma unroll
+      for (int d = kF; d < 3; ++d) roff += ctr[q].v[d] * wg.lstr[d];
+#pragma unroll
+      for (int p = 0; p < Map::kP; ++p) {
+        const int mn = Map::mnslot(tid, p);
+        const bool in_tile = Map::mn_ok(mn);
+        const bool v = kv && in_tile && coff[p] >= 0 && unsigned(k - klo[p]) < unsigned(kg);
+        batch.add(q * Map::kP + p, stage + Tile::elem_offset(ks, mn * Cfg::kVec), v ? src + (coff[p] + roff) : src, v,
+                  in_tile);
+      }
+      kk[q] += Cfg::kTileK;
+      ctr[q].step(tg.radix, tg.inc);
+    }
+    batch.flush();
+  }
+};
+
 // ---------------------------------------------------------------------------
 // MN-major strided matrix with GPB groups (bwd_weight A): A^T[kk][m] =
 // dy[kk * ld + (g0 + gi) * gstride + m], one sub-tile per group.
@@ -317,7 +448,7 @@ struct StridedMNMajor {
   }
 
   __device__ __forceinline__ void load(u32 stage, int tid) {
-    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP * Cfg::kGpb> batch;
+    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP * Cfg::kLoadGpb> batch;
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       const int ks = Map::kslot(tid, q);
@@ -331,9 +462,9 @@ struct StridedMNMajor {
         const T* s = src + (roff + coff[p]);
         const u32 dst = stage + Tile::elem_offset(ks, mn * Cfg::kVec);
 #pragma unroll
-        for (int gi = 0; gi < Cfg::kGpb; ++gi) {
+        for (int gi = 0; gi < Cfg::kLoadGpb; ++gi) {
           const bool vg = v && gi < ngroups;
-          batch.add((q * Map::kP + p) * Cfg::kGpb + gi, dst + gi * Tile::kBytes, vg ? s + gi * gstride : src, vg,
+          batch.add((q * Map::kP + p) * Cfg::kLoadGpb + gi, dst + gi * Tile::kBytes, vg ? s + gi * gstride : src, vg,
                     in_tile);
         }
       }

@@ -19,6 +19,16 @@
 namespace gconv {
 namespace igemm {
 
+// Compile-time choice of a loader type.
+template <bool B, class T, class F>
+struct Select {
+  typedef T type;
+};
+template <class T, class F>
+struct Select<false, T, F> {
+  typedef F type;
+};
+
 // Where a block sits in the grid (order: see IgemmParams).
 struct BlockPos {
   int nt, g0, ngroups, mt, split, phase;
@@ -64,18 +74,26 @@ __device__ __forceinline__ void split_range(int gemm_k, int tile_k, int splits, 
 //   setup(p, b)            the block's GEMM rows (gemm_m) and K (gemm_k)
 //   init(p, b, m0, n0, k0, tid) / load(p, sa, sb, tid)   the loaders
 //   gemm_n(p), col_stride(p), row_off(p, m)           the epilogue's output map
+//
+// Packed (LCfg::kPacked, fwd and bwd_data): the block's ngroups groups are
+// one GEMM with N = ngroups * (K/G or C/G) columns and K = taps x GPB * (C/G
+// or K/G): the channel digit of the K counter spans the groups, B is
+// block-diagonal (loaders.cuh PackedKMajorB, PackedTapMNMajor), and the
+// output columns of the groups are contiguous (gemm_n below, col_stride
+// unchanged: column c of group block g0 lands at g0 * Kg + c).
 template <class LCfg>
 struct FwdOperands {
   typedef typename LCfg::T T;
   static constexpr int kF = 3 - LCfg::kNdim;
-  int gemm_m, gemm_k;
+  int gemm_m, gemm_k, ngroups;
   TapGeom tg;
   GatherKMajor<LCfg> la;
-  StridedKMajor<LCfg> lb;
+  typename Select<LCfg::kPacked, PackedKMajorB<LCfg>, StridedKMajor<LCfg>>::type lb;
 
-  __device__ __forceinline__ void setup(const IgemmParams& p, const BlockPos&) {
+  __device__ __forceinline__ void setup(const IgemmParams& p, const BlockPos& b) {
     gemm_m = p.gemm_m;
-    gemm_k = p.gemm_k;
+    gemm_k = p.gemm_k;  // packed: the host's F * GPB * Cg
+    ngroups = b.ngroups;
   }
   __device__ __forceinline__ void init(const IgemmParams& p, const BlockPos& b, int m0, int n0, int k0, int tid) {
     RowGeom rg;
@@ -101,13 +119,18 @@ struct FwdOperands {
     }
     tg.kdim = p.gemm_k;
     la.init(static_cast<const T*>(p.a), rg, tg, m0, b.g0, p.Cg, b.ngroups, k0, tid);
-    lb.init(static_cast<const T*>(p.b), b.g0, b.ngroups, n0, p.Kg, p.gemm_k, k0, tid);
+    if constexpr (LCfg::kPacked) {
+      lb.init(static_cast<const T*>(p.b), b.g0, b.ngroups * p.Kg, p.Kg, p.Cg, p.filt_vol * p.Cg, p.kc_radix[3],
+              p.gemm_k, k0, tid);
+    } else {
+      lb.init(static_cast<const T*>(p.b), b.g0, b.ngroups, n0, p.Kg, p.gemm_k, k0, tid);
+    }
   }
   __device__ __forceinline__ void load(const IgemmParams&, u32 sa, u32 sb, int tid) {
     la.load(sa, tg, tid);
     lb.load(sb, tid);
   }
-  __device__ __forceinline__ int gemm_n(const IgemmParams& p) const { return p.Kg; }
+  __device__ __forceinline__ int gemm_n(const IgemmParams& p) const { return LCfg::kPacked ? ngroups * p.Kg : p.Kg; }
   __device__ __forceinline__ int col_stride(const IgemmParams& p) const { return p.Kg; }
   __device__ __forceinline__ int row_off(const IgemmParams& p, int m) const { return m * p.K; }
 };
@@ -116,13 +139,17 @@ template <class LCfg>
 struct BwdDataOperands {
   typedef typename LCfg::T T;
   static constexpr int kF = 3 - LCfg::kNdim;
-  int gemm_m, gemm_k;
+  int gemm_m, gemm_k, ngroups;
   PhaseGeom ph;
   TapGeom tg;
   WTapGeom wg;
   GatherKMajor<LCfg> la;
-  TapMNMajor<LCfg> lb;
+  typename Select<LCfg::kPacked, PackedTapMNMajor<LCfg>, TapMNMajor<LCfg>>::type lb;
 
+  // K per tap: one group's K/G, or (packed) the block's GPB * K/G.
+  __device__ __forceinline__ static int k_per_tap(const IgemmParams& p) {
+    return LCfg::kPacked ? LCfg::kGpb * p.Kg : p.Kg;
+  }
   __device__ __forceinline__ void setup(const IgemmParams& p, const BlockPos& b) {
     ph = make_phase<LCfg::kNdim>(p, b.phase);
     int taps = 1;
@@ -132,7 +159,8 @@ struct BwdDataOperands {
       gemm_m *= ph.J[d];
       taps *= ph.T[d];
     }
-    gemm_k = taps * p.Kg;
+    gemm_k = taps * k_per_tap(p);
+    ngroups = b.ngroups;
   }
   __device__ __forceinline__ void init(const IgemmParams& p, const BlockPos& b, int m0, int n0, int k0, int tid) {
     RowGeom rg;
@@ -160,18 +188,22 @@ struct BwdDataOperands {
     rg.nstride = p.out_vol * p.K;
     rg.rows = gemm_m;
     tg.lch = 1;
-    tg.radix[3] = p.Kg;
+    tg.radix[3] = k_per_tap(p);
     counter_increment(LCfg::kNdim + 1, tg.radix, LCfg::kTileK, tg.inc);
     tg.kdim = gemm_k;
     wg.lch = p.filt_vol * p.Cg;
     la.init(static_cast<const T*>(p.a), rg, tg, m0, b.g0, p.Kg, b.ngroups, k0, tid);
-    lb.init(static_cast<const T*>(p.b), tg, b.g0, b.ngroups, n0, p.Cg, p.Kg * p.filt_vol * p.Cg, k0, tid);
+    if constexpr (LCfg::kPacked) {
+      lb.init(static_cast<const T*>(p.b), tg, b.g0, b.ngroups * p.Cg, p.Kg, p.Cg, wg.lch, k0, tid);
+    } else {
+      lb.init(static_cast<const T*>(p.b), tg, b.g0, b.ngroups, n0, p.Cg, p.Kg * p.filt_vol * p.Cg, k0, tid);
+    }
   }
   __device__ __forceinline__ void load(const IgemmParams&, u32 sa, u32 sb, int tid) {
     la.load(sa, tg, tid);
     lb.load(sb, tg, wg, tid);
   }
-  __device__ __forceinline__ int gemm_n(const IgemmParams& p) const { return p.Cg; }
+  __device__ __forceinline__ int gemm_n(const IgemmParams& p) const { return LCfg::kPacked ? ngroups * p.Cg : p.Cg; }
   __device__ __forceinline__ int col_stride(const IgemmParams& p) const { return p.Cg; }
   // Phase row m -> (n, j) -> input position ph + s * j.
   __device__ __forceinline__ int row_off(const IgemmParams& p, int m) const {
