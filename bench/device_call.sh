@@ -32,6 +32,11 @@
 #   dwst      the row-stream window kernels (_tma): against the reference, sanitizers, every window
 #             kernel vs cuDNN on the public depthwise fwd / bwd_data problems, then the stream kernels'
 #             rows on .device/dwst_train.csv / dwst_hold.csv (DWST_S / DWST_HOLD_S seconds)
+#   pkcheck   packed igemm kernels: correctness, sanitizers, then every fwd / bwd_data kernel + cuDNN on
+#             .device/scpg_pub.jsonl (the public grouped problems with C/G <= 16)
+#   pkrows    selector rows: every packed igemm kernel on .device/pk_train.txt and .device/pk_hold.txt
+#   pkwcheck  packed igemm bwd_weight kernels: correctness, sanitizers, every bwd_weight kernel + cuDNN on
+#             .device/scpg_pub.jsonl, their rows on .device/pkw_train.txt / pkw_hold.txt
 #   scpgdiag  every kernel + cuDNN on the public grouped problems with C/G <= 16 (.device/scpg_pub.jsonl)
 #   oddab     igemm vec 1 (odd channels, batched loads): correctness, sanitizers, then before
 #             (.device/oldlib) vs after on the public problems with an odd C or K (.device/odd_pub.jsonl)
@@ -998,6 +1003,73 @@ PY
         pack /tmp/dwst_rows_$set.csv "$OUT/dwst_rows_$set.csv.zst"
       done
       tar czf "$OUT/dwst.tar.gz" -C /tmp dwst ;;
+    pkcheck)
+      # Packed igemm kernels (several small groups as one block-diagonal GEMM): every bf16 one and
+      # fp16 / fp32 samples against the reference, memcheck / racecheck / synccheck on 2 per bf16
+      # pool, then every fwd / bwd_data kernel and native cuDNN on the public grouped problems with
+      # C/G <= 16 (.device/scpg_pub.jsonl), PK_S seconds.
+      export GCONV_GPU_TEST_FILTER="${PK_TEST_FILTER:-packed}"
+      .device/gconv build --direction all --dtype bf16 --filter packed --jobs "$ncpu" > "$OUT/pk_build.txt" 2>&1
+      grep -v '^  ' "$OUT/pk_build.txt" | tail -n 3
+      mkdir -p /tmp/pklogs
+      GCONV_GPU_TEST_FAMILY=igemm LOG_DIR=/tmp/pklogs scripts/gpu-test .device 'Pools/PoolCorrectness.*' \
+        > "$OUT/pk_tests.txt" 2>&1; tail -n 1 "$OUT/pk_tests.txt"
+      cat /tmp/pklogs/*.log > /tmp/pk_tests.log; gzip -c /tmp/pk_tests.log > "$OUT/pk_tests.log.gz"
+      grep -h "^TALLY" /tmp/pk_tests.log | sort; grep -h -E "Failure|failed|crash" /tmp/pk_tests.log | head -n 12
+      for tool in memcheck racecheck synccheck; do
+        mkdir -p /tmp/pksan_$tool
+        GCONV_GPU_TEST_FAMILY=igemm GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/pksan_$tool \
+          scripts/gpu-test .device 'Pools/PoolCorrectness.*/fwd_bf16_*:Pools/PoolCorrectness.*/bwd_data_bf16_*' > "$OUT/pksan_$tool.txt" 2>&1
+        echo "$tool: $(tail -n 1 "$OUT/pksan_$tool.txt") | $(cat /tmp/pksan_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      done
+      if [ "${PK_S:-240}" -gt 0 ]; then
+        timeout -k 10 "${PK_S:-240}" .device/gconv bench --problems .device/scpg_pub.jsonl --provider gconv,cudnn \
+          --filter "${PK_FILTER:-direction != bwd_weight}" --out /tmp/pk.csv --warmup 2 --repeats 5 --check none \
+          --jobs "$ncpu" --progress-s 60 2> "$OUT/pk_bench.log"
+        echo "pk bench rc=$?"; grep -v ETA "$OUT/pk_bench.log" | tail -n 2
+        pack /tmp/pk.csv "$OUT/pk.csv.zst"
+      fi ;;
+    pkrows)
+      # Selector rows of the packed igemm kernels: every one on the training problems of
+      # .device/pk_train.txt (bf16 fwd / bwd_data with G > 1, C/G and K/G <= 16) and of
+      # .device/pk_hold.txt (validation_holdout's), PKR_S seconds each.
+      for set in train hold; do
+        timeout -k 10 "${PKR_S:-240}" .device/gconv bench --problems .device/pk_$set.txt --filter "${PKR_FILTER:-packed}" \
+          --out /tmp/pkrows_$set.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 \
+          2> "$OUT/pkrows_$set.log"
+        echo "pkrows $set rc=$?"; grep -v ETA "$OUT/pkrows_$set.log" | tail -n 2
+        pack /tmp/pkrows_$set.csv "$OUT/pkrows_$set.csv.zst"
+      done ;;
+    pkwcheck)
+      # Packed igemm bwd_weight kernels: every bf16 one and fp16 / fp32 samples against the
+      # reference, the sanitizers on 2 per bf16 pool, every bwd_weight kernel and native cuDNN on
+      # .device/scpg_pub.jsonl, then their selector rows on .device/pkw_train.txt / pkw_hold.txt.
+      export GCONV_GPU_TEST_FILTER='packed && direction == bwd_weight'
+      .device/gconv build --direction bwd_weight --dtype bf16 --filter packed --jobs "$ncpu" > "$OUT/pkw_build.txt" 2>&1
+      grep -v '^  ' "$OUT/pkw_build.txt" | tail -n 3
+      mkdir -p /tmp/pkwlogs
+      GCONV_GPU_TEST_FAMILY=igemm LOG_DIR=/tmp/pkwlogs scripts/gpu-test .device 'Pools/PoolCorrectness.*/bwd_weight_*' \
+        > "$OUT/pkw_tests.txt" 2>&1; tail -n 1 "$OUT/pkw_tests.txt"
+      cat /tmp/pkwlogs/*.log > /tmp/pkw_tests.log; gzip -c /tmp/pkw_tests.log > "$OUT/pkw_tests.log.gz"
+      grep -h "^TALLY" /tmp/pkw_tests.log | sort; grep -h -E "Failure|failed|crash" /tmp/pkw_tests.log | head -n 12
+      for tool in memcheck racecheck synccheck; do
+        mkdir -p /tmp/pkwsan_$tool
+        GCONV_GPU_TEST_FAMILY=igemm GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/pkwsan_$tool \
+          scripts/gpu-test .device 'Pools/PoolCorrectness.*/bwd_weight_bf16_*' > "$OUT/pkwsan_$tool.txt" 2>&1
+        echo "$tool: $(tail -n 1 "$OUT/pkwsan_$tool.txt") | $(cat /tmp/pkwsan_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+      done
+      timeout -k 10 "${PK_S:-200}" .device/gconv bench --problems .device/scpg_pub.jsonl --provider gconv,cudnn \
+        --filter 'direction == bwd_weight' --out /tmp/pkw.csv --warmup 2 --repeats 5 --check none \
+        --jobs "$ncpu" --progress-s 60 2> "$OUT/pkw_bench.log"
+      echo "pkw bench rc=$?"; grep -v ETA "$OUT/pkw_bench.log" | tail -n 2
+      pack /tmp/pkw.csv "$OUT/pkw.csv.zst"
+      for set in train hold; do
+        timeout -k 10 "${PKR_S:-150}" .device/gconv bench --problems .device/pkw_$set.txt \
+          --filter 'packed && direction == bwd_weight' --out /tmp/pkwrows_$set.csv --warmup 1 --repeats 5 \
+          --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 2> "$OUT/pkwrows_$set.log"
+        echo "pkwrows $set rc=$?"; grep -v ETA "$OUT/pkwrows_$set.log" | tail -n 2
+        pack /tmp/pkwrows_$set.csv "$OUT/pkwrows_$set.csv.zst"
+      done ;;
     scpgdiag)
       # Small C/G diagnosis: every kernel of the pool and native cuDNN on the public set's grouped
       # problems with C/G <= 16 (.device/scpg_pub.jsonl), so that the best kernel (oracle), the

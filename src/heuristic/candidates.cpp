@@ -52,7 +52,12 @@ constexpr int kWindowStreamClass = kWindowVecFirst + 5;
 // for t8x32_r8_v4 against 0.52 for the best vec 8), and no vec 4 kernel was
 // among the candidates of those problems (appended, as above).
 constexpr int kDirectVecFirst = kWindowStreamClass + 1;
-constexpr int kClasses = kDirectVecFirst + 5;
+// Packed igemm kernels (several small groups as one block-diagonal GEMM), a
+// class per vector width (appended, as above): the estimate charges them
+// groups_per_block times the mma work, which on C/G = 4..16 is not what
+// paces them (the one wide gather is).
+constexpr int kPackedFirst = kDirectVecFirst + 5;
+constexpr int kClasses = kPackedFirst + 5;
 
 }  // namespace
 
@@ -66,6 +71,7 @@ int kernel_class(const KernelTraits& t) {
     return t.vec == 8 ? 0 : kDirectVecFirst + vec_index(t.vec);
   }
   if (t.family == Family::tinyc) return kTinycClass;
+  if (t.packed) return kPackedFirst + vec_index(t.vec);
   const int large = t.tile_m * t.tile_n >= 128 * 128 ? 1 : 0;
   if (t.split_mode == SplitKMode::cluster) return kClusterFirst + large * 5 + vec_index(t.vec);
   const int split = t.split_mode == SplitKMode::none ? 0 : t.split_mode == SplitKMode::parallel ? 1 : 2;

@@ -121,6 +121,8 @@ namespace {
     "the splits of a tile add through distributed shared memory: one launch, no workspace") \
   X(k_window_w, "direct: win_fx (0: a tile kernel)", "register-window depthwise kernel for this filter width") \
   X(k_family_tinyc, "family == tinyc", "tensor-core bwd_data over dx tiles with a dy halo in shared memory (C <= 8)") \
+  X(k_packed, "igemm: packed", \
+    "the block's groups as one block-diagonal GEMM: one wide A gather, groups_per_block times the mma work") \
   /* interaction */ \
   X(x_log_m_tiles, "igemm: lg(ceil(M_phase / tile_m))", "grid extent along M") \
   X(x_log_n_tiles, "igemm: lg(ceil(N / (tile_n / groups_per_block)))", "grid extent along N (per group)") \
@@ -497,6 +499,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
   flag(k_family_direct, t.family == Family::direct);
   flag(k_family_wgmma, t.family == Family::wgmma);
   flag(k_family_tinyc, t.family == Family::tinyc);
+  flag(k_packed, t.packed);  // canonical traits: igemm only
   flag(k_tma, t.tma);  // canonical traits: wgmma and register-window kernels only
   flag(k_split_cluster, is_gemm && t.split_mode == SplitKMode::cluster);
   set(k_window_w, t.family == Family::direct ? t.win_fx : 0);
@@ -518,8 +521,13 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
     const int64_t n_per_group = std::max(1, t.tile_n / gpb);
     const int64_t tm = std::max(1, t.tile_m), tk = std::max(1, t.tile_k);
     split = std::max(1, t.split_k);
-    const int64_t m_tiles = ceil_div(m_rows, tm), n_tiles = ceil_div(n_group, n_per_group), g_blocks = ceil_div(p.g, gpb);
-    const int64_t k_tiles = ceil_div(k_len, tk), k_iters = ceil_div(k_tiles, int64_t(split));
+    // Packed: K (fwd / bwd_data) or M (bwd_weight) runs over the block's
+    // groups' channels (igemm/operands.cuh).
+    const bool wgrad = p.direction == Direction::bwd_weight;
+    const int64_t k_block = t.packed && !wgrad ? k_len * gpb : k_len;
+    const int64_t m_block = t.packed && wgrad ? m_rows * gpb : m_rows;
+    const int64_t m_tiles = ceil_div(m_block, tm), n_tiles = ceil_div(n_group, n_per_group), g_blocks = ceil_div(p.g, gpb);
+    const int64_t k_tiles = ceil_div(k_block, tk), k_iters = ceil_div(k_tiles, int64_t(split));
     blocks = double(m_tiles) * n_tiles * g_blocks * split * phases;
     smem = double(is_igemm ? igemm::smem_bytes(t) : wgmma::smem_bytes(t));
     set(k_tile_m, t.tile_m);
@@ -541,12 +549,12 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
     set(x_log_g_blocks, lg(g_blocks));
     set(x_log_k_tiles, lg(k_tiles));
     set(x_log_k_iters, lg(k_iters));
-    set(x_waste_m, 1.0 - ratio(m_rows, m_tiles * tm));
+    set(x_waste_m, 1.0 - ratio(m_block, m_tiles * tm));
     set(x_waste_n, 1.0 - ratio(n_group, n_tiles * n_per_group));
-    set(x_waste_k, 1.0 - ratio(k_len, k_iters * split * tk));
+    set(x_waste_k, 1.0 - ratio(k_block, k_iters * split * tk));
     set(x_waste_g, 1.0 - ratio(p.g, g_blocks * gpb));
 
-    const double bytes_per_kstep = double(gpb * tm + t.tile_n) * tk * eb;
+    const double bytes_per_kstep = double((t.packed ? 1 : gpb) * tm + t.tile_n) * tk * eb;
     flops_per_block = 2.0 * tm * t.tile_n * tk * double(k_iters);
     useful = std::min(1.0, ratio(flops, flops_per_block * blocks));
     double out_l2 = out_el * eb;

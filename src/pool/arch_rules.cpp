@@ -305,9 +305,9 @@ bool legal_igemm(const ArchRules& rules, const KernelTraits& t, std::string* why
   if (!legal_gemm_common(rules, t, g.stages_min, g.stages_max, g.split_k_max, g.groups_per_block, why)) return false;
   if (t.packed) {
     // One block-diagonal GEMM over the groups: no per-group columns, one A
-    // tile (igemm/config.cuh); bwd_weight has no packed form.
-    if (t.groups_per_block < 2 || t.direction == Direction::bwd_weight) {
-      *why = "packed: groups_per_block >= 2, fwd or bwd_data";
+    // tile (igemm/config.cuh).
+    if (t.groups_per_block < 2) {
+      *why = "packed: groups_per_block >= 2";
       return false;
     }
     return legal_resources(rules, t, why);

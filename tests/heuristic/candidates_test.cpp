@@ -42,6 +42,14 @@ TEST(Candidates, ClassesSeparateSplitModeTileAreaVectorAndFamily) {
   EXPECT_NE(kernel_class(det), kernel_class(direct));
   EXPECT_NE(kernel_class(window), kernel_class(direct));
   EXPECT_NE(kernel_class(window), kernel_class(det));
+  // Packed igemm kernels: a class per vector width, apart from every other.
+  KernelTraits pk8 = igemm(128, 32, SplitKMode::none, 8), pk4 = igemm(128, 32, SplitKMode::none, 4);
+  pk8.groups_per_block = pk4.groups_per_block = 4;
+  const int plain8 = kernel_class(pk8);
+  pk8.packed = pk4.packed = true;
+  EXPECT_NE(kernel_class(pk8), plain8);
+  EXPECT_NE(kernel_class(pk8), kernel_class(pk4));
+  EXPECT_EQ(ids.count(kernel_class(pk8)) + ids.count(kernel_class(pk4)), 0u);
   // Same class: only stages, warps or tile_k differ.
   KernelTraits a = igemm(128, 128, SplitKMode::none, 8), b = a;
   b.stages = 4;

@@ -65,6 +65,9 @@ TEST(WgmmaClasses, FollowIgemmsAndKeepItsIds) {
       } else if (t.family == Family::direct && t.vec != 8) {
         // The other direct tile kernels: vec 8 in class 0, the narrower widths a class each (after the stream's).
         EXPECT_EQ(c, t.vec == 4 ? 82 : t.vec == 2 ? 81 : 80) << kernel_name(t);
+      } else if (t.packed) {
+        // Packed igemm kernels: a class per vector width, after the direct tile kernels'.
+        EXPECT_EQ(c, t.vec == 8 ? 88 : t.vec == 4 ? 87 : t.vec == 2 ? 86 : 85) << kernel_name(t);
       } else {
         EXPECT_LT(c, 31) << kernel_name(t);
       }

@@ -4,8 +4,9 @@
 // instances rotate tile shapes, warp grids, stages, split-K modes, vector
 // widths and groups per block; three more cover odd corners (an odd number
 // of n8 atoms per warp, 2-byte copies with one k-step per tile, a warp
-// spanning four groups), three packed ones (several groups as one
-// block-diagonal GEMM). 33 compiles, two at a time (the CI machine has 2 cores).
+// spanning four groups), four packed ones (several groups as one
+// block-diagonal GEMM, every direction). 34 compiles, two at a time (the CI
+// machine has 2 cores).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -74,12 +75,15 @@ std::vector<KernelTraits> instances() {
   pk = make(Direction::bwd_data, DType::fp32, 1, {64, 32, 16, 2, 1, 3}, SplitKMode::none, 1, 2, 8);
   pk.packed = true;
   out.push_back(pk);
+  pk = make(Direction::bwd_weight, DType::fp16, 2, {32, 64, 64, 1, 2, 3}, SplitKMode::serial, 8, 8, 4);
+  pk.packed = true;
+  out.push_back(pk);
   return out;
 }
 
 TEST(IgemmCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills) {
   const std::vector<KernelTraits> all = instances();
-  ASSERT_EQ(all.size(), 33u);
+  ASSERT_EQ(all.size(), 34u);
   for (const auto& t : all) {
     std::string why;
     ASSERT_TRUE(igemm::traits_ok(t, &why)) << kernel_name(t) << ": " << why;

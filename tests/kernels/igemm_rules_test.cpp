@@ -148,13 +148,23 @@ TEST(IgemmRules, PackedGroupsFillOneTileAndWidenK) {
   EXPECT_NE(why.find("packed"), std::string::npos) << why;
   t.tile_n = 32;
   EXPECT_TRUE(accepts(t, p, &why)) << why;
-  t.vec = 8;  // C/G = 4 is not a multiple of 8
-  EXPECT_FALSE(accepts(t, p));
+  // vec 8 gathers A across groups: 8 x 4 and the last block's 2 x 4 channels
+  // are whole vectors; the weights go in 4-element pieces, C/G = 4 of them.
+  t.vec = 8;
+  EXPECT_TRUE(accepts(t, p, &why)) << why;
+  t.groups_per_block = 4;
+  t.tile_n = 16;
+  const Problem nine = conv2d(Direction::fwd, DType::bf16, 2, 36, 36, 9, 9, 9, 3, 1, 1);  // last block: 1 group
+  EXPECT_FALSE(accepts(t, nine, &why));
+  EXPECT_NE(why.find("vec"), std::string::npos) << why;
+  const Problem two = conv2d(Direction::fwd, DType::bf16, 2, 32, 32, 16, 9, 9, 3, 1, 1);  // C/G = 2 < a piece
+  EXPECT_FALSE(accepts(t, two, &why));
+  EXPECT_NE(why.find("piece"), std::string::npos) << why;
 
+  // Every direction has a packed form; one group per block is not packed.
   KernelTraits w = t;
-  w.vec = 4;
   w.direction = Direction::bwd_weight;
-  EXPECT_FALSE(igemm::traits_ok(w, &why));
+  EXPECT_TRUE(igemm::traits_ok(w, &why)) << why;
   w.direction = Direction::bwd_data;
   w.groups_per_block = 1;
   EXPECT_FALSE(igemm::traits_ok(w, &why));

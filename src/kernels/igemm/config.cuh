@@ -57,13 +57,15 @@ struct SmemTile {
 // host's smem_bytes() in igemm_plan.cpp mirrors this).
 __host__ __device__ constexpr int tile_pad(bool k_major, int dtype) { return !k_major && dtype == dev::kFP32 ? 8 : 0; }
 
-// PK (packed, fwd and bwd_data): the GPB groups of a block form one
-// block-diagonal GEMM instead of GPB narrow ones. Their channels are
-// contiguous, so one A tile gathers all of them (K = taps x GPB * Cg), and
-// B holds each group's weights in its diagonal block, zeros elsewhere: GPB
-// times the mma work of the groups alone, but one wide gather instead of GPB
-// narrow ones and no per-group padding of N or K to the mma shape, which is
-// what C/G = 4..16 needs (operands.cuh).
+// PK (packed): the GPB groups of a block form one block-diagonal GEMM
+// instead of GPB narrow ones. Their channels are contiguous, so one A tile
+// gathers all of them; fwd / bwd_data: K = taps x GPB * Cg, and B holds each
+// group's weights in its diagonal block, zeros elsewhere; bwd_weight: M =
+// GPB * Kg rows, N = GPB groups x taps x Cg columns, and only the diagonal
+// blocks of the result are written. GPB times the mma work of the groups
+// alone, but one wide gather instead of GPB narrow ones and no per-group
+// padding of N or K to the mma shape, which is what C/G = 4..16 needs
+// (operands.cuh).
 template <int DIR, int DT, int NDIM, int TM, int TN, int TK, int WARPS_M, int WARPS_N, int STAGES, int SPLIT, int VEC,
           int GPB, int PK = 0>
 struct IgemmConfig {
@@ -79,6 +81,11 @@ struct IgemmConfig {
   typedef typename dev::Elem<DT>::T T;
   static constexpr int kElemBytes = dev::Elem<DT>::kBytes;
   static constexpr int kVecBytes = VEC * kElemBytes;
+  // Packed fwd / bwd_data B (the block-diagonal weights): pieces of at most
+  // 8 bytes, so that a group of 4 bf16 channels (2 fp32) fills whole pieces
+  // while A gathers 16-byte vectors across the groups (loaders.cuh).
+  static constexpr int kVecB = kPacked ? cmin(VEC, 8 / kElemBytes) : VEC;
+  static constexpr int kVecBBytes = kVecB * kElemBytes;
   // One mma k-step: m16n8k16 for 16-bit types, m16n8k8 (tf32) for fp32; both
   // are 32 bytes of K, i.e. two 16-byte chunks of a K-major row.
   static constexpr int kKStep = DT == dev::kFP32 ? 8 : 16;
@@ -131,7 +138,7 @@ struct IgemmConfig {
   static_assert(TK % kKStep == 0, "tile_k must be a multiple of the mma k-step");
   static_assert(STAGES >= 2 && STAGES <= 5, "2..5 pipeline stages");
   static_assert(kPacked || (TN % GPB == 0 && kGroupN % 8 == 0), "each group needs a multiple of 8 columns");
-  static_assert(!kPacked || (GPB > 1 && DIR != kBwdWeight), "packed: several groups, fwd or bwd_data");
+  static_assert(!kPacked || GPB > 1, "packed: several groups per block");
   static_assert(kLoadGpb == 1 || kWarpN % kGroupN == 0 || kGroupN % kWarpN == 0,
                 "a warp must span whole groups or lie inside one");
   static_assert(VEC * kElemBytes <= 16 && (VEC & (VEC - 1)) == 0, "vec: 1, 2, 4 or 8 (16-bit), 1, 2 or 4 (fp32)");

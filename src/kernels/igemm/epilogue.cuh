@@ -65,7 +65,10 @@ struct EpiStage {
   static constexpr int kPitch = Cfg::kTileN * kOutBytes + (kF32Out ? 32 : 16);
   static constexpr int kRowOffBytes = Cfg::kTileM * kPitch;
   static constexpr int kBytes = kRowOffBytes + Cfg::kTileM * 4;
-  static constexpr bool kUse = Cfg::kSplit != kSplitSerial && kBytes <= Cfg::kSmemBytes;
+  // Packed bwd_weight writes only the diagonal blocks of its tile, element
+  // pairs at a time (epilogue below).
+  static constexpr bool kUse = Cfg::kSplit != kSplitSerial && kBytes <= Cfg::kSmemBytes &&
+                               !(Cfg::kPacked && Cfg::kDir == kBwdWeight);
 };
 
 // out[row_off(m) + (g0 + gi) * col_group_stride + nn] for each accumulator,
@@ -134,7 +137,14 @@ __device__ __forceinline__ void epilogue(const WarpMma<Cfg>& w, const IgemmParam
       }
     }
   } else {
-    int coff[NI];
+    // Packed bwd_weight: column nn is (group j, tap, c) of the block, j =
+    // nn / (F * Cg); it lands at column nn - j * F * Cg of row m's filter
+    // and only where j is row m's group (m / Kg). F * Cg is even (packed
+    // vectors are 2 elements or wider and divide Cg), so a pair of columns
+    // never spans two groups.
+    constexpr bool kDiag = Cfg::kPacked && Cfg::kDir == kBwdWeight;
+    const int fcg = p.filt_vol * p.Cg;
+    int coff[NI], cgrp[NI];
     bool ok0[NI], ok1[NI];
 #pragma unroll
     for (int j = 0; j < NI; ++j) {
@@ -143,6 +153,11 @@ __device__ __forceinline__ void epilogue(const WarpMma<Cfg>& w, const IgemmParam
       ok0[j] = gi < ngroups && nn < gemm_n;
       ok1[j] = gi < ngroups && nn + 1 < gemm_n;
       coff[j] = (g0 + gi) * col_group_stride + nn;
+      cgrp[j] = 0;
+      if constexpr (kDiag) {
+        cgrp[j] = nn / fcg;
+        coff[j] -= cgrp[j] * fcg;
+      }
     }
 #pragma unroll
     for (int i = 0; i < MI; ++i) {
@@ -151,10 +166,13 @@ __device__ __forceinline__ void epilogue(const WarpMma<Cfg>& w, const IgemmParam
         const int m = m0 + w.warp_m * Cfg::kWarpM + i * 16 + h * 8 + g;
         if (m >= gemm_m) continue;
         const int roff = row_off(m);
+        const int rgrp = kDiag ? m / p.Kg : 0;
 #pragma unroll
-        for (int j = 0; j < NI; ++j)
-          store_pair<Cfg>(p, split, roff + coff[j], w.acc[i][j][2 * h], w.acc[i][j][2 * h + 1], ok0[j], ok1[j],
-                          role);
+        for (int j = 0; j < NI; ++j) {
+          const bool diag = !kDiag || cgrp[j] == rgrp;
+          store_pair<Cfg>(p, split, roff + coff[j], w.acc[i][j][2 * h], w.acc[i][j][2 * h + 1], ok0[j] && diag,
+                          ok1[j] && diag, role);
+        }
       }
     }
   }

@@ -75,10 +75,14 @@ __device__ __forceinline__ void red_add_v2(float* addr, float a, float b) {
 // kernels slower than memset + kernel + reduce).
 constexpr int kFixBatch = 8;
 
-template <int DT, bool ZERO, class RowOff, class ColOff>
+// pair_ok(m, c): whether the tile's element (m, c) is an output element at
+// all (packed bwd_weight writes only its diagonal blocks; group_cols is then
+// the block-diagonal's column period, F * Cg, so that a 4-column vector of
+// one group is all in or all out).
+template <int DT, bool ZERO, class RowOff, class ColOff, class PairOk>
 __device__ __forceinline__ void fixup_pass(const IgemmParams& p, int m0, int rows, int gemm_m, int cols,
-                                              int group_cols, RowOff&& row_off, ColOff&& col_off, int tid,
-                                              int nthreads) {
+                                              int group_cols, RowOff&& row_off, ColOff&& col_off, PairOk&& pair_ok,
+                                              int tid, int nthreads) {
   typedef dev::Elem<DT> E;
   typedef typename E::T T;
   T* out = static_cast<T*>(p.dst);
@@ -99,7 +103,9 @@ __device__ __forceinline__ void fixup_pass(const IgemmParams& p, int m0, int row
         bool ok0, ok3;  // ok0 only fills the out-parameter: a column past the GEMM may start a group
         at[j] = row_off(m) + col_off(c, ok0);
         col_off(c + 3, ok3);
-        kind[j] = group_cols % 4 == 0 && ok3 && at[j] % 4 == 0 ? 1 : 2;  // 2: a tail or a group boundary
+        // 2: a tail or a group boundary (element by element, each pair_ok'd);
+        // a whole vector lies in one group, so pair_ok(m, c) speaks for it.
+        kind[j] = group_cols % 4 == 0 && ok3 && at[j] % 4 == 0 ? (pair_ok(m, c) ? 1 : 0) : 2;
       }
       if (!ZERO && kind[j] == 1) s[j] = __ldcg(reinterpret_cast<const float4*>(p.ws + at[j]));
     }
@@ -120,7 +126,7 @@ __device__ __forceinline__ void fixup_pass(const IgemmParams& p, int m0, int row
         for (int k = 0; k < 4; ++k) {
           bool ok;
           const int idx = roff + col_off(c + k, ok);
-          if (!ok) continue;
+          if (!ok || !pair_ok(m, c + k)) continue;
           if (ZERO) {
             p.ws[idx] = 0.f;
           } else {
@@ -130,6 +136,14 @@ __device__ __forceinline__ void fixup_pass(const IgemmParams& p, int m0, int row
       }
     }
   }
+}
+
+template <int DT, bool ZERO, class RowOff, class ColOff>
+__device__ __forceinline__ void fixup_pass(const IgemmParams& p, int m0, int rows, int gemm_m, int cols,
+                                              int group_cols, RowOff&& row_off, ColOff&& col_off, int tid,
+                                              int nthreads) {
+  fixup_pass<DT, ZERO>(p, m0, rows, gemm_m, cols, group_cols, row_off, col_off, [](int, int) { return true; }, tid,
+                       nthreads);
 }
 
 }  // namespace igemm

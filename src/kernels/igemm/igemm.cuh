@@ -34,17 +34,26 @@ struct FixupTile {
   int m0, n0, active;
   u64* w;
 
+  // Packed bwd_weight: only the diagonal blocks (epilogue.cuh).
+  static constexpr bool kDiag = Cfg::kPacked && Cfg::kDir == kBwdWeight;
   __device__ __forceinline__ int row_off(int m) const { return ops.row_off(p, m); }
   __device__ __forceinline__ int col_off(int c, bool& ok) const {
     const int gi = c / Cfg::kGroupN, nn = n0 + c % Cfg::kGroupN;
     ok = gi < b.ngroups && nn < ops.gemm_n(p);
-    return (b.g0 + gi) * ops.col_stride(p) + nn;  // element offsets fit int32 (params.cuh)
+    const int off = (b.g0 + gi) * ops.col_stride(p) + nn;  // element offsets fit int32 (params.cuh)
+    if constexpr (kDiag) return off - (nn / (p.filt_vol * p.Cg)) * (p.filt_vol * p.Cg);
+    return off;
+  }
+  __device__ __forceinline__ bool pair_ok(int m, int c) const {
+    if constexpr (kDiag) return (n0 + c) / (p.filt_vol * p.Cg) == m / p.Kg;
+    return true;
   }
   template <bool ZERO>
   __device__ __forceinline__ void pass(int tid) const {
     fixup_pass<Cfg::kDType, ZERO>(
-        p, m0, Cfg::kTileM, ops.gemm_m, Cfg::kTileN, Cfg::kGroupN, [&](int m) { return row_off(m); },
-        [&](int c, bool& ok) { return col_off(c, ok); }, tid, Cfg::kThreads);
+        p, m0, Cfg::kTileM, ops.gemm_m, Cfg::kTileN, kDiag ? p.filt_vol * p.Cg : Cfg::kGroupN,
+        [&](int m) { return row_off(m); }, [&](int c, bool& ok) { return col_off(c, ok); },
+        [&](int m, int c) { return pair_ok(m, c); }, tid, Cfg::kThreads);
   }
 };
 

@@ -51,10 +51,15 @@ int64_t saturated_product(std::initializer_list<int64_t> factors) {
 
 // K slots of the A and B loaders (see SlotMap in loaders.cuh): a K-major
 // tile has tile_k / vec slots along K, an MN-major tile tile_k rows.
+// Packed fwd / bwd_data B: pieces of at most 8 bytes (IgemmConfig::kVecB).
+int vec_b(const KernelTraits& t) {
+  return t.packed && t.direction != Direction::bwd_weight ? std::min(t.vec, 8 / elem_bytes(t.dtype)) : t.vec;
+}
+
 void k_slots(const KernelTraits& t, int* a, int* b) {
   const int kmajor = t.tile_k / t.vec;
   switch (t.direction) {
-    case Direction::fwd: *a = kmajor; *b = kmajor; break;
+    case Direction::fwd: *a = kmajor; *b = t.tile_k / vec_b(t); break;
     case Direction::bwd_data: *a = kmajor; *b = t.tile_k; break;
     case Direction::bwd_weight: *a = t.tile_k; *b = t.tile_k; break;
   }
@@ -95,6 +100,11 @@ size_t split_workspace(const KernelTraits& t, int64_t out_elems, int64_t out_til
   return 0;
 }
 
+// GEMM rows of one group block: packed bwd_weight stacks its groups' K/G.
+int64_t block_rows(const KernelTraits& t, const Problem& p, int64_t m_rows) {
+  return t.packed && p.direction == Direction::bwd_weight ? m_rows * t.groups_per_block : m_rows;
+}
+
 // Grid dimensions that do not depend on split-K: m tiles, phases.
 void grid_shape(const KernelTraits& t, const Problem& p, int64_t* m_tiles, int64_t* phases) {
   *phases = 1;
@@ -110,7 +120,7 @@ void grid_shape(const KernelTraits& t, const Problem& p, int64_t* m_tiles, int64
       *m_tiles = ceil_div(rows, t.tile_m);
       break;
     }
-    case Direction::bwd_weight: *m_tiles = ceil_div(p.k_per_group(), t.tile_m); break;
+    case Direction::bwd_weight: *m_tiles = ceil_div(block_rows(t, p, p.k_per_group()), t.tile_m); break;
   }
 }
 
@@ -123,7 +133,7 @@ int64_t n_tiles_of(const KernelTraits& t, int64_t group_n) {
   return ceil_div(group_n, t.tile_n / t.groups_per_block);
 }
 int64_t out_tiles(const KernelTraits& t, const ProblemFacts& f) {
-  const int64_t m_tiles = ceil_div(f.m_rows, t.tile_m);
+  const int64_t m_tiles = ceil_div(block_rows(t, *f.problem, f.m_rows), t.tile_m);
   const int64_t n_tiles = n_tiles_of(t, f.group_n);
   const int64_t g_blocks = ceil_div(f.problem->g, t.groups_per_block);
   return saturated_product({n_tiles, g_blocks, m_tiles, f.phases});
@@ -224,7 +234,6 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   if (gpb != 1 && gpb != 2 && gpb != 4 && gpb != 8) return fail(why, "groups_per_block must be 1, 2, 4 or 8");
   if (t.packed) {
     if (gpb < 2) return fail(why, "packed needs groups_per_block >= 2");
-    if (t.direction == Direction::bwd_weight) return fail(why, "packed: fwd or bwd_data only");
   } else {
     if (t.tile_n % gpb != 0 || (t.tile_n / gpb) % 8 != 0)
       return fail(why, "tile_n / groups_per_block must be a multiple of 8");
@@ -298,17 +307,37 @@ bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) 
   };
   // Vectors run along channels: fwd reads x and w along c; bwd_data reads dy
   // along k and w along c; bwd_weight reads dy along k and x along c.
-  if (f.cg % t.vec != 0) return not_divisible(f.cg, "C/G");
-  if (p.direction != Direction::fwd && f.kg % t.vec != 0) return not_divisible(f.kg, "K/G");
+  if (t.packed && p.direction != Direction::bwd_weight) {
+    // Packed fwd / bwd_data: A gathers vectors across the block's groups
+    // (every block's channel run a multiple of vec, the last block's too),
+    // B loads pieces of vec_b within one group.
+    const int64_t a_per_group = p.direction == Direction::fwd ? f.cg : f.kg;
+    const int64_t last = p.g % t.groups_per_block;
+    if ((t.groups_per_block * a_per_group) % t.vec != 0 || (last * a_per_group) % t.vec != 0)
+      return why ? fail(why, "packed: the block's " + std::string(p.direction == Direction::fwd ? "C/G" : "K/G") +
+                                 " channel runs are not multiples of vec (" + std::to_string(t.vec) + ")")
+                 : false;
+    if (f.cg % vec_b(t) != 0)
+      return why ? fail(why, "packed: C/G (" + std::to_string(f.cg) + ") is not divisible by the weights' piece (" +
+                                 std::to_string(vec_b(t)) + " elements)")
+                 : false;
+  } else {
+    if (f.cg % t.vec != 0) return not_divisible(f.cg, "C/G");
+    if (p.direction != Direction::fwd && f.kg % t.vec != 0) return not_divisible(f.kg, "K/G");
+  }
 
   const int gpb = t.groups_per_block;
   if (t.packed) {
-    // The block's groups fill its columns: one N tile, which bounds the
-    // block-diagonal waste (gpb times the groups' own mma work).
+    // The block's groups fill one tile along the side that holds their
+    // output channels (fwd / bwd_data: N, the loaders assume one N tile;
+    // bwd_weight: M), which keeps packing to small groups.
     if (2 * p.g <= gpb) return fail(why, "groups_per_block leaves more than half of each block's groups empty");
-    if (f.group_n * gpb > t.tile_n)
-      return why ? fail(why, "packed: groups_per_block x per-group GEMM N (" + std::to_string(gpb) + " x " +
-                                 std::to_string(f.group_n) + ") exceeds tile_n (" + std::to_string(t.tile_n) + ")")
+    const bool wgrad = p.direction == Direction::bwd_weight;
+    const int64_t side = wgrad ? f.kg : f.group_n, tile = wgrad ? t.tile_m : t.tile_n;
+    if (side * gpb > tile)
+      return why ? fail(why, std::string("packed: groups_per_block x ") + (wgrad ? "K/G (" : "per-group GEMM N (") +
+                                 std::to_string(gpb) + " x " + std::to_string(side) + ") exceeds " +
+                                 (wgrad ? "tile_m (" : "tile_n (") + std::to_string(tile) + ")")
                  : false;
   } else if (gpb > 1) {
     if (2 * p.g <= gpb) return fail(why, "groups_per_block leaves more than half of each block's groups empty");
@@ -414,7 +443,7 @@ LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
       break;
     case Direction::bwd_weight:
       q.gemm_m = int(kg);
-      q.gemm_n = int(F * cg);
+      q.gemm_n = int(F * cg * (t.packed ? t.groups_per_block : 1));  // packed: the block's groups' columns
       q.gemm_k = int(p.n * p.out_volume());
       break;
   }
@@ -436,7 +465,7 @@ LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
 
   int64_t m_tiles = 0, phases = 0;
   grid_shape(t, p, &m_tiles, &phases);
-  q.n_tiles = int(n_tiles_of(t, q.gemm_n));
+  q.n_tiles = int(n_tiles_of(t, group_n(p)));
   q.g_blocks = int(ceil_div(p.g, t.groups_per_block));
   q.m_tiles = int(m_tiles);
   q.splits = t.split_k;

@@ -231,13 +231,14 @@ struct StridedKMajor {
 // Packed fwd B (IgemmConfig::kPacked): the block-diagonal weights of the
 // block's groups. Row n (output channel g0 * Kg + n, group j = n / Kg),
 // column kk = (tap, c) with c < GPB * Cg: w[(g0 * Kg + n) * F*Cg + tap * Cg +
-// c - j * Cg] when c lies in group j's channels, else zero (vec divides Cg,
-// so a vector is all one or the other).
+// c - j * Cg] when c lies in group j's channels, else zero. Pieces of kVecB
+// elements (at most 8 bytes), which divides Cg, so a piece is all one or the
+// other.
 template <class Cfg>
 struct PackedKMajorB {
   typedef typename Cfg::T T;
   typedef typename Cfg::TileB Tile;
-  typedef SlotMap<Cfg::kTileK / Cfg::kVec, Cfg::kTileN, Cfg::kThreads, true> Map;
+  typedef SlotMap<Cfg::kTileK / Cfg::kVecB, Cfg::kTileN, Cfg::kThreads, true> Map;
 
   const T* src;
   int kdim, cg;
@@ -265,13 +266,13 @@ struct PackedKMajorB {
     }
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
-      kk[q] = k0 + Map::kslot(tid, q) * Cfg::kVec;
+      kk[q] = k0 + Map::kslot(tid, q) * Cfg::kVecB;
       ctr[q].set(kk[q], radix);
     }
   }
 
   __device__ __forceinline__ void load(u32 stage, int tid) {
-    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP> batch;
+    CopyBatch<Cfg::kVecBBytes, Map::kKP * Map::kP> batch;
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       const int ks = Map::kslot(tid, q);
@@ -282,7 +283,7 @@ struct PackedKMajorB {
         const int j = Map::mnslot(tid, p);
         const bool in_tile = Map::mn_ok(j);
         const bool v = kv && in_tile && roff[p] >= 0 && unsigned(c - lo[p]) < unsigned(cg);
-        batch.add(q * Map::kP + p, stage + Tile::elem_offset(j, ks * Cfg::kVec), v ? src + (roff[p] + koff) : src, v,
+        batch.add(q * Map::kP + p, stage + Tile::elem_offset(j, ks * Cfg::kVecB), v ? src + (roff[p] + koff) : src, v,
                   in_tile);
       }
       kk[q] += Cfg::kTileK;
@@ -364,7 +365,7 @@ struct PackedTapMNMajor {
   typedef typename Cfg::T T;
   typedef typename Cfg::TileB Tile;
   static constexpr int kNdim = Cfg::kNdim, kF = 3 - kNdim;
-  typedef SlotMap<Cfg::kTileK, Cfg::kTileN / Cfg::kVec, Cfg::kThreads, false> Map;
+  typedef SlotMap<Cfg::kTileK, Cfg::kTileN / Cfg::kVecB, Cfg::kThreads, false> Map;
 
   const T* src;
   int kg;
@@ -380,7 +381,7 @@ struct PackedTapMNMajor {
     kg = kg_;
 #pragma unroll
     for (int p = 0; p < Map::kP; ++p) {
-      const int c = Map::mnslot(tid, p) * Cfg::kVec;
+      const int c = Map::mnslot(tid, p) * Cfg::kVecB;
       const int j = c / cg;
       klo[p] = j * kg_;
       coff[p] = c < cols ? g0 * kg_ * ld + c - j * cg : -1;
@@ -393,7 +394,7 @@ struct PackedTapMNMajor {
   }
 
   __device__ __forceinline__ void load(u32 stage, const TapGeom& tg, const WTapGeom& wg, int tid) {
-    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP> batch;
+    CopyBatch<Cfg::kVecBBytes, Map::kKP * Map::kP> batch;
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       const int ks = Map::kslot(tid, q);
@@ -407,7 +408,7 @@ struct PackedTapMNMajor {
         const int mn = Map::mnslot(tid, p);
         const bool in_tile = Map::mn_ok(mn);
         const bool v = kv && in_tile && coff[p] >= 0 && unsigned(k - klo[p]) < unsigned(kg);
-        batch.add(q * Map::kP + p, stage + Tile::elem_offset(ks, mn * Cfg::kVec), v ? src + (coff[p] + roff) : src, v,
+        batch.add(q * Map::kP + p, stage + Tile::elem_offset(ks, mn * Cfg::kVecB), v ? src + (coff[p] + roff) : src, v,
                   in_tile);
       }
       kk[q] += Cfg::kTileK;
@@ -491,15 +492,23 @@ struct GatherMNMajor {
   KCounter<kNdim + 1> ctr[Map::kKP];  // (n, o...) of the row
   int kk[Map::kKP];
 
+  // Packed (one tile for the block's groups): column n is (group, tap, c),
+  // the group n / (F * Cg) (operands.cuh BwdWeightOperands).
   __device__ __forceinline__ void init(const IgemmParams& p, int g0, int ngroups, int n0, int k0, int tid) {
     src = static_cast<const T*>(p.b);
 #pragma unroll
     for (int s = 0; s < Map::kP; ++s) {
       const int j = Map::mnslot(tid, s) * Cfg::kVec;
-      const int gi = j / Cfg::kGroupN, n = n0 + j % Cfg::kGroupN;
+      int gi = j / Cfg::kGroupN, n = n0 + j % Cfg::kGroupN;
+      bool in_gemm = n < p.gemm_n;
+      if constexpr (Cfg::kPacked) {
+        const int fcg = p.filt_vol * p.Cg;
+        gi = n / fcg;
+        n -= gi * fcg;
+      }
 #pragma unroll
       for (int d = 0; d < 3; ++d) ctc[s][d] = 0;
-      if (n < p.gemm_n && gi < ngroups) {
+      if (in_gemm && gi < ngroups) {
         const int c = n % p.Cg;
         int f = n / p.Cg, lin = (g0 + gi) * p.Cg + c;
 #pragma unroll

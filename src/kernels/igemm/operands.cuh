@@ -218,28 +218,39 @@ struct BwdDataOperands {
   }
 };
 
+// Packed bwd_weight: rows m < ngroups * Kg (output channel g0 * Kg + m),
+// columns (group j, tap, c) < ngroups * F * Cg (p.gemm_n is GPB * F * Cg);
+// the epilogue keeps the diagonal blocks (j == m / Kg) and moves column nn
+// to nn - j * F * Cg (epilogue.cuh).
 template <class LCfg>
 struct BwdWeightOperands {
   typedef typename LCfg::T T;
-  int gemm_m, gemm_k;
+  int gemm_m, gemm_k, ngroups;
   StridedMNMajor<LCfg> la;
   GatherMNMajor<LCfg> lb;
 
-  __device__ __forceinline__ void setup(const IgemmParams& p, const BlockPos&) {
-    gemm_m = p.Kg;
+  __device__ __forceinline__ void setup(const IgemmParams& p, const BlockPos& b) {
+    ngroups = b.ngroups;
+    gemm_m = LCfg::kPacked ? b.ngroups * p.Kg : p.Kg;
     gemm_k = p.gemm_k;
   }
   __device__ __forceinline__ void init(const IgemmParams& p, const BlockPos& b, int m0, int n0, int k0, int tid) {
-    la.init(static_cast<const T*>(p.a), p.K, p.gemm_k, b.g0, p.Kg, b.ngroups, m0, p.Kg, k0, tid);
+    la.init(static_cast<const T*>(p.a), p.K, p.gemm_k, b.g0, p.Kg, b.ngroups, m0, gemm_m, k0, tid);
     lb.init(p, b.g0, b.ngroups, n0, k0, tid);
   }
   __device__ __forceinline__ void load(const IgemmParams& p, u32 sa, u32 sb, int tid) {
     la.load(sa, tid);
     lb.load(sb, p, tid);
   }
-  __device__ __forceinline__ int gemm_n(const IgemmParams& p) const { return p.gemm_n; }
-  __device__ __forceinline__ int col_stride(const IgemmParams& p) const { return p.Kg * p.gemm_n; }
-  __device__ __forceinline__ int row_off(const IgemmParams& p, int m) const { return m * p.gemm_n; }
+  __device__ __forceinline__ int gemm_n(const IgemmParams& p) const {
+    return LCfg::kPacked ? ngroups * p.filt_vol * p.Cg : p.gemm_n;
+  }
+  // A filter row: F * Cg elements (p.gemm_n unless packed); a group: Kg rows.
+  __device__ __forceinline__ static int filter_row(const IgemmParams& p) {
+    return LCfg::kPacked ? p.filt_vol * p.Cg : p.gemm_n;
+  }
+  __device__ __forceinline__ int col_stride(const IgemmParams& p) const { return p.Kg * filter_row(p); }
+  __device__ __forceinline__ int row_off(const IgemmParams& p, int m) const { return m * filter_row(p); }
 };
 
 template <class LCfg, int DIR>
