@@ -15,6 +15,7 @@
 
 #include "igemm/geometry.cuh"
 #include "igemm/loaders.cuh"
+#include "igemm/packed_loaders.cuh"
 
 namespace gconv {
 namespace igemm {
