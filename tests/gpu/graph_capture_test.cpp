@@ -9,7 +9,8 @@
 //            (the splits meet in the workspace, zeroed and converted inside
 //            the launch: kernels/common/fixup.cuh), direct tile fwd /
 //            bwd_data, direct register-window kernels (all three
-//            directions), naive;
+//            directions), naive, packed igemm (bwd_weight's serial split-K
+//            converting only the diagonal blocks);
 //   2 nodes: parallel split-K (main + reduce: one block summing all the
 //            slices of its tile would serialize them), deterministic direct
 //            bwd_weight (main + finish, the partials summed in split order).
@@ -135,7 +136,12 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{spec("bwd_weight", kDense), R"(^wgmma_.*_sk[0-9]+c_)", 1},
                       Case{spec("fwd", kDense), R"(^wgmma_.*_sk[0-9]+c_)", 1},
                       Case{spec("bwd_data", kDense), R"(^wgmma_.*_sk[0-9]+c_)", 1},
-                      Case{"bwd_data_bf16_n2c3k64_h30w70_y7x7_s2_p3", R"(^tinyc_)", 1}),
+                      Case{"bwd_data_bf16_n2c3k64_h30w70_y7x7_s2_p3", R"(^tinyc_)", 1},
+                      // Packed igemm kernels (several small groups as one block-diagonal GEMM):
+                      // bwd_weight's serial split-K converts only the diagonal blocks, in the launch.
+                      Case{"fwd_bf16_n4c128k128g32_h17w19_y3x3_p1", R"(_pk$)", 1},
+                      Case{"bwd_data_bf16_n4c128k128g32_h17w19_y3x3_s2_p1", R"(_pk$)", 1},
+                      Case{"bwd_weight_bf16_n4c128k128g32_h17w19_y3x3_p1", R"(_sk[0-9]+s_.*_pk$)", 1}),
     [](const ::testing::TestParamInfo<Case>& i) { return "case" + std::to_string(i.index); });
 
 }  // namespace
