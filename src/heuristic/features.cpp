@@ -522,10 +522,9 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
     const int64_t tm = std::max(1, t.tile_m), tk = std::max(1, t.tile_k);
     split = std::max(1, t.split_k);
     // Packed: K (fwd / bwd_data) or M (bwd_weight) runs over the block's
-    // groups' channels (igemm/operands.cuh).
-    const bool wgrad = p.direction == Direction::bwd_weight;
-    const int64_t k_block = t.packed && !wgrad ? k_len * gpb : k_len;
-    const int64_t m_block = t.packed && wgrad ? m_rows * gpb : m_rows;
+    // groups' channels (igemm_plan.hpp).
+    const int64_t k_block = igemm::block_k(t, p.direction, k_len);
+    const int64_t m_block = igemm::block_rows(t, p.direction, m_rows);
     const int64_t m_tiles = ceil_div(m_block, tm), n_tiles = ceil_div(n_group, n_per_group), g_blocks = ceil_div(p.g, gpb);
     const int64_t k_tiles = ceil_div(k_block, tk), k_iters = ceil_div(k_tiles, int64_t(split));
     blocks = double(m_tiles) * n_tiles * g_blocks * split * phases;

@@ -182,18 +182,16 @@ void finish(double compute_ms, double memory_ms, double penalty, int launches, c
 double gemm_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticProblem& ap, const DeviceInfo& d,
                AnalyticBreakdown* b) {
   const int eb = ap.eb;
-  const int64_t n_group = ap.n_group, k_len = ap.k_len, phases = ap.phases;
+  const int64_t phases = ap.phases;
   const int gpb = t.groups_per_block;
-  // Packed: the block's groups are one block-diagonal GEMM, gpb times as wide
-  // in N and in K (fwd / bwd_data) or M (bwd_weight): the zero blocks cost
-  // mma work (tile_efficiency sees them).
-  const bool wgrad = ap.problem->direction == Direction::bwd_weight;
-  const int64_t m_rows = t.packed && wgrad ? ap.m_rows * gpb : ap.m_rows;
-  const int64_t m_tiles = ceil_div(m_rows, t.tile_m);
-  const int64_t n_tiles = t.packed ? ceil_div(n_group * gpb, t.tile_n) : ceil_div(n_group, t.tile_n / gpb);
+  // Packed: the block's groups are one block-diagonal GEMM (igemm_plan.hpp
+  // block_rows, block_k, n_tiles_of): the zero blocks cost mma work
+  // (tile_efficiency sees them).
+  const Direction dir = ap.problem->direction;
+  const int64_t m_tiles = ceil_div(igemm::block_rows(t, dir, ap.m_rows), t.tile_m);
+  const int64_t n_tiles = igemm::n_tiles_of(t, ap.n_group);
   const int64_t g_blocks = ceil_div(ap.problem->g, gpb);
-  const int64_t k_block = t.packed && !wgrad ? k_len * gpb : k_len;
-  const int64_t k_iters = ceil_div(ceil_div(k_block, t.tile_k), t.split_k);
+  const int64_t k_iters = ceil_div(ceil_div(igemm::block_k(t, dir, ap.k_len), t.tile_k), t.split_k);
   const int a_tiles = t.packed ? 1 : gpb;
   b->blocks = m_tiles * n_tiles * g_blocks * t.split_k * phases;
 

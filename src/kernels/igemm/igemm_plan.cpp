@@ -100,11 +100,6 @@ size_t split_workspace(const KernelTraits& t, int64_t out_elems, int64_t out_til
   return 0;
 }
 
-// GEMM rows of one group block: packed bwd_weight stacks its groups' K/G.
-int64_t block_rows(const KernelTraits& t, const Problem& p, int64_t m_rows) {
-  return t.packed && p.direction == Direction::bwd_weight ? m_rows * t.groups_per_block : m_rows;
-}
-
 // Grid dimensions that do not depend on split-K: m tiles, phases.
 void grid_shape(const KernelTraits& t, const Problem& p, int64_t* m_tiles, int64_t* phases) {
   *phases = 1;
@@ -120,20 +115,15 @@ void grid_shape(const KernelTraits& t, const Problem& p, int64_t* m_tiles, int64
       *m_tiles = ceil_div(rows, t.tile_m);
       break;
     }
-    case Direction::bwd_weight: *m_tiles = ceil_div(block_rows(t, p, p.k_per_group()), t.tile_m); break;
+    case Direction::bwd_weight: *m_tiles = ceil_div(block_rows(t, p.direction, p.k_per_group()), t.tile_m); break;
   }
 }
 
 // Blocks of gconv_main: the grid_shape terms come from the facts (their
 // m_rows and phases are grid_shape's rows before tiling).
 // Output tiles (blocks of one split) and blocks of the grid.
-// N tiles of one group block: per group, or (packed) of the block's GEMM.
-int64_t n_tiles_of(const KernelTraits& t, int64_t group_n) {
-  if (t.packed) return ceil_div(group_n * t.groups_per_block, t.tile_n);
-  return ceil_div(group_n, t.tile_n / t.groups_per_block);
-}
 int64_t out_tiles(const KernelTraits& t, const ProblemFacts& f) {
-  const int64_t m_tiles = ceil_div(block_rows(t, *f.problem, f.m_rows), t.tile_m);
+  const int64_t m_tiles = ceil_div(block_rows(t, f.problem->direction, f.m_rows), t.tile_m);
   const int64_t n_tiles = n_tiles_of(t, f.group_n);
   const int64_t g_blocks = ceil_div(f.problem->g, t.groups_per_block);
   return saturated_product({n_tiles, g_blocks, m_tiles, f.phases});
@@ -187,6 +177,17 @@ int dtype_id(DType t) {
 }
 
 }  // namespace
+
+int64_t block_rows(const KernelTraits& t, Direction d, int64_t m_rows) {
+  return t.packed && d == Direction::bwd_weight ? m_rows * t.groups_per_block : m_rows;
+}
+int64_t block_k(const KernelTraits& t, Direction d, int64_t k_len) {
+  return t.packed && d != Direction::bwd_weight ? k_len * t.groups_per_block : k_len;
+}
+int64_t n_tiles_of(const KernelTraits& t, int64_t group_n) {
+  if (t.packed) return ceil_div(group_n * t.groups_per_block, t.tile_n);
+  return ceil_div(group_n, t.tile_n / t.groups_per_block);
+}
 
 void set_fast_div(IgemmParams& q) {
   const int divisors[4] = {q.n_tiles, q.g_blocks, q.phases, q.m_tiles};
@@ -327,11 +328,12 @@ bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) 
   }
 
   const int gpb = t.groups_per_block;
+  if (gpb > 1 && 2 * p.g <= gpb)
+    return fail(why, "groups_per_block leaves more than half of each block's groups empty");
   if (t.packed) {
     // The block's groups fill one tile along the side that holds their
     // output channels (fwd / bwd_data: N, the loaders assume one N tile;
     // bwd_weight: M), which keeps packing to small groups.
-    if (2 * p.g <= gpb) return fail(why, "groups_per_block leaves more than half of each block's groups empty");
     const bool wgrad = p.direction == Direction::bwd_weight;
     const int64_t side = wgrad ? f.kg : f.group_n, tile = wgrad ? t.tile_m : t.tile_n;
     if (side * gpb > tile)
@@ -340,7 +342,6 @@ bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) 
                                  (wgrad ? "tile_m (" : "tile_n (") + std::to_string(tile) + ")")
                  : false;
   } else if (gpb > 1) {
-    if (2 * p.g <= gpb) return fail(why, "groups_per_block leaves more than half of each block's groups empty");
     const int64_t need = f.group_n, have = t.tile_n / gpb;
     if (need > have)
       return why ? fail(why, "per-group GEMM N (" + std::to_string(need) + ") exceeds tile_n / groups_per_block (" +

@@ -57,6 +57,15 @@ size_t workspace_bytes(const KernelTraits& t, const ProblemFacts& f);
 // Dynamic shared memory of gconv_main (all pipeline stages).
 size_t smem_bytes(const KernelTraits& t);
 
+// The tiled GEMM of one group block from its per-group extents: a packed
+// kernel's groups widen M (bwd_weight) or K (fwd / bwd_data) by
+// groups_per_block, and its N tiles cover all the block's columns; other
+// kernels give each group tile_n / groups_per_block columns. One definition
+// for the launch plan, the analytic estimate and the selector's features.
+int64_t block_rows(const KernelTraits& t, Direction d, int64_t m_rows);
+int64_t block_k(const KernelTraits& t, Direction d, int64_t k_len);
+int64_t n_tiles_of(const KernelTraits& t, int64_t group_n);
+
 // fp32 split-K workspace: split_k output-sized slices (parallel), one slice
 // (serial), 0 without split-K. "Output" is y, dx or dw by direction.
 size_t workspace_bytes(const KernelTraits& t, const Problem& p);

@@ -237,15 +237,22 @@ struct WTapGeom {
   int lch;       // per k: F * Cg
 };
 
+// Packed (Cfg::kPacked, docs/packed.md): the block-diagonal weights of the
+// block's groups. Row kk = (tap, k) with k < GPB * Kg (group k / Kg), column
+// c < GPB * Cg (group j = c / Cg): w[(g0 * Kg + k) * F*Cg + f(tap) * Cg + c -
+// j * Cg] where the two groups agree, else zero; pieces of kVecB elements
+// (at most 8 bytes, == vec unless packed), which divides Cg.
 template <class Cfg>
 struct TapMNMajor {
   typedef typename Cfg::T T;
   typedef typename Cfg::TileB Tile;
   static constexpr int kNdim = Cfg::kNdim, kF = 3 - kNdim;
-  typedef SlotMap<Cfg::kTileK, Cfg::kTileN / Cfg::kVec, Cfg::kThreads, false> Map;
+  typedef SlotMap<Cfg::kTileK, Cfg::kTileN / Cfg::kVecB, Cfg::kThreads, false> Map;
 
   const T* src;
+  int kg;             // packed: K/G
   int coff[Map::kP];  // -1: column outside the GEMM
+  int klo[Map::kP];   // packed: the column's group's first packed k
   KCounter<kNdim + 1> ctr[Map::kKP];
   int kk[Map::kKP];
 
@@ -256,10 +263,27 @@ struct TapMNMajor {
     src = src_;
 #pragma unroll
     for (int p = 0; p < Map::kP; ++p) {
-      const int j = Map::mnslot(tid, p) * Cfg::kVec;
+      const int j = Map::mnslot(tid, p) * Cfg::kVecB;
       const int gi = j / Cfg::kGroupN, n = n0 + j % Cfg::kGroupN;
       coff[p] = (n < cols_per_group && gi < ngroups) ? (g0 + gi) * group_stride + n : -1;
     }
+    init_k(tg, k0, tid);
+  }
+  // Packed: cols, the valid columns (ngroups * Cg); ld, F * Cg.
+  __device__ __forceinline__ void init_packed(const T* src_, const TapGeom& tg, int g0, int cols, int kg_, int cg,
+                                              int ld, int k0, int tid) {
+    src = src_;
+    kg = kg_;
+#pragma unroll
+    for (int p = 0; p < Map::kP; ++p) {
+      const int c = Map::mnslot(tid, p) * Cfg::kVecB;
+      const int j = c / cg;
+      klo[p] = j * kg_;
+      coff[p] = c < cols ? g0 * kg_ * ld + c - j * cg : -1;
+    }
+    init_k(tg, k0, tid);
+  }
+  __device__ __forceinline__ void init_k(const TapGeom& tg, int k0, int tid) {
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       kk[q] = k0 + Map::kslot(tid, q);
@@ -268,20 +292,21 @@ struct TapMNMajor {
   }
 
   __device__ __forceinline__ void load(u32 stage, const TapGeom& tg, const WTapGeom& wg, int tid) {
-    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP> batch;
+    CopyBatch<Cfg::kVecBBytes, Map::kKP * Map::kP> batch;
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       const int ks = Map::kslot(tid, q);
       const bool kv = kk[q] < tg.kdim;
-      int roff = wg.lin0 + ctr[q].v[3] * wg.lch;
+      const int k = ctr[q].v[3];
+      int roff = wg.lin0 + k * wg.lch;
 #pragma unroll
       for (int d = kF; d < 3; ++d) roff += ctr[q].v[d] * wg.lstr[d];
 #pragma unroll
       for (int p = 0; p < Map::kP; ++p) {
         const int mn = Map::mnslot(tid, p);
         const bool in_tile = Map::mn_ok(mn);
-        const bool v = kv && in_tile && coff[p] >= 0;
-        batch.add(q * Map::kP + p, stage + Tile::elem_offset(ks, mn * Cfg::kVec), v ? src + (coff[p] + roff) : src, v,
+        const bool v = kv && in_tile && coff[p] >= 0 && (!Cfg::kPacked || unsigned(k - klo[p]) < unsigned(kg));
+        batch.add(q * Map::kP + p, stage + Tile::elem_offset(ks, mn * Cfg::kVecB), v ? src + (coff[p] + roff) : src, v,
                   in_tile);
       }
       kk[q] += Cfg::kTileK;

@@ -145,7 +145,7 @@ struct BwdDataOperands {
   TapGeom tg;
   WTapGeom wg;
   GatherKMajor<LCfg> la;
-  typename Select<LCfg::kPacked, PackedTapMNMajor<LCfg>, TapMNMajor<LCfg>>::type lb;
+  TapMNMajor<LCfg> lb;
 
   // K per tap: one group's K/G, or (packed) the block's GPB * K/G.
   __device__ __forceinline__ static int k_per_tap(const IgemmParams& p) {
@@ -195,7 +195,7 @@ struct BwdDataOperands {
     wg.lch = p.filt_vol * p.Cg;
     la.init(static_cast<const T*>(p.a), rg, tg, m0, b.g0, p.Kg, b.ngroups, k0, tid);
     if constexpr (LCfg::kPacked) {
-      lb.init(static_cast<const T*>(p.b), tg, b.g0, b.ngroups * p.Cg, p.Kg, p.Cg, wg.lch, k0, tid);
+      lb.init_packed(static_cast<const T*>(p.b), tg, b.g0, b.ngroups * p.Cg, p.Kg, p.Cg, wg.lch, k0, tid);
     } else {
       lb.init(static_cast<const T*>(p.b), tg, b.g0, b.ngroups, n0, p.Cg, p.Kg * p.filt_vol * p.Cg, k0, tid);
     }

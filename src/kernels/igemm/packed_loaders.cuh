@@ -1,8 +1,8 @@
-// Loaders of the packed igemm kernels' block-diagonal weights (IgemmConfig::
-// kPacked, fwd and bwd_data B; docs/packed.md): pieces of kVecB elements
-// (at most 8 bytes) copied where the piece lies in its row's (or column's)
-// group, zero-filled elsewhere. The A gathers and bwd_weight's operands are
-// the plain loaders of loaders.cuh.
+// The packed igemm kernels' fwd B loader (IgemmConfig::kPacked,
+// docs/packed.md): the block-diagonal weights in pieces of kVecB elements (at
+// most 8 bytes), copied where the piece lies in its row's group, zero-filled
+// elsewhere. bwd_data's B is TapMNMajor's packed form, the A gathers and
+// bwd_weight's operands are the plain loaders (loaders.cuh).
 #pragma once
 
 #include "igemm/loaders.cuh"
@@ -75,68 +75,6 @@ struct PackedKMajorB {
   }
 };
 
-// ---------------------------------------------------------------------------
-// Packed bwd_data B: the block-diagonal weights at the phase's taps. Row kk
-// = (tap, k) with k < GPB * Kg (group k / Kg), column c < GPB * Cg (group j =
-// c / Cg): w[(g0 * Kg + k) * F*Cg + f(tap) * Cg + c - j * Cg] when the two
-// groups agree, else zero.
-template <class Cfg>
-struct PackedTapMNMajor {
-  typedef typename Cfg::T T;
-  typedef typename Cfg::TileB Tile;
-  static constexpr int kNdim = Cfg::kNdim, kF = 3 - kNdim;
-  typedef SlotMap<Cfg::kTileK, Cfg::kTileN / Cfg::kVecB, Cfg::kThreads, false> Map;
-
-  const T* src;
-  int kg;
-  int coff[Map::kP];  // -1: column outside the GEMM
-  int klo[Map::kP];   // the column's group's first packed k
-  KCounter<kNdim + 1> ctr[Map::kKP];
-  int kk[Map::kKP];
-
-  // cols: valid columns (ngroups * Cg); ld: F * Cg.
-  __device__ __forceinline__ void init(const T* src_, const TapGeom& tg, int g0, int cols, int kg_, int cg, int ld,
-                                       int k0, int tid) {
-    src = src_;
-    kg = kg_;
-#pragma unroll
-    for (int p = 0; p < Map::kP; ++p) {
-      const int c = Map::mnslot(tid, p) * Cfg::kVecB;
-      const int j = c / cg;
-      klo[p] = j * kg_;
-      coff[p] = c < cols ? g0 * kg_ * ld + c - j * cg : -1;
-    }
-#pragma unroll
-    for (int q = 0; q < Map::kKP; ++q) {
-      kk[q] = k0 + Map::kslot(tid, q);
-      ctr[q].set(kk[q], tg.radix);
-    }
-  }
-
-  __device__ __forceinline__ void load(u32 stage, const TapGeom& tg, const WTapGeom& wg, int tid) {
-    CopyBatch<Cfg::kVecBBytes, Map::kKP * Map::kP> batch;
-#pragma unroll
-    for (int q = 0; q < Map::kKP; ++q) {
-      const int ks = Map::kslot(tid, q);
-      const bool kv = kk[q] < tg.kdim;
-      const int k = ctr[q].v[3];
-      int roff = wg.lin0 + k * wg.lch;
-#pragma unroll
-      for (int d = kF; d < 3; ++d) roff += ctr[q].v[d] * wg.lstr[d];
-#pragma unroll
-      for (int p = 0; p < Map::kP; ++p) {
-        const int mn = Map::mnslot(tid, p);
-        const bool in_tile = Map::mn_ok(mn);
-        const bool v = kv && in_tile && coff[p] >= 0 && unsigned(k - klo[p]) < unsigned(kg);
-        batch.add(q * Map::kP + p, stage + Tile::elem_offset(ks, mn * Cfg::kVecB), v ? src + (coff[p] + roff) : src, v,
-                  in_tile);
-      }
-      kk[q] += Cfg::kTileK;
-      ctr[q].step(tg.radix, tg.inc);
-    }
-    batch.flush();
-  }
-};
 
 }  // namespace igemm
 }  // namespace gconv

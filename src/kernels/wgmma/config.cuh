@@ -93,6 +93,8 @@ struct WgmmaConfig {
   typedef typename dev::Elem<DT>::T T;
   static constexpr int kElemBytes = dev::Elem<DT>::kBytes;
   static constexpr int kVecBytes = VEC * kElemBytes;
+  // The igemm loaders' weight pieces: vec (only packed igemm kernels narrow them).
+  static constexpr int kVecB = VEC, kVecBBytes = kVecBytes;
 
   // Each consumer warpgroup owns kWgM rows: kMI m64 MMAs of kNI instructions
   // of N = kInstrN columns each, per K step of kKStep.
@@ -211,6 +213,7 @@ struct WgmmaConfig {
     static constexpr int kThreads = kWarpgroup, kVec = VEC, kVecBytes = VEC * dev::Elem<DT>::kBytes;
     static constexpr int kGpb = 1, kGroupN = TN, kLoadGpb = 1;
     static constexpr bool kPacked = false;
+    static constexpr int kVecB = VEC, kVecBBytes = kVecBytes;
   };
 
   static_assert(CWG == 1 || CWG == 2, "one or two consumer warpgroups");
