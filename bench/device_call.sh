@@ -164,6 +164,41 @@ head_shapes() { awk -v n="$2" '/^#/ || !h++ {print; next} k++ < n' "$1"; }
 pack() {
   if [ -x .device/zstd ]; then .device/zstd -q -T0 -12 "$1" -o "$2"; else gzip -c "$1" > "${2%.zst}.gz"; fi
 }
+# check_kernels TAG FAMILY FILTER TESTS SANITIZED [TOOLS]: the bf16 kernels of FILTER built, the
+# GPU correctness tests TESTS (gtest pattern) on FAMILY's kernels of FILTER (bf16 all, fp16/fp32
+# samples) -> $OUT/TAG_tests.txt, TAG_tests.log.gz and the tallies, then each sanitizer of TOOLS
+# (default memcheck racecheck synccheck) on 2 kernels per pool of SANITIZED -> $OUT/TAGsan_TOOL.txt
+# (name only pools FILTER leaves kernels in: a test process that never calls CUDA fails under
+# compute-sanitizer).
+check_kernels() {
+  local tag=$1 family=$2 tests=$4 sanitized=$5 tools=${6:-memcheck racecheck synccheck} tool
+  export GCONV_GPU_TEST_FILTER=$3
+  .device/gconv build --direction all --dtype bf16 --filter "$3" --jobs "$ncpu" > "$OUT/${tag}_build.txt" 2>&1
+  grep -v '^  ' "$OUT/${tag}_build.txt" | tail -n 3
+  mkdir -p "/tmp/${tag}logs"
+  GCONV_GPU_TEST_FAMILY=$family LOG_DIR=/tmp/${tag}logs scripts/gpu-test .device "$tests" \
+    > "$OUT/${tag}_tests.txt" 2>&1; tail -n 1 "$OUT/${tag}_tests.txt"
+  cat /tmp/${tag}logs/*.log > "/tmp/${tag}_tests.log"; gzip -c "/tmp/${tag}_tests.log" > "$OUT/${tag}_tests.log.gz"
+  grep -h "^TALLY" "/tmp/${tag}_tests.log" | sort; grep -h -E "Failure|failed|crash" "/tmp/${tag}_tests.log" | head -n 12
+  for tool in $tools; do
+    mkdir -p "/tmp/${tag}san_$tool"
+    GCONV_GPU_TEST_FAMILY=$family GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/${tag}san_$tool \
+      scripts/gpu-test .device "$sanitized" > "$OUT/${tag}san_$tool.txt" 2>&1
+    echo "$tool: $(tail -n 1 "$OUT/${tag}san_$tool.txt") | $(cat /tmp/${tag}san_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+  done
+}
+# bench_rows TAG FILTER SECONDS: selector rows of the kernels of FILTER on .device/TAG_train.txt and
+# .device/TAG_hold.txt (SECONDS each) -> $OUT/TAGrows_{train,hold}.csv.zst
+bench_rows() {
+  local tag=$1 set
+  for set in train hold; do
+    timeout -k 10 "$3" .device/gconv bench --problems .device/${tag}_$set.txt --filter "$2" \
+      --out /tmp/${tag}rows_$set.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 \
+      2> "$OUT/${tag}rows_$set.log"
+    echo "${tag}rows $set rc=$?"; grep -v ETA "$OUT/${tag}rows_$set.log" | tail -n 2
+    pack /tmp/${tag}rows_$set.csv "$OUT/${tag}rows_$set.csv.zst"
+  done
+}
 ab_env() {
   local var=$1 tag=$2 label=$3 logs=$4 secs=$5 reps=$6 pairs=$7 va=${8:-0} vb=${9:-} mode
   grep -v '^#' problems/cudnn_public_h200.jsonl > /tmp/pub.jsonl
@@ -873,22 +908,9 @@ PY
     dwcheck)
       # The direct family's register-window kernels (DW_FILTER narrows them): every bf16 one and
       # samples of fp16/fp32 against the reference, then the sanitizers on 2 per bf16 pool
-      # (DW_SAN_PATTERN: the tests; name only pools the filter leaves kernels in: a test process
-      # that never calls CUDA fails under compute-sanitizer).
-      export GCONV_GPU_TEST_FILTER="${DW_FILTER:-window_w > 0}"
-      .device/gconv build --direction all --dtype bf16 --filter "$GCONV_GPU_TEST_FILTER" --jobs "$ncpu" > "$OUT/dw_build.txt" 2>&1
-      grep -v '^  ' "$OUT/dw_build.txt" | tail -n 4
-      mkdir -p /tmp/dwlogs
-      GCONV_GPU_TEST_FAMILY=direct LOG_DIR=/tmp/dwlogs scripts/gpu-test .device 'Pools/PoolCorrectness.*' \
-        > "$OUT/dw_tests.txt" 2>&1; tail -n 2 "$OUT/dw_tests.txt"
-      cat /tmp/dwlogs/*.log > /tmp/dw_tests.log; gzip -c /tmp/dw_tests.log > "$OUT/dw_tests.log.gz"
-      grep -h "^TALLY" /tmp/dw_tests.log | sort; grep -h -E "Failure|failed|crash" /tmp/dw_tests.log | head -n 20
-      for tool in ${DW_SAN:-memcheck racecheck synccheck}; do
-        mkdir -p /tmp/dsan_$tool
-        GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/dsan_$tool \
-          scripts/gpu-test .device "${DW_SAN_PATTERN:-Pools/PoolCorrectness.*bf16_2d}" > "$OUT/dsan_$tool.txt" 2>&1
-        echo "$tool: $(tail -n 1 "$OUT/dsan_$tool.txt") | $(cat /tmp/dsan_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
-      done ;;
+      # (DW_SAN_PATTERN: the tests).
+      check_kernels dw direct "${DW_FILTER:-window_w > 0}" 'Pools/PoolCorrectness.*' \
+        "${DW_SAN_PATTERN:-Pools/PoolCorrectness.*bf16_2d}" "${DW_SAN:-memcheck racecheck synccheck}" ;;
     dwsweep)
       # Depthwise problems of the public set: every direct kernel (tile and window) and cuDNN.
       python3 -c "import json; l=[x for x in open('problems/cudnn_public_h200.jsonl') if x.strip()]; \
@@ -1004,24 +1026,12 @@ PY
       done
       tar czf "$OUT/dwst.tar.gz" -C /tmp dwst ;;
     pkcheck)
-      # Packed igemm kernels (several small groups as one block-diagonal GEMM): every bf16 one and
-      # fp16 / fp32 samples against the reference, memcheck / racecheck / synccheck on 2 per bf16
-      # pool, then every fwd / bwd_data kernel and native cuDNN on the public grouped problems with
-      # C/G <= 16 (.device/scpg_pub.jsonl), PK_S seconds.
-      export GCONV_GPU_TEST_FILTER="${PK_TEST_FILTER:-packed}"
-      .device/gconv build --direction all --dtype bf16 --filter packed --jobs "$ncpu" > "$OUT/pk_build.txt" 2>&1
-      grep -v '^  ' "$OUT/pk_build.txt" | tail -n 3
-      mkdir -p /tmp/pklogs
-      GCONV_GPU_TEST_FAMILY=igemm LOG_DIR=/tmp/pklogs scripts/gpu-test .device 'Pools/PoolCorrectness.*' \
-        > "$OUT/pk_tests.txt" 2>&1; tail -n 1 "$OUT/pk_tests.txt"
-      cat /tmp/pklogs/*.log > /tmp/pk_tests.log; gzip -c /tmp/pk_tests.log > "$OUT/pk_tests.log.gz"
-      grep -h "^TALLY" /tmp/pk_tests.log | sort; grep -h -E "Failure|failed|crash" /tmp/pk_tests.log | head -n 12
-      for tool in memcheck racecheck synccheck; do
-        mkdir -p /tmp/pksan_$tool
-        GCONV_GPU_TEST_FAMILY=igemm GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/pksan_$tool \
-          scripts/gpu-test .device 'Pools/PoolCorrectness.*/fwd_bf16_*:Pools/PoolCorrectness.*/bwd_data_bf16_*' > "$OUT/pksan_$tool.txt" 2>&1
-        echo "$tool: $(tail -n 1 "$OUT/pksan_$tool.txt") | $(cat /tmp/pksan_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
-      done
+      # Packed igemm kernels (several small groups as one block-diagonal GEMM; PK_TEST_FILTER narrows
+      # them): correctness and sanitizers (check_kernels), then every fwd / bwd_data kernel and
+      # native cuDNN on the public grouped problems with C/G <= 16 (.device/scpg_pub.jsonl), PK_S
+      # seconds (0: none).
+      check_kernels pk igemm "${PK_TEST_FILTER:-packed}" 'Pools/PoolCorrectness.*' \
+        'Pools/PoolCorrectness.*/fwd_bf16_*:Pools/PoolCorrectness.*/bwd_data_bf16_*'
       if [ "${PK_S:-240}" -gt 0 ]; then
         timeout -k 10 "${PK_S:-240}" .device/gconv bench --problems .device/scpg_pub.jsonl --provider gconv,cudnn \
           --filter "${PK_FILTER:-direction != bwd_weight}" --out /tmp/pk.csv --warmup 2 --repeats 5 --check none \
@@ -1030,46 +1040,21 @@ PY
         pack /tmp/pk.csv "$OUT/pk.csv.zst"
       fi ;;
     pkrows)
-      # Selector rows of the packed igemm kernels: every one on the training problems of
+      # Selector rows of the packed igemm kernels (PKR_FILTER narrows them) on the training problems of
       # .device/pk_train.txt (bf16 fwd / bwd_data with G > 1, C/G and K/G <= 16) and of
       # .device/pk_hold.txt (validation_holdout's), PKR_S seconds each.
-      for set in train hold; do
-        timeout -k 10 "${PKR_S:-240}" .device/gconv bench --problems .device/pk_$set.txt --filter "${PKR_FILTER:-packed}" \
-          --out /tmp/pkrows_$set.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 \
-          2> "$OUT/pkrows_$set.log"
-        echo "pkrows $set rc=$?"; grep -v ETA "$OUT/pkrows_$set.log" | tail -n 2
-        pack /tmp/pkrows_$set.csv "$OUT/pkrows_$set.csv.zst"
-      done ;;
+      bench_rows pk "${PKR_FILTER:-packed}" "${PKR_S:-240}" ;;
     pkwcheck)
-      # Packed igemm bwd_weight kernels: every bf16 one and fp16 / fp32 samples against the
-      # reference, the sanitizers on 2 per bf16 pool, every bwd_weight kernel and native cuDNN on
-      # .device/scpg_pub.jsonl, then their selector rows on .device/pkw_train.txt / pkw_hold.txt.
-      export GCONV_GPU_TEST_FILTER='packed && direction == bwd_weight'
-      .device/gconv build --direction bwd_weight --dtype bf16 --filter packed --jobs "$ncpu" > "$OUT/pkw_build.txt" 2>&1
-      grep -v '^  ' "$OUT/pkw_build.txt" | tail -n 3
-      mkdir -p /tmp/pkwlogs
-      GCONV_GPU_TEST_FAMILY=igemm LOG_DIR=/tmp/pkwlogs scripts/gpu-test .device 'Pools/PoolCorrectness.*/bwd_weight_*' \
-        > "$OUT/pkw_tests.txt" 2>&1; tail -n 1 "$OUT/pkw_tests.txt"
-      cat /tmp/pkwlogs/*.log > /tmp/pkw_tests.log; gzip -c /tmp/pkw_tests.log > "$OUT/pkw_tests.log.gz"
-      grep -h "^TALLY" /tmp/pkw_tests.log | sort; grep -h -E "Failure|failed|crash" /tmp/pkw_tests.log | head -n 12
-      for tool in memcheck racecheck synccheck; do
-        mkdir -p /tmp/pkwsan_$tool
-        GCONV_GPU_TEST_FAMILY=igemm GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=/tmp/pkwsan_$tool \
-          scripts/gpu-test .device 'Pools/PoolCorrectness.*/bwd_weight_bf16_*' > "$OUT/pkwsan_$tool.txt" 2>&1
-        echo "$tool: $(tail -n 1 "$OUT/pkwsan_$tool.txt") | $(cat /tmp/pkwsan_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
-      done
+      # Packed igemm bwd_weight kernels: correctness and sanitizers, every bwd_weight kernel and native
+      # cuDNN on .device/scpg_pub.jsonl, then their selector rows on .device/pkw_train.txt / pkw_hold.txt.
+      check_kernels pkw igemm 'packed && direction == bwd_weight' 'Pools/PoolCorrectness.*/bwd_weight_*' \
+        'Pools/PoolCorrectness.*/bwd_weight_bf16_*'
       timeout -k 10 "${PK_S:-200}" .device/gconv bench --problems .device/scpg_pub.jsonl --provider gconv,cudnn \
         --filter 'direction == bwd_weight' --out /tmp/pkw.csv --warmup 2 --repeats 5 --check none \
         --jobs "$ncpu" --progress-s 60 2> "$OUT/pkw_bench.log"
       echo "pkw bench rc=$?"; grep -v ETA "$OUT/pkw_bench.log" | tail -n 2
       pack /tmp/pkw.csv "$OUT/pkw.csv.zst"
-      for set in train hold; do
-        timeout -k 10 "${PKR_S:-150}" .device/gconv bench --problems .device/pkw_$set.txt \
-          --filter 'packed && direction == bwd_weight' --out /tmp/pkwrows_$set.csv --warmup 1 --repeats 5 \
-          --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 2> "$OUT/pkwrows_$set.log"
-        echo "pkwrows $set rc=$?"; grep -v ETA "$OUT/pkwrows_$set.log" | tail -n 2
-        pack /tmp/pkwrows_$set.csv "$OUT/pkwrows_$set.csv.zst"
-      done ;;
+      bench_rows pkw 'packed && direction == bwd_weight' "${PKR_S:-150}" ;;
     scpgdiag)
       # Small C/G diagnosis: every kernel of the pool and native cuDNN on the public set's grouped
       # problems with C/G <= 16 (.device/scpg_pub.jsonl), so that the best kernel (oracle), the
