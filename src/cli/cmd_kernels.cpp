@@ -55,7 +55,10 @@ json to_json(const ArchRules& rules, const KernelTraits& t) {
     j["split_k"] = t.split_k;
     j["vec"] = t.vec;
     j["groups_per_block"] = t.groups_per_block;
-    if (t.family == Family::igemm) j["packed"] = t.packed;
+    if (t.family == Family::igemm) {
+      j["packed"] = t.packed;
+      j["realign"] = t.realign;
+    }
   } else {
     j["block_h"] = t.block_h;
     j["block_w"] = t.block_w;

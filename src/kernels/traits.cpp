@@ -153,6 +153,7 @@ Status parse_igemm(NameParser& p, KernelTraits* t) {
   GCONV_RETURN_IF_ERROR(p.expect("_g"));
   GCONV_RETURN_IF_ERROR(p.number("groups_per_block", &t->groups_per_block));
   t->packed = p.accept("_pk");
+  if (!t->packed) t->realign = p.accept("_ra");
   return Status::Ok();
 }
 
@@ -245,7 +246,7 @@ std::string kernel_name(const KernelTraits& t) {
   if (t.family == Family::igemm) {
     return head + fmt::format("m{}n{}k{}_w{}x{}_s{}_sk{}{}_v{}_g{}{}", t.tile_m, t.tile_n, t.tile_k,
                               t.warps_m, t.warps_n, t.stages, t.split_k, split_suffix(t.split_mode),
-                              t.vec, t.groups_per_block, t.packed ? "_pk" : "");
+                              t.vec, t.groups_per_block, t.packed ? "_pk" : t.realign ? "_ra" : "");
   }
   if (t.family == Family::wgmma) {
     return head + fmt::format("m{}n{}k{}_c{}_s{}_sk{}{}_v{}{}", t.tile_m, t.tile_n, t.tile_k, t.warps_m, t.stages,

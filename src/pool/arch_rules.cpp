@@ -184,6 +184,10 @@ bool canonical(const KernelTraits& t, std::string* why) {
     *why = "canonical: only igemm kernels are packed";
     return false;
   }
+  if (t.realign && (t.family != Family::igemm || t.packed || t.direction == Direction::fwd)) {
+    *why = "canonical: only unpacked igemm bwd_data / bwd_weight kernels realign";
+    return false;
+  }
   if (t.family == Family::tinyc) return true;  // tinyc::traits_ok checks its own canonical form
   if (is_implicit_gemm(t.family)) {
     if (t.block_h != d.block_h || t.block_w != d.block_w || t.per_thread != d.per_thread || t.deterministic) {

@@ -47,6 +47,7 @@ const std::vector<FieldDef>& fields() {
     d.push_back({"vec", {}, [](R, T t) -> int64_t { return t.vec; }});
     d.push_back({"groups_per_block", {}, ig(&KernelTraits::groups_per_block)});
     d.push_back({"packed", {"false", "true"}, [](R, T t) -> int64_t { return t.packed ? 1 : 0; }});  // igemm only
+    d.push_back({"realign", {"false", "true"}, [](R, T t) -> int64_t { return t.realign ? 1 : 0; }});  // igemm only
     // Enum names by value: Family is {igemm, direct, wgmma, tinyc}.
     d.push_back({"family", {"igemm", "direct", "wgmma", "tinyc"}, [](R, T t) -> int64_t { return static_cast<int64_t>(t.family); }});
     d.push_back({"ndim", {}, [](R, T t) -> int64_t { return t.ndim; }});
@@ -274,7 +275,9 @@ class Parser {
     auto lhs = parse_operand();
     if (!lhs.ok()) return lhs.status();
     if (peek().kind != Tok::cmp) {
-      const auto is_bool_field = [&](std::string_view n) { return n == "deterministic" || n == "tma" || n == "packed"; };
+      const auto is_bool_field = [&](std::string_view n) {
+        return n == "deterministic" || n == "tma" || n == "packed" || n == "realign";
+      };
       if (lhs->kind == Operand::field && is_bool_field(fields()[lhs->field_index].name)) {
         auto n = make_node(Filter::Node::bool_field);
         n->lhs_field = lhs->field_index;

@@ -99,8 +99,8 @@ Status read_group(const JsonReader& r, const json& v, const std::string& path, F
   if (family == Family::igemm) {
     GCONV_RETURN_IF_ERROR(r.check_object(
         v, path,
-        {"tile_m", "tile_n", "tile_k", "warps", "stages", "split", "vec", "groups_per_block", "packed", "ndims",
-         "exclude"},
+        {"tile_m", "tile_n", "tile_k", "warps", "stages", "split", "vec", "groups_per_block", "packed", "realign",
+         "ndims", "exclude"},
         {"tile_m", "tile_n", "tile_k", "warps", "stages", "split", "vec", "groups_per_block"}));
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_m"], join(path, "tile_m"), &g->tile_m));
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_n"], join(path, "tile_n"), &g->tile_n));
@@ -112,6 +112,9 @@ Status read_group(const JsonReader& r, const json& v, const std::string& path, F
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["groups_per_block"], join(path, "groups_per_block"), &g->groups_per_block));
     g->packed = {false};
     if (v.contains("packed")) GCONV_RETURN_IF_ERROR(r.read_bool_list(v["packed"], join(path, "packed"), &g->packed));
+    g->realign = {false};
+    if (v.contains("realign"))
+      GCONV_RETURN_IF_ERROR(r.read_bool_list(v["realign"], join(path, "realign"), &g->realign));
   } else if (family == Family::wgmma) {
     GCONV_RETURN_IF_ERROR(r.check_object(
         v, path, {"tile_m", "tile_n", "tile_k", "consumers", "stages", "split", "vec", "tma", "ndims", "exclude"},
@@ -217,17 +220,19 @@ std::vector<KernelTraits> candidates(const PoolConfig& c, DType dt, const PoolGr
               for (auto [mode, sk] : g.split)
                 for (int v : g.vec)
                   for (int gpb : g.groups_per_block)
-                    for (bool pk : g.packed) {
-                      KernelTraits t = base;
-                      t.tile_m = tm, t.tile_n = tn, t.tile_k = tk;
-                      t.warps_m = wm, t.warps_n = wn;
-                      t.stages = st;
-                      t.split_mode = mode, t.split_k = sk;
-                      t.vec = v;
-                      t.groups_per_block = gpb;
-                      t.packed = pk;
-                      out.push_back(t);
-                    }
+                    for (bool pk : g.packed)
+                      for (bool ra : g.realign) {
+                        KernelTraits t = base;
+                        t.tile_m = tm, t.tile_n = tn, t.tile_k = tk;
+                        t.warps_m = wm, t.warps_n = wn;
+                        t.stages = st;
+                        t.split_mode = mode, t.split_k = sk;
+                        t.vec = v;
+                        t.groups_per_block = gpb;
+                        t.packed = pk;
+                        t.realign = ra;
+                        out.push_back(t);
+                      }
   } else if (c.family == Family::wgmma) {
     for (int tm : g.tile_m)
       for (int tn : g.tile_n)

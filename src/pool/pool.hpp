@@ -13,7 +13,9 @@
 //   igemm group:  tile_m tile_n tile_k [ints], warps ["2x2",...], stages [ints],
 //                 split ["1","8p","4s",...], vec [ints], groups_per_block [ints],
 //                 packed [bools] (optional, default [false]: the groups of a
-//                 block as one block-diagonal GEMM)
+//                 block as one block-diagonal GEMM), realign [bools]
+//                 (optional, default [false]: dy read in realigned 16-byte
+//                 vectors, for K/G off a multiple of vec)
 //   wgmma group:  tile_m tile_n tile_k [ints], consumers [ints] (consumer
 //                 warpgroups: warps_m), stages [ints], split [...], vec [ints],
 //                 tma [bools] (optional, default [false]: the producer gathers
@@ -58,7 +60,8 @@ struct PoolGroup {
   std::vector<int> tile_m, tile_n, tile_k, stages, vec, groups_per_block;
   std::vector<std::pair<int, int>> warps;
   std::vector<std::pair<SplitKMode, int>> split;
-  std::vector<bool> packed;  // igemm, default [false]
+  std::vector<bool> packed;   // igemm, default [false]
+  std::vector<bool> realign;  // igemm, default [false]
   // wgmma (tile_*, stages, split, vec above)
   std::vector<int> consumers;
   std::vector<bool> tma;  // default [false]

@@ -97,6 +97,26 @@ std::vector<Problem> packed_problems(Direction d, DType t) {
   return out;
 }
 
+// Realigned igemm kernels (bwd_data / bwd_weight, dy read in 16-byte vectors
+// from any offset): K/G off a multiple of 8 (odd, 2 mod 4, 4 mod 8) with C/G
+// a multiple of 8; r2plus1d's 921 channels (several K tiles per tap, the
+// last one partial), G = 2 (a group's dy starts mid-vector), stride-2
+// phases, dilation, 3D with a depth-only filter, 1D, 1x1.
+std::vector<Problem> realign_problems(Direction d, DType t) {
+  std::vector<Problem> out;
+  for (const char* s : {"n2c16k9_h9w11_y3x3_p1", "n2c32k45_h7w9_y3x3_s2_p1", "n1c64k921_h5w6_y3x3_p1",
+                        "n2c16k26g2_h8w8_y3x3_p1", "n2c16k21_h11w11_y3x3_p2_dil2", "n1c16k300_h7w7_y1x1",
+                        "n2c24k230_d3h5w6_z1y3x3_s1,2,2_p0,1,1", "n2c8k45_d4h6w6_z3y1x1_p1,0,0",
+                        "n1c32k921_d2h3w3_z3y1x1_s2,1,1_p1,0,0", "n2c16k13_w40_x3_p1", "n2c32k70_w37_x5_s2_p2_dil2",
+                        "n1c16k921_w50_x3_p1"}) {
+    Problem p = *Problem::parse_spec(s);
+    p.direction = d;
+    p.dtype = t;
+    out.push_back(p);
+  }
+  return out;
+}
+
 struct Tally {
   int kernels = 0, runs = 0, failures = 0, uncovered = 0, build_failures = 0;
 };
@@ -158,9 +178,11 @@ Tally check_pool(Direction d, DType t, int ndim, int sample) {
     if (p.ndim == ndim) problems.push_back(p);
   for (const Problem& p : covering_problems(d, t))
     if (p.ndim == ndim) cover.push_back(p);
-  std::vector<Problem> packed;
+  std::vector<Problem> packed, realign;
   for (const Problem& p : packed_problems(d, t))
     if (p.ndim == ndim) packed.push_back(p);
+  for (const Problem& p : realign_problems(d, t))
+    if (p.ndim == ndim) realign.push_back(p);
 
   Checker checker;
   std::random_device rd;
@@ -196,6 +218,8 @@ Tally check_pool(Direction d, DType t, int ndim, int sample) {
     for (const Problem& p : problems) try_problem(p);
     if (kernels[i].packed)
       for (const Problem& p : packed) try_problem(p);
+    if (kernels[i].realign)
+      for (const Problem& p : realign) try_problem(p);
     // tinyc kernels take every covering problem too: the odd list's stem has
     // K = 16, one of the kernel's 64-channel chunks; so do the register-window
     // bwd_weight kernels, whose multi-block regions only the larger covering

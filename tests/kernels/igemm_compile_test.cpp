@@ -78,12 +78,23 @@ std::vector<KernelTraits> instances() {
   pk = make(Direction::bwd_weight, DType::fp16, 2, {32, 64, 64, 1, 2, 3}, SplitKMode::serial, 8, 8, 4);
   pk.packed = true;
   out.push_back(pk);
+  // Realigned dy (K/G off a multiple of vec): bwd_data 3D bf16 with serial
+  // split-K, bwd_weight 2D bf16, bwd_data 1D fp32.
+  KernelTraits ra = make(Direction::bwd_data, DType::bf16, 3, {64, 128, 32, 2, 2, 4}, SplitKMode::serial, 4, 8, 1);
+  ra.realign = true;
+  out.push_back(ra);
+  ra = make(Direction::bwd_weight, DType::bf16, 2, {128, 64, 32, 2, 2, 4}, SplitKMode::none, 1, 8, 1);
+  ra.realign = true;
+  out.push_back(ra);
+  ra = make(Direction::bwd_data, DType::fp32, 1, {64, 64, 16, 2, 2, 3}, SplitKMode::none, 1, 4, 1);
+  ra.realign = true;
+  out.push_back(ra);
   return out;
 }
 
 TEST(IgemmCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills) {
   const std::vector<KernelTraits> all = instances();
-  ASSERT_EQ(all.size(), 34u);
+  ASSERT_EQ(all.size(), 37u);
   for (const auto& t : all) {
     std::string why;
     ASSERT_TRUE(igemm::traits_ok(t, &why)) << kernel_name(t) << ": " << why;

@@ -172,6 +172,45 @@ TEST(IgemmRules, PackedGroupsFillOneTileAndWidenK) {
   EXPECT_TRUE(igemm::traits_ok(w, &why)) << why;
 }
 
+// Realigned kernels read dy (K/G) in 16-byte vectors from any offset: bwd
+// only, not packed, 16-byte vectors; they take K/G off a multiple of vec (and
+// leave the others to the aligned kernels), C/G must stay on one. bwd_data's
+// K counter still runs over K/G per tap (the device rounds it up).
+TEST(IgemmRules, RealignServesUnalignedKOnly) {
+  KernelTraits t = traits(Direction::bwd_data, DType::bf16, 2);
+  t.tile_m = t.tile_n = 64;
+  t.realign = true;
+  std::string why;
+  EXPECT_TRUE(igemm::traits_ok(t, &why)) << why;
+  const Problem odd = conv2d(Direction::bwd_data, DType::bf16, 2, 64, 45, 1, 9, 9, 3, 1, 1);
+  EXPECT_TRUE(accepts(t, odd, &why)) << why;
+  auto plan = igemm::make_plan(t, odd);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  EXPECT_EQ(plan->params.Kg, 45);
+  const Problem even = conv2d(Direction::bwd_data, DType::bf16, 2, 64, 48, 1, 9, 9, 3, 1, 1);
+  EXPECT_FALSE(accepts(t, even, &why));
+  EXPECT_NE(why.find("realign"), std::string::npos) << why;
+  const Problem odd_c = conv2d(Direction::bwd_data, DType::bf16, 2, 45, 45, 1, 9, 9, 3, 1, 1);
+  EXPECT_FALSE(accepts(t, odd_c, &why));
+  EXPECT_NE(why.find("C/G"), std::string::npos) << why;
+  const Problem grouped = conv2d(Direction::bwd_weight, DType::bf16, 2, 32, 26, 2, 9, 9, 3, 1, 1);  // K/G 13, C/G 16
+  t.direction = Direction::bwd_weight;
+  EXPECT_TRUE(accepts(t, grouped, &why)) << why;
+
+  t.direction = Direction::fwd;
+  EXPECT_FALSE(igemm::traits_ok(t, &why));
+  EXPECT_NE(why.find("realign"), std::string::npos) << why;
+  t.direction = Direction::bwd_data;
+  t.vec = 4;
+  EXPECT_FALSE(igemm::traits_ok(t, &why));
+  EXPECT_NE(why.find("16-byte"), std::string::npos) << why;
+  t.dtype = DType::fp32;  // 4 x 4 bytes
+  EXPECT_TRUE(igemm::traits_ok(t, &why)) << why;
+  t.groups_per_block = 2;
+  t.packed = true;
+  EXPECT_FALSE(igemm::traits_ok(t, &why));
+}
+
 TEST(IgemmRules, WarpColumnsMustSpanWholeGroupsOrLieInsideOne) {
   const Problem p = conv2d(Direction::fwd, DType::bf16, 2, 64, 64, 8, 8, 8, 3, 1, 1);  // Kg = 8
   KernelTraits t = traits(Direction::fwd, DType::bf16, 2);

@@ -67,6 +67,13 @@ TEST(KernelName, ParseInvertsTheExamples) {
   EXPECT_EQ(pk->groups_per_block, 4);
   EXPECT_EQ(kernel_name(*pk), "igemm_fwd_bf16_2d_m128n16k32_w4x1_s4_sk1_v4_g4_pk");
   EXPECT_FALSE(parse_kernel_name("igemm_fwd_bf16_2d_m128n16k32_w4x1_s4_sk1_v4_g4_pkx").ok());
+  auto ra = parse_kernel_name("igemm_bwd_weight_bf16_3d_m64n128k32_w2x2_s4_sk16s_v8_g1_ra");
+  ASSERT_TRUE(ra.ok()) << ra.status().to_string();
+  EXPECT_TRUE(ra->realign);
+  EXPECT_FALSE(ra->packed);
+  EXPECT_EQ(ra->split_k, 16);
+  EXPECT_EQ(kernel_name(*ra), "igemm_bwd_weight_bf16_3d_m64n128k32_w2x2_s4_sk16s_v8_g1_ra");
+  EXPECT_FALSE(parse_kernel_name("igemm_bwd_data_bf16_2d_m64n64k32_w2x2_s4_sk1_v8_g2_pk_ra").ok());
   auto t = parse_kernel_name("igemm_bwd_data_fp32_1d_m16n8k8_w1x1_s2_sk128p_v1_g16");
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->direction, Direction::bwd_data);
@@ -80,6 +87,7 @@ TEST(KernelName, ParseInvertsTheExamples) {
   EXPECT_EQ(t->vec, 1);
   EXPECT_EQ(t->groups_per_block, 16);
   EXPECT_FALSE(t->packed);
+  EXPECT_FALSE(t->realign);
   // Fields the name does not carry keep their defaults.
   EXPECT_EQ(t->block_h, KernelTraits{}.block_h);
   EXPECT_FALSE(t->deterministic);

@@ -15,6 +15,16 @@ __host__ __device__ constexpr int low_pow2(int x) { return x & -x; }
 __host__ __device__ constexpr int cmin(int a, int b) { return a < b ? a : b; }
 __host__ __device__ constexpr int log2_pow2(int x) { return x <= 1 ? 0 : 1 + log2_pow2(x / 2); }
 
+// Compile-time choice of a type.
+template <bool B, class T, class F>
+struct Select {
+  typedef T type;
+};
+template <class T, class F>
+struct Select<false, T, F> {
+  typedef F type;
+};
+
 // A tile of ROWS rows of ROW_ELEMS elements, stored row after row.
 //
 // PAD == 0: the 16-byte chunks of each row are permuted by an XOR swizzle,
@@ -66,14 +76,19 @@ __host__ __device__ constexpr int tile_pad(bool k_major, int dtype) { return !k_
 // alone, but one wide gather instead of GPB narrow ones and no per-group
 // padding of N or K to the mma shape, which is what C/G = 4..16 needs
 // (operands.cuh).
+// RA (realign, bwd_data / bwd_weight): A (dy) is read in 16-byte vectors
+// from any element offset (realign.cuh), so that K/G off a multiple of vec
+// (odd channel counts) no longer falls back to 2-byte copies; B and the
+// output stay aligned (C/G a multiple of vec).
 template <int DIR, int DT, int NDIM, int TM, int TN, int TK, int WARPS_M, int WARPS_N, int STAGES, int SPLIT, int VEC,
-          int GPB, int PK = 0>
+          int GPB, int PK = 0, int RA = 0>
 struct IgemmConfig {
   static constexpr int kDir = DIR, kDType = DT, kNdim = NDIM;
   static constexpr int kTileM = TM, kTileN = TN, kTileK = TK;
   static constexpr int kWarpsM = WARPS_M, kWarpsN = WARPS_N;
   static constexpr int kStages = STAGES, kSplit = SPLIT, kVec = VEC, kGpb = GPB;
   static constexpr bool kPacked = PK != 0;
+  static constexpr bool kRealign = RA != 0;
   // A sub-tiles per stage: one per group, or one for all (packed).
   static constexpr int kLoadGpb = kPacked ? 1 : GPB;
   static constexpr int kThreads = WARPS_M * WARPS_N * 32;
@@ -86,6 +101,10 @@ struct IgemmConfig {
   // while A gathers 16-byte vectors across the groups (loaders.cuh).
   static constexpr int kVecB = kPacked ? cmin(VEC, 8 / kElemBytes) : VEC;
   static constexpr int kVecBBytes = kVecB * kElemBytes;
+  // Realigned A vectors are held in registers from their loads until after
+  // the tile's MMAs, then stored (mainloop.cuh): the loads are in flight
+  // while the tensor cores run instead of stalling the thread at once.
+  static constexpr bool kDeferFlush = kRealign;
   // One mma k-step: m16n8k16 for 16-bit types, m16n8k8 (tf32) for fp32; both
   // are 32 bytes of K, i.e. two 16-byte chunks of a K-major row.
   static constexpr int kKStep = DT == dev::kFP32 ? 8 : 16;
@@ -142,6 +161,8 @@ struct IgemmConfig {
   static_assert(kLoadGpb == 1 || kWarpN % kGroupN == 0 || kGroupN % kWarpN == 0,
                 "a warp must span whole groups or lie inside one");
   static_assert(VEC * kElemBytes <= 16 && (VEC & (VEC - 1)) == 0, "vec: 1, 2, 4 or 8 (16-bit), 1, 2 or 4 (fp32)");
+  static_assert(!kRealign || (kVecBytes == 16 && !kPacked && DIR != kFwd),
+                "realign: 16-byte vectors, bwd_data / bwd_weight, not packed");
 };
 
 }  // namespace igemm

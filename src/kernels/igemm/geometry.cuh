@@ -77,6 +77,7 @@ struct TapGeom {
   int ext[3];           // valid coordinates: [0, ext)
   int radix[4], inc[4]; // the K counter (taps..., channel)
   int kdim;             // GEMM K extent
+  int cvalid;           // realign: channels of the channel digit (its radix rounds them up to vec)
 };
 
 // bwd_data stride phase: the input positions i = ph + s * j and the filter

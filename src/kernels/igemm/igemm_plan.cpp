@@ -233,6 +233,11 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   if (t.split_mode == SplitKMode::cluster) return fail(why, "cluster split-K is a wgmma kernel's (igemm: parallel or serial)");
   const int gpb = t.groups_per_block;
   if (gpb != 1 && gpb != 2 && gpb != 4 && gpb != 8) return fail(why, "groups_per_block must be 1, 2, 4 or 8");
+  if (t.realign) {
+    if (t.packed) return fail(why, "realign and packed do not combine");
+    if (t.direction == Direction::fwd) return fail(why, "realign serves bwd_data and bwd_weight (dy's K/G)");
+    if (t.vec * elem_bytes(t.dtype) != 16) return fail(why, "realign reads 16-byte vectors (vec x element size)");
+  }
   if (t.packed) {
     if (gpb < 2) return fail(why, "packed needs groups_per_block >= 2");
   } else {
@@ -322,6 +327,13 @@ bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) 
       return why ? fail(why, "packed: C/G (" + std::to_string(f.cg) + ") is not divisible by the weights' piece (" +
                                  std::to_string(vec_b(t)) + " elements)")
                  : false;
+  } else if (t.realign) {
+    // dy (K/G) is read from any offset; x / w and the output stay aligned.
+    // Only where the aligned kernels cannot go: K/G off a multiple of vec.
+    if (f.cg % t.vec != 0) return not_divisible(f.cg, "C/G");
+    if (f.kg % t.vec == 0)
+      return fail(why, "realign serves K/G off a multiple of vec (" + std::to_string(f.kg) +
+                           " is one: the aligned kernels serve it)");
   } else {
     if (f.cg % t.vec != 0) return not_divisible(f.cg, "C/G");
     if (p.direction != Direction::fwd && f.kg % t.vec != 0) return not_divisible(f.kg, "K/G");
@@ -372,8 +384,8 @@ std::string instance_source(const KernelTraits& t) {
        std::to_string(dtype_id(t.dtype)) + ", " + std::to_string(t.ndim) + ", " + std::to_string(t.tile_m) + ", " +
        std::to_string(t.tile_n) + ", " + std::to_string(t.tile_k) + ", " + std::to_string(t.warps_m) + ", " +
        std::to_string(t.warps_n) + ", " + std::to_string(t.stages) + ", " + std::to_string(split_id(t.split_mode)) +
-       ", " + std::to_string(t.vec) + ", " + std::to_string(t.groups_per_block) + (t.packed ? ", 1" : "") +
-       "> Cfg;\n";
+       ", " + std::to_string(t.vec) + ", " + std::to_string(t.groups_per_block) +
+       (t.packed ? ", 1" : t.realign ? ", 0, 1" : "") + "> Cfg;\n";
   // The minimum-blocks hint is the config's (see kMinBlocks): without one
   // ptxas caps registers for occupancy on its own and spills bigger tiles.
   s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) +

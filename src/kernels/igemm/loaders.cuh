@@ -13,11 +13,18 @@
 // in init(), what depends only on K is stepped once per tile by a KCounter,
 // and every copy then costs an add and a bounds test per spatial dim.
 // load() issues the copies of one K tile and advances to the next; it is
-// called for consecutive tiles only.
+// called for consecutive tiles only. flush() then stores what load() holds in
+// registers (vec 1 elements, realigned vectors; nothing for cp.async), right
+// after load() or, for realigned loaders, after the tile's MMAs (mainloop.cuh).
+// Realigned (Cfg::kRealign, realign.cuh): the dy loaders of bwd_data
+// (GatherKMajor, whose channel digit then runs over K/G rounded up to the
+// vector) and bwd_weight (StridedMNMajor) read 16-byte vectors from any
+// element offset; TapMNMajor skips the rounded-up channels.
 #pragma once
 
 #include "common/ptx.cuh"
 #include "igemm/geometry.cuh"
+#include "igemm/realign.cuh"
 
 namespace gconv {
 namespace igemm {
@@ -87,6 +94,31 @@ struct CopyBatch {
   }
 };
 
+// A realigning loader's extra state: one past the tensor, and (MN-major)
+// the valid bytes of each column vector. Empty otherwise, so that the other
+// kernels' code is what it was (a member left unused still changed their PTX).
+template <bool RA, int P>
+struct RealignState {
+  const char* end;
+  int nbytes[P];
+};
+template <int P>
+struct RealignState<false, P> {};
+
+// What a loader that holds nothing keeps between load() and flush().
+struct NoBatch {
+  __device__ __forceinline__ void flush() {}
+};
+// The batch load() fills: the held one (realign), else a local one.
+template <class B>
+__device__ __forceinline__ B& pick_batch(B& held, B&) {
+  return held;
+}
+template <class B>
+__device__ __forceinline__ B& pick_batch(NoBatch&, B& local) {
+  return local;
+}
+
 // ---------------------------------------------------------------------------
 // K-major gather (rows = GEMM M, K contiguous within a tap). GPB groups share
 // the row geometry; group gi reads channels shifted by gi * gstride into its
@@ -94,13 +126,18 @@ struct CopyBatch {
 // contiguous reads of small Cg, measured slower: more slots per thread, more
 // registers, lower occupancy.)
 template <class Cfg>
-struct GatherKMajor {
+struct GatherKMajor : RealignState<Cfg::kRealign, 1> {
   typedef typename Cfg::T T;
   typedef typename Cfg::TileA Tile;
   static constexpr int kNdim = Cfg::kNdim, kF = 3 - kNdim;
   typedef SlotMap<Cfg::kTileK / Cfg::kVec, Cfg::kTileM, Cfg::kThreads, true> Map;
 
+  typedef typename Select<Cfg::kRealign, RealignBatch<Map::kKP * Map::kP * Cfg::kLoadGpb>,
+                          CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP * Cfg::kLoadGpb>>::type Batch;
+  typedef typename Select<Cfg::kRealign, Batch, NoBatch>::type Held;
+
   const T* src;
+  Held held;  // realign: the stage's vectors until flush()
   int gstride, ngroups;
   int climit;  // packed: channel digits at or past it are empty group slots (zeros)
   int rbase[Map::kP];
@@ -142,13 +179,21 @@ struct GatherKMajor {
   }
 
   __device__ __forceinline__ void load(u32 stage, const TapGeom& tg, int tid) {
-    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP * Cfg::kLoadGpb> batch;
+    Batch local;
+    Batch& batch = pick_batch(held, local);
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       const int ks = Map::kslot(tid, q);
       // Packed: the channel digit (slot 3) runs over all the block's groups;
       // vec divides the group's channels, so a vector is all in or all out.
       const bool kv = kk[q] < tg.kdim && (!Cfg::kPacked || ctr[q].v[3] < climit);
+      // Realign: the valid bytes of the vector (the digit's radix is the
+      // channel count rounded up to vec).
+      int nb = 0;
+      if constexpr (Cfg::kRealign) {
+        nb = tg.cvalid - ctr[q].v[3];
+        nb = (nb < Cfg::kVec ? (nb > 0 ? nb : 0) : Cfg::kVec) * Cfg::kElemBytes;
+      }
       int tc[3];
       int lin = tg.lin0 + ctr[q].v[3] * tg.lch;
 #pragma unroll
@@ -168,14 +213,22 @@ struct GatherKMajor {
 #pragma unroll
         for (int gi = 0; gi < Cfg::kLoadGpb; ++gi) {
           const bool vg = v && gi < ngroups;
-          batch.add((q * Map::kP + p) * Cfg::kLoadGpb + gi, dst + gi * Tile::kBytes, vg ? s + gi * gstride : src, vg,
-                    in_tile);
+          const int i = (q * Map::kP + p) * Cfg::kLoadGpb + gi;
+          if constexpr (Cfg::kRealign) {
+            batch.add(i, dst + gi * Tile::kBytes, reinterpret_cast<const char*>(vg ? s + gi * gstride : src),
+                      vg ? nb : 0, this->end, in_tile);
+          } else {
+            batch.add(i, dst + gi * Tile::kBytes, vg ? s + gi * gstride : src, vg, in_tile);
+          }
         }
       }
       kk[q] += Cfg::kTileK;
       ctr[q].step(tg.radix, tg.inc);
     }
-    batch.flush();
+    if constexpr (!Cfg::kRealign) batch.flush();
+  }
+  __device__ __forceinline__ void flush() {
+    if constexpr (Cfg::kRealign) held.flush();
   }
 };
 
@@ -226,6 +279,7 @@ struct StridedKMajor {
     }
     batch.flush();
   }
+  __device__ __forceinline__ void flush() {}
 };
 
 // ---------------------------------------------------------------------------
@@ -305,7 +359,9 @@ struct TapMNMajor {
       for (int p = 0; p < Map::kP; ++p) {
         const int mn = Map::mnslot(tid, p);
         const bool in_tile = Map::mn_ok(mn);
-        const bool v = kv && in_tile && coff[p] >= 0 && (!Cfg::kPacked || unsigned(k - klo[p]) < unsigned(kg));
+        // Realign: rows k >= K/G are the channel digit's rounding (zeros).
+        const bool v = kv && in_tile && coff[p] >= 0 && (!Cfg::kPacked || unsigned(k - klo[p]) < unsigned(kg)) &&
+                       (!Cfg::kRealign || k < tg.cvalid);
         batch.add(q * Map::kP + p, stage + Tile::elem_offset(ks, mn * Cfg::kVecB), v ? src + (coff[p] + roff) : src, v,
                   in_tile);
       }
@@ -314,17 +370,23 @@ struct TapMNMajor {
     }
     batch.flush();
   }
+  __device__ __forceinline__ void flush() {}
 };
 
 // ---------------------------------------------------------------------------
 // MN-major strided matrix with GPB groups (bwd_weight A): A^T[kk][m] =
 // dy[kk * ld + (g0 + gi) * gstride + m], one sub-tile per group.
 template <class Cfg>
-struct StridedMNMajor {
+struct StridedMNMajor : RealignState<Cfg::kRealign, SlotMap<Cfg::kTileK, Cfg::kTileM / Cfg::kVec, Cfg::kThreads, false>::kP> {
   typedef typename Cfg::T T;
   typedef typename Cfg::TileA Tile;
   typedef SlotMap<Cfg::kTileK, Cfg::kTileM / Cfg::kVec, Cfg::kThreads, false> Map;
 
+  typedef typename Select<Cfg::kRealign, RealignBatch<Map::kKP * Map::kP * Cfg::kLoadGpb>,
+                          CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP * Cfg::kLoadGpb>>::type Batch;
+  typedef typename Select<Cfg::kRealign, Batch, NoBatch>::type Held;
+
+  Held held;  // realign: the stage's vectors until flush()
   const T* src;
   int ld, kdim, gstride, ngroups;
   int coff[Map::kP];  // -1: column outside the GEMM
@@ -341,13 +403,16 @@ struct StridedMNMajor {
     for (int p = 0; p < Map::kP; ++p) {
       const int m = m0 + Map::mnslot(tid, p) * Cfg::kVec;
       coff[p] = m < cols ? g0 * gstride + m : -1;
+      if constexpr (Cfg::kRealign)
+        this->nbytes[p] = (cols - m < Cfg::kVec ? (cols - m > 0 ? cols - m : 0) : Cfg::kVec) * Cfg::kElemBytes;
     }
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) kk[q] = k0 + Map::kslot(tid, q);
   }
 
   __device__ __forceinline__ void load(u32 stage, int tid) {
-    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP * Cfg::kLoadGpb> batch;
+    Batch local;
+    Batch& batch = pick_batch(held, local);
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       const int ks = Map::kslot(tid, q);
@@ -363,13 +428,21 @@ struct StridedMNMajor {
 #pragma unroll
         for (int gi = 0; gi < Cfg::kLoadGpb; ++gi) {
           const bool vg = v && gi < ngroups;
-          batch.add((q * Map::kP + p) * Cfg::kLoadGpb + gi, dst + gi * Tile::kBytes, vg ? s + gi * gstride : src, vg,
-                    in_tile);
+          const int i = (q * Map::kP + p) * Cfg::kLoadGpb + gi;
+          if constexpr (Cfg::kRealign) {
+            batch.add(i, dst + gi * Tile::kBytes, reinterpret_cast<const char*>(vg ? s + gi * gstride : src),
+                      vg ? this->nbytes[p] : 0, this->end, in_tile);
+          } else {
+            batch.add(i, dst + gi * Tile::kBytes, vg ? s + gi * gstride : src, vg, in_tile);
+          }
         }
       }
       kk[q] += Cfg::kTileK;
     }
-    batch.flush();
+    if constexpr (!Cfg::kRealign) batch.flush();
+  }
+  __device__ __forceinline__ void flush() {
+    if constexpr (Cfg::kRealign) held.flush();
   }
 };
 
@@ -458,6 +531,7 @@ struct GatherMNMajor {
     }
     batch.flush();
   }
+  __device__ __forceinline__ void flush() {}
 };
 
 }  // namespace igemm

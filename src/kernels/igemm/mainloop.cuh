@@ -153,13 +153,20 @@ struct WarpMma {
 // fragment buffer then stays live across the copies, which costs registers).
 // Either way, the one barrier per tile also tells every thread that all warps
 // have read their last fragments of the stage that the following copies
-// overwrite.
-template <class Cfg, class LoadFn>
-__device__ __forceinline__ void mainloop(WarpMma<Cfg>& w, u32 smem, int ktiles, LoadFn&& load_tile) {
+// overwrite. flush_tile stores what load_tile holds in registers: at once,
+// or with Cfg::kDeferFlush after the tile's MMAs (before the barrier that
+// ends the iteration: the stage written was released by the previous one).
+template <class Cfg, class LoadFn, class FlushFn>
+__device__ __forceinline__ void mainloop(WarpMma<Cfg>& w, u32 smem, int ktiles, LoadFn&& load_tile,
+                                         FlushFn&& flush_tile) {
   constexpr int S = Cfg::kStages, KS = Cfg::kKSteps;
+  constexpr bool kDefer = Cfg::kDeferFlush;
 #pragma unroll 1
   for (int s = 0; s < S - 1; ++s) {
-    if (s < ktiles) load_tile(smem + s * Cfg::kStageBytes);
+    if (s < ktiles) {
+      load_tile(smem + s * Cfg::kStageBytes);
+      flush_tile();
+    }
     dev::cp_async_commit();
   }
   typename WarpMma<Cfg>::Frags fr[2];
@@ -171,7 +178,11 @@ __device__ __forceinline__ void mainloop(WarpMma<Cfg>& w, u32 smem, int ktiles, 
     for (int kt = 0; kt < ktiles; ++kt) {
       dev::cp_async_wait<S - 2>();
       __syncthreads();
-      if (kt + S - 1 < ktiles) load_tile(smem + write * Cfg::kStageBytes);
+      const bool more = kt + S - 1 < ktiles;
+      if (more) {
+        load_tile(smem + write * Cfg::kStageBytes);
+        if (!kDefer) flush_tile();
+      }
       dev::cp_async_commit();
       write = write + 1 == S ? 0 : write + 1;
       const u32 stage = smem + read * Cfg::kStageBytes;
@@ -182,6 +193,7 @@ __device__ __forceinline__ void mainloop(WarpMma<Cfg>& w, u32 smem, int ktiles, 
         if (ks + 1 < KS) w.load_frags(fr[(ks + 1) & 1], stage, ks + 1);
         w.mma_step(fr[ks & 1]);
       }
+      if (kDefer && more) flush_tile();
     }
     dev::cp_async_wait<0>();
     return;
@@ -195,7 +207,11 @@ __device__ __forceinline__ void mainloop(WarpMma<Cfg>& w, u32 smem, int ktiles, 
   w.load_frags(fr[0], smem, 0);
 #pragma unroll 1
   for (int kt = 0; kt < ktiles; ++kt) {
-    if (kt + S - 1 < ktiles) load_tile(smem + write * Cfg::kStageBytes);
+    const bool more = kt + S - 1 < ktiles;
+    if (more) {
+      load_tile(smem + write * Cfg::kStageBytes);
+      if (!kDefer) flush_tile();
+    }
     dev::cp_async_commit();
     write = write + 1 == S ? 0 : write + 1;
     const u32 stage = smem + read * Cfg::kStageBytes;
@@ -209,6 +225,7 @@ __device__ __forceinline__ void mainloop(WarpMma<Cfg>& w, u32 smem, int ktiles, 
         // into buffer 0 while this step's mmas run (with an odd step count
         // this step holds buffer 0 itself, so its mmas go first).
         if (KS % 2 == 1) w.mma_step(fr[ks & 1]);
+        if (kDefer && more) flush_tile();
         dev::cp_async_wait<S - 2>();
         __syncthreads();
         read = read + 1 == S ? 0 : read + 1;

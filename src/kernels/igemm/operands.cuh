@@ -20,16 +20,6 @@
 namespace gconv {
 namespace igemm {
 
-// Compile-time choice of a loader type.
-template <bool B, class T, class F>
-struct Select {
-  typedef T type;
-};
-template <class T, class F>
-struct Select<false, T, F> {
-  typedef F type;
-};
-
 // Where a block sits in the grid (order: see IgemmParams).
 struct BlockPos {
   int nt, g0, ngroups, mt, split, phase;
@@ -119,6 +109,7 @@ struct FwdOperands {
       tg.inc[d] = p.kc_inc[d];
     }
     tg.kdim = p.gemm_k;
+    tg.cvalid = p.kc_radix[3];
     la.init(static_cast<const T*>(p.a), rg, tg, m0, b.g0, p.Cg, b.ngroups, k0, tid);
     if constexpr (LCfg::kPacked) {
       lb.init(static_cast<const T*>(p.b), b.g0, b.ngroups * p.Kg, p.Kg, p.Cg, p.filt_vol * p.Cg, p.kc_radix[3],
@@ -130,6 +121,10 @@ struct FwdOperands {
   __device__ __forceinline__ void load(const IgemmParams&, u32 sa, u32 sb, int tid) {
     la.load(sa, tg, tid);
     lb.load(sb, tid);
+  }
+  __device__ __forceinline__ void flush() {
+    la.flush();
+    lb.flush();
   }
   __device__ __forceinline__ int gemm_n(const IgemmParams& p) const { return LCfg::kPacked ? ngroups * p.Kg : p.Kg; }
   __device__ __forceinline__ int col_stride(const IgemmParams& p) const { return p.Kg; }
@@ -147,8 +142,11 @@ struct BwdDataOperands {
   GatherKMajor<LCfg> la;
   TapMNMajor<LCfg> lb;
 
-  // K per tap: one group's K/G, or (packed) the block's GPB * K/G.
+  // K per tap: one group's K/G, or (packed) the block's GPB * K/G, or
+  // (realign) K/G rounded up to vec: a vector never spans two taps, the
+  // rounding's rows are zeros on both sides.
   __device__ __forceinline__ static int k_per_tap(const IgemmParams& p) {
+    if constexpr (LCfg::kRealign) return (p.Kg + LCfg::kVec - 1) / LCfg::kVec * LCfg::kVec;
     return LCfg::kPacked ? LCfg::kGpb * p.Kg : p.Kg;
   }
   __device__ __forceinline__ void setup(const IgemmParams& p, const BlockPos& b) {
@@ -192,8 +190,11 @@ struct BwdDataOperands {
     tg.radix[3] = k_per_tap(p);
     counter_increment(LCfg::kNdim + 1, tg.radix, LCfg::kTileK, tg.inc);
     tg.kdim = gemm_k;
+    tg.cvalid = LCfg::kPacked ? tg.radix[3] : p.Kg;
     wg.lch = p.filt_vol * p.Cg;
     la.init(static_cast<const T*>(p.a), rg, tg, m0, b.g0, p.Kg, b.ngroups, k0, tid);
+    if constexpr (LCfg::kRealign)
+      la.end = reinterpret_cast<const char*>(static_cast<const T*>(p.a) + p.batch * p.out_vol * p.K);
     if constexpr (LCfg::kPacked) {
       lb.init_packed(static_cast<const T*>(p.b), tg, b.g0, b.ngroups * p.Cg, p.Kg, p.Cg, wg.lch, k0, tid);
     } else {
@@ -203,6 +204,10 @@ struct BwdDataOperands {
   __device__ __forceinline__ void load(const IgemmParams&, u32 sa, u32 sb, int tid) {
     la.load(sa, tg, tid);
     lb.load(sb, tg, wg, tid);
+  }
+  __device__ __forceinline__ void flush() {
+    la.flush();
+    lb.flush();
   }
   __device__ __forceinline__ int gemm_n(const IgemmParams& p) const { return LCfg::kPacked ? ngroups * p.Cg : p.Cg; }
   __device__ __forceinline__ int col_stride(const IgemmParams& p) const { return p.Cg; }
@@ -237,11 +242,17 @@ struct BwdWeightOperands {
   }
   __device__ __forceinline__ void init(const IgemmParams& p, const BlockPos& b, int m0, int n0, int k0, int tid) {
     la.init(static_cast<const T*>(p.a), p.K, p.gemm_k, b.g0, p.Kg, b.ngroups, m0, gemm_m, k0, tid);
+    if constexpr (LCfg::kRealign)
+      la.end = reinterpret_cast<const char*>(static_cast<const T*>(p.a) + p.batch * p.out_vol * p.K);
     lb.init(p, b.g0, b.ngroups, n0, k0, tid);
   }
   __device__ __forceinline__ void load(const IgemmParams& p, u32 sa, u32 sb, int tid) {
     la.load(sa, tid);
     lb.load(sb, p, tid);
+  }
+  __device__ __forceinline__ void flush() {
+    la.flush();
+    lb.flush();
   }
   __device__ __forceinline__ int gemm_n(const IgemmParams& p) const {
     return LCfg::kPacked ? ngroups * p.filt_vol * p.Cg : p.gemm_n;

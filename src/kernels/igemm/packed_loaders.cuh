@@ -73,6 +73,7 @@ struct PackedKMajorB {
     }
     batch.flush();
   }
+  __device__ __forceinline__ void flush() {}
 };
 
 

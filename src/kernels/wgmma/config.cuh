@@ -88,7 +88,7 @@ struct WgmmaConfig {
   static constexpr int kConsumers = CWG, kStages = STAGES, kSplit = SPLIT, kVec = VEC;
   static constexpr int kThreads = kWarpgroup * (CWG + 1);  // producer warpgroup first
   static constexpr int kGpb = 1, kGroupN = TN, kLoadGpb = 1;
-  static constexpr bool kPacked = false;
+  static constexpr bool kPacked = false, kRealign = false;
 
   typedef typename dev::Elem<DT>::T T;
   static constexpr int kElemBytes = dev::Elem<DT>::kBytes;
@@ -211,8 +211,9 @@ struct WgmmaConfig {
     typedef typename WgmmaConfig::TileB TileB;
     static constexpr int kDir = DIR, kNdim = NDIM, kTileM = TM, kTileN = TN, kTileK = TK;
     static constexpr int kThreads = kWarpgroup, kVec = VEC, kVecBytes = VEC * dev::Elem<DT>::kBytes;
+    static constexpr int kElemBytes = dev::Elem<DT>::kBytes;
     static constexpr int kGpb = 1, kGroupN = TN, kLoadGpb = 1;
-    static constexpr bool kPacked = false;
+    static constexpr bool kPacked = false, kRealign = false;
     static constexpr int kVecB = VEC, kVecBBytes = kVecBytes;
   };
 

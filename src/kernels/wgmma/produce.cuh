@@ -52,6 +52,7 @@ __device__ __forceinline__ void produce(const IgemmParams& p, Ops& ops, const Bl
     if (pr.filled >= Cfg::kStages) mbar_wait(empty + 8 * w.stage, w.phase ^ 1);
     const u32 st = ring + w.stage * Cfg::kStageBytes;
     ops.load(p, st, st + Cfg::kABytes, tid);
+    ops.flush();
     dev::cp_async_commit();
     w.next();
     if (kt >= LAG) {
