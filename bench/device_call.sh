@@ -38,6 +38,9 @@
 #   pkwcheck  packed igemm bwd_weight kernels: correctness, sanitizers, every bwd_weight kernel + cuDNN on
 #             .device/scpg_pub.jsonl, their rows on .device/pkw_train.txt / pkw_hold.txt
 #   scpgdiag  every kernel + cuDNN on the public grouped problems with C/G <= 16 (.device/scpg_pub.jsonl)
+#   racheck   realigned igemm kernels (_ra): correctness, sanitizers, then every kernel + cuDNN on
+#             .device/ra_pub.jsonl (the public bwd problems with K/G off a multiple of 8, C/G on one)
+#   rarows    selector rows: every realigned kernel on .device/ra_train.txt and .device/ra_hold.txt
 #   oddab     igemm vec 1 (odd channels, batched loads): correctness, sanitizers, then before
 #             (.device/oldlib) vs after on the public problems with an odd C or K (.device/odd_pub.jsonl)
 #   dwdata    held-out depthwise problems (direct kernels + native cuDNN, reported), then window kernels
@@ -1055,6 +1058,23 @@ PY
       echo "pkw bench rc=$?"; grep -v ETA "$OUT/pkw_bench.log" | tail -n 2
       pack /tmp/pkw.csv "$OUT/pkw.csv.zst"
       bench_rows pkw 'packed && direction == bwd_weight' "${PKR_S:-150}" ;;
+    racheck)
+      # Realigned igemm kernels (dy read in 16-byte vectors from any offset; RA_TEST_FILTER narrows
+      # them): correctness and sanitizers, then every kernel and native cuDNN on the public set's
+      # bwd problems with K/G off a multiple of 8 and C/G on one (.device/ra_pub.jsonl), RA_S seconds.
+      check_kernels ra igemm "${RA_TEST_FILTER:-realign}" 'Pools/PoolCorrectness.*/bwd_*' \
+        'Pools/PoolCorrectness.*/bwd_data_bf16_*:Pools/PoolCorrectness.*/bwd_weight_bf16_*'
+      if [ "${RA_S:-240}" -gt 0 ]; then
+        timeout -k 10 "${RA_S:-240}" .device/gconv bench --problems .device/ra_pub.jsonl --provider gconv,cudnn \
+          --out /tmp/ra.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/ra_bench.log"
+        echo "ra bench rc=$?"; grep -v ETA "$OUT/ra_bench.log" | tail -n 2
+        pack /tmp/ra.csv "$OUT/ra.csv.zst"
+      fi ;;
+    rarows)
+      # Selector rows of the realigned kernels on the training problems of .device/ra_train.txt (bf16
+      # bwd problems of the training sweeps with K/G off a multiple of 8) and .device/ra_hold.txt
+      # (the holdout's), RAR_S seconds each.
+      bench_rows ra realign "${RAR_S:-150}" ;;
     scpgdiag)
       # Small C/G diagnosis: every kernel of the pool and native cuDNN on the public set's grouped
       # problems with C/G <= 16 (.device/scpg_pub.jsonl), so that the best kernel (oracle), the
