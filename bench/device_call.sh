@@ -39,7 +39,7 @@
 #             .device/scpg_pub.jsonl, their rows on .device/pkw_train.txt / pkw_hold.txt
 #   scpgdiag  every kernel + cuDNN on the public grouped problems with C/G <= 16 (.device/scpg_pub.jsonl)
 #   racheck   realigned igemm kernels (_ra): correctness, sanitizers, then every kernel + cuDNN on
-#             .device/ra_pub.jsonl (the public bwd problems with K/G off a multiple of 8, C/G on one)
+#             .device/ra_pub.jsonl (the public problems they serve: odd C/G > 8 fwd, odd K/G > 8 bwd)
 #   rarows    selector rows: every realigned kernel on .device/ra_train.txt and .device/ra_hold.txt
 #   oddab     igemm vec 1 (odd channels, batched loads): correctness, sanitizers, then before
 #             (.device/oldlib) vs after on the public problems with an odd C or K (.device/odd_pub.jsonl)
@@ -1061,9 +1061,9 @@ PY
     racheck)
       # Realigned igemm kernels (dy read in 16-byte vectors from any offset; RA_TEST_FILTER narrows
       # them): correctness and sanitizers, then every kernel and native cuDNN on the public set's
-      # bwd problems with K/G off a multiple of 8 and C/G on one (.device/ra_pub.jsonl), RA_S seconds.
-      check_kernels ra igemm "${RA_TEST_FILTER:-realign}" 'Pools/PoolCorrectness.*/bwd_*' \
-        'Pools/PoolCorrectness.*/bwd_data_bf16_*:Pools/PoolCorrectness.*/bwd_weight_bf16_*'
+      # problems they serve (.device/ra_pub.jsonl), RA_S seconds.
+      check_kernels ra igemm "${RA_TEST_FILTER:-realign}" 'Pools/PoolCorrectness.*' \
+        'Pools/PoolCorrectness.*/fwd_bf16_*:Pools/PoolCorrectness.*/bwd_data_bf16_*:Pools/PoolCorrectness.*/bwd_weight_bf16_*'
       if [ "${RA_S:-240}" -gt 0 ]; then
         timeout -k 10 "${RA_S:-240}" .device/gconv bench --problems .device/ra_pub.jsonl --provider gconv,cudnn \
           --out /tmp/ra.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/ra_bench.log"
@@ -1071,8 +1071,8 @@ PY
         pack /tmp/ra.csv "$OUT/ra.csv.zst"
       fi ;;
     rarows)
-      # Selector rows of the realigned kernels on the training problems of .device/ra_train.txt (bf16
-      # bwd problems of the training sweeps with K/G off a multiple of 8) and .device/ra_hold.txt
+      # Selector rows of the realigned kernels on the training problems of .device/ra_train.txt (the
+      # bf16 problems of the training sweeps they serve) and .device/ra_hold.txt
       # (the holdout's), RAR_S seconds each.
       bench_rows ra realign "${RAR_S:-150}" ;;
     scpgdiag)

@@ -8,8 +8,8 @@
 // Name grammar (one function builds it, its inverse parses it):
 //   igemm_<dir>_<dtype>_<nd>d_m<TM>n<TN>k<TK>_w<WM>x<WN>_s<stages>_sk<S>[p|s]_v<vec>_g<gpb>[_pk|_ra]
 //     e.g. igemm_fwd_bf16_2d_m128n128k32_w2x2_s4_sk1_v8_g1; _pk: packed
-//     (the gpb groups as one block-diagonal GEMM); _ra: realigned (dy read
-//     in 16-byte vectors from any offset, for K/G off a multiple of vec)
+//     (the gpb groups as one block-diagonal GEMM); _ra: realigned (odd
+//     channel counts read in 16-byte vectors from any offset)
 //     sk1 = no split-K; sk8p = 8-way parallel split-K (fp32 workspace + reduce);
 //     sk8s = 8-way serial split-K (fp32 atomics into a workspace, then convert).
 //   wgmma_<dir>_<dtype>_<nd>d_m<TM>n<TN>k<TK>_c<CWG>_s<stages>_sk<S>[p|s|c]_v<vec>[_tma]
@@ -76,8 +76,9 @@ struct KernelTraits {
   // igemm fwd / bwd_data with groups_per_block > 1: the groups form one
   // block-diagonal GEMM with a shared A tile (src/kernels/igemm/config.cuh).
   bool packed = false;
-  // igemm bwd_data / bwd_weight: dy (A) read in 16-byte vectors realigned in
-  // registers, for K/G not a multiple of vec (src/kernels/igemm/realign.cuh).
+  // igemm: the operands along an odd channel count (fwd: x and w, C/G; bwd:
+  // dy, K/G) read in 16-byte vectors realigned in registers
+  // (src/kernels/igemm/realign.cuh).
   bool realign = false;
 
   // direct: output tile per block (block_h x block_w), outputs per thread

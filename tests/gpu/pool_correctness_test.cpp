@@ -97,21 +97,24 @@ std::vector<Problem> packed_problems(Direction d, DType t) {
   return out;
 }
 
-// Realigned igemm kernels (bwd_data / bwd_weight, dy read in 16-byte vectors
-// from any offset): K/G off a multiple of 8 (odd, 2 mod 4, 4 mod 8) with C/G
-// a multiple of 8; r2plus1d's 921 channels (several K tiles per tap, the
-// last one partial), G = 2 (a group's dy starts mid-vector), stride-2
-// phases, dilation, 3D with a depth-only filter, 1D, 1x1.
+// Realigned igemm kernels (an odd channel count read in 16-byte vectors from
+// any offset: fwd C/G, bwd K/G with C/G a multiple of 8): r2plus1d's 921
+// channels (several K tiles per tap, the last one partial), G = 2 (a group's
+// channels start mid-vector), stride-2 phases, dilation, 3D with a
+// depth-only filter, 1D, 1x1; each shape serves bwd (odd K) and its
+// transpose serves fwd (odd C).
 std::vector<Problem> realign_problems(Direction d, DType t) {
   std::vector<Problem> out;
   for (const char* s : {"n2c16k9_h9w11_y3x3_p1", "n2c32k45_h7w9_y3x3_s2_p1", "n1c64k921_h5w6_y3x3_p1",
                         "n2c16k26g2_h8w8_y3x3_p1", "n2c16k21_h11w11_y3x3_p2_dil2", "n1c16k300_h7w7_y1x1",
                         "n2c24k230_d3h5w6_z1y3x3_s1,2,2_p0,1,1", "n2c8k45_d4h6w6_z3y1x1_p1,0,0",
                         "n1c32k921_d2h3w3_z3y1x1_s2,1,1_p1,0,0", "n2c16k13_w40_x3_p1", "n2c32k70_w37_x5_s2_p2_dil2",
-                        "n1c16k921_w50_x3_p1"}) {
+                        "n1c16k921_w50_x3_p1", "n2c24k231_d3h5w6_z1y3x3_s1,2,2_p0,1,1", "n2c32k71_w37_x5_s2_p2_dil2",
+                        "n1c16k301_h7w7_y1x1"}) {
     Problem p = *Problem::parse_spec(s);
     p.direction = d;
     p.dtype = t;
+    if (d == Direction::fwd) std::swap(p.c, p.k);  // odd C for fwd (G divides both)
     out.push_back(p);
   }
   return out;

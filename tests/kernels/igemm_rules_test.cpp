@@ -172,11 +172,12 @@ TEST(IgemmRules, PackedGroupsFillOneTileAndWidenK) {
   EXPECT_TRUE(igemm::traits_ok(w, &why)) << why;
 }
 
-// Realigned kernels read dy (K/G) in 16-byte vectors from any offset: bwd
-// only, not packed, 16-byte vectors; they take K/G off a multiple of vec (and
-// leave the others to the aligned kernels), C/G must stay on one. bwd_data's
-// K counter still runs over K/G per tap (the device rounds it up).
-TEST(IgemmRules, RealignServesUnalignedKOnly) {
+// Realigned kernels read the operands along an odd channel count in 16-byte
+// vectors from any offset (fwd: C/G, bwd: dy's K/G): one group per block,
+// 16-byte vectors; only odd counts (even ones go to the vec 2 / 4 kernels);
+// bwd's C/G must stay on a multiple of vec. fwd's K counter runs over C/G
+// rounded up to vec (bwd_data's device side rounds K/G the same way).
+TEST(IgemmRules, RealignServesOddChannelCountsOnly) {
   KernelTraits t = traits(Direction::bwd_data, DType::bf16, 2);
   t.tile_m = t.tile_n = 64;
   t.realign = true;
@@ -187,9 +188,13 @@ TEST(IgemmRules, RealignServesUnalignedKOnly) {
   auto plan = igemm::make_plan(t, odd);
   ASSERT_TRUE(plan.ok()) << plan.status().to_string();
   EXPECT_EQ(plan->params.Kg, 45);
-  const Problem even = conv2d(Direction::bwd_data, DType::bf16, 2, 64, 48, 1, 9, 9, 3, 1, 1);
-  EXPECT_FALSE(accepts(t, even, &why));
-  EXPECT_NE(why.find("realign"), std::string::npos) << why;
+  EXPECT_FALSE(accepts(t, conv2d(Direction::bwd_data, DType::bf16, 2, 64, 7, 1, 9, 9, 3, 1, 1), &why));  // one vector
+  EXPECT_NE(why.find("more than one vector"), std::string::npos) << why;
+  for (int k : {48, 46, 44}) {
+    const Problem even = conv2d(Direction::bwd_data, DType::bf16, 2, 64, k, 1, 9, 9, 3, 1, 1);
+    EXPECT_FALSE(accepts(t, even, &why)) << k;
+    EXPECT_NE(why.find("odd"), std::string::npos) << why;
+  }
   const Problem odd_c = conv2d(Direction::bwd_data, DType::bf16, 2, 45, 45, 1, 9, 9, 3, 1, 1);
   EXPECT_FALSE(accepts(t, odd_c, &why));
   EXPECT_NE(why.find("C/G"), std::string::npos) << why;
@@ -198,8 +203,14 @@ TEST(IgemmRules, RealignServesUnalignedKOnly) {
   EXPECT_TRUE(accepts(t, grouped, &why)) << why;
 
   t.direction = Direction::fwd;
-  EXPECT_FALSE(igemm::traits_ok(t, &why));
-  EXPECT_NE(why.find("realign"), std::string::npos) << why;
+  EXPECT_TRUE(igemm::traits_ok(t, &why)) << why;
+  const Problem fwd_odd = conv2d(Direction::fwd, DType::bf16, 2, 45, 64, 1, 9, 9, 3, 1, 1);
+  EXPECT_TRUE(accepts(t, fwd_odd, &why)) << why;
+  auto fplan = igemm::make_plan(t, fwd_odd);
+  ASSERT_TRUE(fplan.ok()) << fplan.status().to_string();
+  EXPECT_EQ(fplan->params.kc_radix[3], 48);  // 45 rounded up to vec 8
+  EXPECT_EQ(fplan->params.gemm_k, 9 * 48);
+  EXPECT_FALSE(accepts(t, conv2d(Direction::fwd, DType::bf16, 2, 64, 45, 1, 9, 9, 3, 1, 1), &why));  // C/G even
   t.direction = Direction::bwd_data;
   t.vec = 4;
   EXPECT_FALSE(igemm::traits_ok(t, &why));
@@ -207,6 +218,8 @@ TEST(IgemmRules, RealignServesUnalignedKOnly) {
   t.dtype = DType::fp32;  // 4 x 4 bytes
   EXPECT_TRUE(igemm::traits_ok(t, &why)) << why;
   t.groups_per_block = 2;
+  EXPECT_FALSE(igemm::traits_ok(t, &why));
+  EXPECT_NE(why.find("one group per block"), std::string::npos) << why;
   t.packed = true;
   EXPECT_FALSE(igemm::traits_ok(t, &why));
 }

@@ -76,10 +76,10 @@ __host__ __device__ constexpr int tile_pad(bool k_major, int dtype) { return !k_
 // alone, but one wide gather instead of GPB narrow ones and no per-group
 // padding of N or K to the mma shape, which is what C/G = 4..16 needs
 // (operands.cuh).
-// RA (realign, bwd_data / bwd_weight): A (dy) is read in 16-byte vectors
-// from any element offset (realign.cuh), so that K/G off a multiple of vec
-// (odd channel counts) no longer falls back to 2-byte copies; B and the
-// output stay aligned (C/G a multiple of vec).
+// RA (realign): the operands along an odd channel count are read in 16-byte
+// vectors from any element offset (realign.cuh) instead of 2-byte copies:
+// fwd x and w (C/G), bwd_data / bwd_weight dy (K/G; their other operand
+// stays aligned, C/G a multiple of vec).
 template <int DIR, int DT, int NDIM, int TM, int TN, int TK, int WARPS_M, int WARPS_N, int STAGES, int SPLIT, int VEC,
           int GPB, int PK = 0, int RA = 0>
 struct IgemmConfig {
@@ -161,8 +161,8 @@ struct IgemmConfig {
   static_assert(kLoadGpb == 1 || kWarpN % kGroupN == 0 || kGroupN % kWarpN == 0,
                 "a warp must span whole groups or lie inside one");
   static_assert(VEC * kElemBytes <= 16 && (VEC & (VEC - 1)) == 0, "vec: 1, 2, 4 or 8 (16-bit), 1, 2 or 4 (fp32)");
-  static_assert(!kRealign || (kVecBytes == 16 && !kPacked && DIR != kFwd),
-                "realign: 16-byte vectors, bwd_data / bwd_weight, not packed");
+  static_assert(!kRealign || (kVecBytes == 16 && !kPacked && GPB == 1),
+                "realign: 16-byte vectors, one group per block, not packed");
 };
 
 }  // namespace igemm

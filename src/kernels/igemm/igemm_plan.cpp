@@ -234,8 +234,7 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   const int gpb = t.groups_per_block;
   if (gpb != 1 && gpb != 2 && gpb != 4 && gpb != 8) return fail(why, "groups_per_block must be 1, 2, 4 or 8");
   if (t.realign) {
-    if (t.packed) return fail(why, "realign and packed do not combine");
-    if (t.direction == Direction::fwd) return fail(why, "realign serves bwd_data and bwd_weight (dy's K/G)");
+    if (t.packed || gpb != 1) return fail(why, "realign runs one group per block, not packed");
     if (t.vec * elem_bytes(t.dtype) != 16) return fail(why, "realign reads 16-byte vectors (vec x element size)");
   }
   if (t.packed) {
@@ -328,12 +327,21 @@ bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) 
                                  std::to_string(vec_b(t)) + " elements)")
                  : false;
   } else if (t.realign) {
-    // dy (K/G) is read from any offset; x / w and the output stay aligned.
-    // Only where the aligned kernels cannot go: K/G off a multiple of vec.
-    if (f.cg % t.vec != 0) return not_divisible(f.cg, "C/G");
-    if (f.kg % t.vec == 0)
-      return fail(why, "realign serves K/G off a multiple of vec (" + std::to_string(f.kg) +
-                           " is one: the aligned kernels serve it)");
+    // fwd reads x and w along C/G from any offset, bwd_data / bwd_weight dy
+    // along K/G; the other operand stays aligned. Only where the aligned
+    // kernels would copy single elements (vec 1): an odd channel count
+    // (where 2 or 4 divide it, their vec 2 / 4 kernels measured faster) of
+    // more than one vector (below, the rounding up to vec wastes most of
+    // the tile: depthwise C/G = 1, RGB stems).
+    const int64_t run = p.direction == Direction::fwd ? f.cg : f.kg;
+    const char* what = p.direction == Direction::fwd ? "C/G" : "K/G";
+    if (p.direction != Direction::fwd && f.cg % t.vec != 0) return not_divisible(f.cg, "C/G");
+    if (run % 2 == 0)
+      return fail(why, std::string("realign serves an odd ") + what + " (" + std::to_string(run) +
+                           " is even: the aligned kernels serve it)");
+    if (run <= t.vec)
+      return fail(why, std::string("realign serves ") + what + " of more than one vector (" + std::to_string(run) +
+                           " <= vec " + std::to_string(t.vec) + ")");
   } else {
     if (f.cg % t.vec != 0) return not_divisible(f.cg, "C/G");
     if (p.direction != Direction::fwd && f.kg % t.vec != 0) return not_divisible(f.kg, "K/G");
@@ -466,7 +474,9 @@ LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
   for (int d = 0; d < 4; ++d) q.kc_radix[d] = 1, q.kc_inc[d] = 0;
   if (p.direction == Direction::fwd) {
     // Packed: the channel digit spans the block's groups (operands.cuh).
-    const int cpk = t.packed ? t.groups_per_block * q.Cg : q.Cg;
+    // Realign: it runs over C/G rounded up to vec, so that a vector never
+    // spans two taps (the rounding's columns are zeros in A and B).
+    const int cpk = t.packed ? t.groups_per_block * q.Cg : t.realign ? (q.Cg + t.vec - 1) / t.vec * t.vec : q.Cg;
     q.gemm_k = int(F * cpk);
     for (int d = first; d < 3; ++d) q.kc_radix[d] = q.filt[d];
     q.kc_radix[3] = cpk;

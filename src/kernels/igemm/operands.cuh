@@ -79,7 +79,8 @@ struct FwdOperands {
   int gemm_m, gemm_k, ngroups;
   TapGeom tg;
   GatherKMajor<LCfg> la;
-  typename Select<LCfg::kPacked, PackedKMajorB<LCfg>, StridedKMajor<LCfg>>::type lb;
+  typename Select<LCfg::kPacked, PackedKMajorB<LCfg>,
+                  typename Select<LCfg::kRealign, RealignKMajorB<LCfg>, StridedKMajor<LCfg>>::type>::type lb;
 
   __device__ __forceinline__ void setup(const IgemmParams& p, const BlockPos& b) {
     gemm_m = p.gemm_m;
@@ -108,10 +109,15 @@ struct FwdOperands {
       tg.radix[d] = p.kc_radix[d];
       tg.inc[d] = p.kc_inc[d];
     }
-    tg.kdim = p.gemm_k;
-    tg.cvalid = p.kc_radix[3];
+    tg.kdim = p.gemm_k;  // realign: F * (C/G rounded up to vec), as the counter's radix (igemm_plan.cpp)
+    tg.cvalid = p.Cg;
     la.init(static_cast<const T*>(p.a), rg, tg, m0, b.g0, p.Cg, b.ngroups, k0, tid);
-    if constexpr (LCfg::kPacked) {
+    if constexpr (LCfg::kRealign) {
+      la.end = reinterpret_cast<const char*>(static_cast<const T*>(p.a) + p.batch * p.in_vol * p.C);
+      const T* w = static_cast<const T*>(p.b);
+      lb.init(w, w + p.K * p.filt_vol * p.Cg, b.g0, n0, p.Kg, p.filt_vol * p.Cg, p.Cg, p.kc_radix[3], p.gemm_k, k0,
+              tid);
+    } else if constexpr (LCfg::kPacked) {
       lb.init(static_cast<const T*>(p.b), b.g0, b.ngroups * p.Kg, p.Kg, p.Cg, p.filt_vol * p.Cg, p.kc_radix[3],
               p.gemm_k, k0, tid);
     } else {

@@ -1,8 +1,10 @@
-// The packed igemm kernels' fwd B loader (IgemmConfig::kPacked,
-// docs/packed.md): the block-diagonal weights in pieces of kVecB elements (at
-// most 8 bytes), copied where the piece lies in its row's group, zero-filled
-// elsewhere. bwd_data's B is TapMNMajor's packed form, the A gathers and
-// bwd_weight's operands are the plain loaders (loaders.cuh).
+// The fwd B loaders that walk K as (tap, channel) instead of a row's linear
+// offset: the packed kernels' (IgemmConfig::kPacked, docs/packed.md): the
+// block-diagonal weights in pieces of kVecB elements (at most 8 bytes),
+// copied where the piece lies in its row's group, zero-filled elsewhere
+// (bwd_data's B is TapMNMajor's packed form, the A gathers and bwd_weight's
+// operands are the plain loaders, loaders.cuh); and the realigned kernels'
+// (IgemmConfig::kRealign), whose channel digit is rounded up to the vector.
 #pragma once
 
 #include "igemm/loaders.cuh"
@@ -76,6 +78,69 @@ struct PackedKMajorB {
   __device__ __forceinline__ void flush() {}
 };
 
+// Realigned fwd B (IgemmConfig::kRealign, odd C/G): the weights of output
+// channel n of group g0, K-major along (tap, c) with c running over C/G
+// rounded up to vec (the A gather's counter): w[(g0 * Kg + n) * F*Cg + tap *
+// Cg + c], zeros for c >= C/G. Rows start at any element offset (F*Cg is
+// odd), so every vector is realigned (realign.cuh), held until flush().
+template <class Cfg>
+struct RealignKMajorB {
+  typedef typename Cfg::T T;
+  typedef typename Cfg::TileB Tile;
+  typedef SlotMap<Cfg::kTileK / Cfg::kVec, Cfg::kTileN, Cfg::kThreads, true> Map;
+
+  RealignBatch<Map::kKP * Map::kP> held;
+  const T* src;
+  const char* end;  // one past the weights
+  int kdim, cg;
+  int radix[4], inc[4];  // (tap, c) counter, c in slot 3
+  int roff[Map::kP];     // -1: no row
+  KCounter<2> ctr[Map::kKP];
+  int kk[Map::kKP];
+
+  // ld: F * Cg; cpad: Cg rounded up to vec; kdim: F * cpad.
+  __device__ __forceinline__ void init(const T* src_, const T* end_, int g0, int n0, int kg, int ld, int cg_, int cpad,
+                                       int kdim_, int k0, int tid) {
+    src = src_;
+    end = reinterpret_cast<const char*>(end_);
+    kdim = kdim_;
+    cg = cg_;
+    radix[0] = radix[1] = radix[2] = 1;
+    radix[3] = cpad;
+    counter_increment(2, radix, Cfg::kTileK, inc);
+#pragma unroll
+    for (int p = 0; p < Map::kP; ++p) {
+      const int n = n0 + Map::mnslot(tid, p);
+      roff[p] = n < kg ? (g0 * kg + n) * ld : -1;
+    }
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) {
+      kk[q] = k0 + Map::kslot(tid, q) * Cfg::kVec;
+      ctr[q].set(kk[q], radix);
+    }
+  }
+
+  __device__ __forceinline__ void load(u32 stage, int tid) {
+#pragma unroll
+    for (int q = 0; q < Map::kKP; ++q) {
+      const int ks = Map::kslot(tid, q);
+      const int c = ctr[q].v[3], koff = ctr[q].v[2] * cg + c;
+      int nb = cg - c;
+      nb = kk[q] < kdim ? (nb < Cfg::kVec ? (nb > 0 ? nb : 0) : Cfg::kVec) * Cfg::kElemBytes : 0;
+#pragma unroll
+      for (int p = 0; p < Map::kP; ++p) {
+        const int j = Map::mnslot(tid, p);
+        const bool in_tile = Map::mn_ok(j);
+        const bool v = in_tile && roff[p] >= 0 && nb > 0;
+        held.add(q * Map::kP + p, stage + Tile::elem_offset(j, ks * Cfg::kVec),
+                 reinterpret_cast<const char*>(v ? src + (roff[p] + koff) : src), v ? nb : 0, end, in_tile);
+      }
+      kk[q] += Cfg::kTileK;
+      ctr[q].step(radix, inc);
+    }
+  }
+  __device__ __forceinline__ void flush() { held.flush(); }
+};
 
 }  // namespace igemm
 }  // namespace gconv
