@@ -25,12 +25,6 @@ struct Select<false, T, F> {
   typedef F type;
 };
 
-// The register batch of a stage in flight (mainloop_held: two, alternating).
-template <int B>
-struct Slot {
-  static constexpr int kB = B;
-};
-
 // A tile of ROWS rows of ROW_ELEMS elements, stored row after row.
 //
 // PAD == 0: the 16-byte chunks of each row are permuted by an XOR swizzle,
@@ -107,8 +101,9 @@ struct IgemmConfig {
   // while A gathers 16-byte vectors across the groups (loaders.cuh).
   static constexpr int kVecB = kPacked ? cmin(VEC, 8 / kElemBytes) : VEC;
   static constexpr int kVecBBytes = kVecB * kElemBytes;
-  // Realigned vectors are held in registers from their loads until after
-  // the next tile's MMAs, two stages' worth at a time (mainloop_held).
+  // Realigned A vectors are held in registers from their loads until after
+  // the tile's MMAs, then stored (mainloop.cuh): the loads are in flight
+  // while the tensor cores run instead of stalling the thread at once.
   static constexpr bool kDeferFlush = kRealign;
   // One mma k-step: m16n8k16 for 16-bit types, m16n8k8 (tf32) for fp32; both
   // are 32 bytes of K, i.e. two 16-byte chunks of a K-major row.
@@ -131,11 +126,9 @@ struct IgemmConfig {
   // reports on sm_90a: warp tiles above 32x32 spill with it when several
   // groups share the block; 64x64 ones also when copies are narrower than 16
   // bytes, for fp32, and in bwd_data/bwd_weight at tile_k 64.
-  // (Realigned kernels take their own loop, mainloop_held.)
   static constexpr bool kCrossTilePrefetch =
-      !kRealign &&
-      (kMI * kNI <= 8 ||
-       (kLoadGpb == 1 && (kMI * kNI <= 16 || (kVecBytes == 16 && DT != dev::kFP32 && TK <= (DIR == kFwd ? 64 : 32)))));
+      kMI * kNI <= 8 ||
+      (kLoadGpb == 1 && (kMI * kNI <= 16 || (kVecBytes == 16 && DT != dev::kFP32 && TK <= (DIR == kFwd ? 64 : 32))));
   // Minimum blocks per SM for __launch_bounds__. Small warp tiles (<= 32
   // accumulators) serve grids of many short blocks, where occupancy hides
   // latency: they get 168 registers (3 blocks of 128 threads) instead of
@@ -168,8 +161,8 @@ struct IgemmConfig {
   static_assert(kLoadGpb == 1 || kWarpN % kGroupN == 0 || kGroupN % kWarpN == 0,
                 "a warp must span whole groups or lie inside one");
   static_assert(VEC * kElemBytes <= 16 && (VEC & (VEC - 1)) == 0, "vec: 1, 2, 4 or 8 (16-bit), 1, 2 or 4 (fp32)");
-  static_assert(!kRealign || (kVecBytes == 16 && !kPacked && GPB == 1 && STAGES >= 3),
-                "realign: 16-byte vectors, one group per block, not packed, 3 or more stages");
+  static_assert(!kRealign || (kVecBytes == 16 && !kPacked && GPB == 1),
+                "realign: 16-byte vectors, one group per block, not packed");
 };
 
 }  // namespace igemm

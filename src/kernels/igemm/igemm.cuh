@@ -121,15 +121,8 @@ __device__ __forceinline__ void igemm_main(const IgemmParams& p) {
   }
   WarpMma<Cfg> mma;
   mma.init(tid);
-  if constexpr (Cfg::kDeferFlush) {
-    mainloop_held<Cfg>(
-        mma, dev::smem_u32(igemm_smem), ktiles,
-        [&](u32 stage, auto slot) { ops.template load<decltype(slot)::kB>(p, stage, stage + Cfg::kABytes, tid); },
-        [&](auto slot) { ops.template flush<decltype(slot)::kB>(); });
-  } else {
-    mainloop<Cfg>(mma, dev::smem_u32(igemm_smem), ktiles,
-                  [&](u32 stage) { ops.load(p, stage, stage + Cfg::kABytes, tid); }, [&] { ops.flush(); });
-  }
+  mainloop<Cfg>(mma, dev::smem_u32(igemm_smem), ktiles,
+                [&](u32 stage) { ops.load(p, stage, stage + Cfg::kABytes, tid); }, [&] { ops.flush(); });
   const auto row_off = [&](int m) { return ops.row_off(p, m); };
   if constexpr (Cfg::kSplit == kSplitSerial) {
     if (p.fixup) {

@@ -137,7 +137,7 @@ struct GatherKMajor : RealignState<Cfg::kRealign, 1> {
   typedef typename Select<Cfg::kRealign, Batch, NoBatch>::type Held;
 
   const T* src;
-  Held held[2];  // realign: two stages' vectors until flush()
+  Held held;  // realign: the stage's vectors until flush()
   int gstride, ngroups;
   int climit;  // packed: channel digits at or past it are empty group slots (zeros)
   int rbase[Map::kP];
@@ -178,10 +178,9 @@ struct GatherKMajor : RealignState<Cfg::kRealign, 1> {
     }
   }
 
-  template <int B = 0>
   __device__ __forceinline__ void load(u32 stage, const TapGeom& tg, int tid) {
     Batch local;
-    Batch& batch = pick_batch(held[B], local);
+    Batch& batch = pick_batch(held, local);
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       const int ks = Map::kslot(tid, q);
@@ -228,9 +227,8 @@ struct GatherKMajor : RealignState<Cfg::kRealign, 1> {
     }
     if constexpr (!Cfg::kRealign) batch.flush();
   }
-  template <int B = 0>
   __device__ __forceinline__ void flush() {
-    if constexpr (Cfg::kRealign) held[B].flush();
+    if constexpr (Cfg::kRealign) held.flush();
   }
 };
 
@@ -263,7 +261,6 @@ struct StridedKMajor {
     for (int q = 0; q < Map::kKP; ++q) kk[q] = k0 + Map::kslot(tid, q) * Cfg::kVec;
   }
 
-  template <int B = 0>
   __device__ __forceinline__ void load(u32 stage, int tid) {
     CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP> batch;
 #pragma unroll
@@ -282,7 +279,6 @@ struct StridedKMajor {
     }
     batch.flush();
   }
-  template <int B = 0>
   __device__ __forceinline__ void flush() {}
 };
 
@@ -349,7 +345,6 @@ struct TapMNMajor {
     }
   }
 
-  template <int B = 0>
   __device__ __forceinline__ void load(u32 stage, const TapGeom& tg, const WTapGeom& wg, int tid) {
     CopyBatch<Cfg::kVecBBytes, Map::kKP * Map::kP> batch;
 #pragma unroll
@@ -375,7 +370,6 @@ struct TapMNMajor {
     }
     batch.flush();
   }
-  template <int B = 0>
   __device__ __forceinline__ void flush() {}
 };
 
@@ -392,7 +386,7 @@ struct StridedMNMajor : RealignState<Cfg::kRealign, SlotMap<Cfg::kTileK, Cfg::kT
                           CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP * Cfg::kLoadGpb>>::type Batch;
   typedef typename Select<Cfg::kRealign, Batch, NoBatch>::type Held;
 
-  Held held[2];  // realign: two stages' vectors until flush()
+  Held held;  // realign: the stage's vectors until flush()
   const T* src;
   int ld, kdim, gstride, ngroups;
   int coff[Map::kP];  // -1: column outside the GEMM
@@ -416,10 +410,9 @@ struct StridedMNMajor : RealignState<Cfg::kRealign, SlotMap<Cfg::kTileK, Cfg::kT
     for (int q = 0; q < Map::kKP; ++q) kk[q] = k0 + Map::kslot(tid, q);
   }
 
-  template <int B = 0>
   __device__ __forceinline__ void load(u32 stage, int tid) {
     Batch local;
-    Batch& batch = pick_batch(held[B], local);
+    Batch& batch = pick_batch(held, local);
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       const int ks = Map::kslot(tid, q);
@@ -448,9 +441,8 @@ struct StridedMNMajor : RealignState<Cfg::kRealign, SlotMap<Cfg::kTileK, Cfg::kT
     }
     if constexpr (!Cfg::kRealign) batch.flush();
   }
-  template <int B = 0>
   __device__ __forceinline__ void flush() {
-    if constexpr (Cfg::kRealign) held[B].flush();
+    if constexpr (Cfg::kRealign) held.flush();
   }
 };
 
@@ -510,7 +502,6 @@ struct GatherMNMajor {
     }
   }
 
-  template <int B = 0>
   __device__ __forceinline__ void load(u32 stage, const IgemmParams& p, int tid) {
     CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP> batch;
 #pragma unroll
@@ -540,7 +531,6 @@ struct GatherMNMajor {
     }
     batch.flush();
   }
-  template <int B = 0>
   __device__ __forceinline__ void flush() {}
 };
 

@@ -153,14 +153,14 @@ struct WarpMma {
 // fragment buffer then stays live across the copies, which costs registers).
 // Either way, the one barrier per tile also tells every thread that all warps
 // have read their last fragments of the stage that the following copies
-// overwrite. flush_tile stores what load_tile holds in registers (nothing:
-// these loaders store or issue their copies in load(); realigned kernels
-// hold theirs and take mainloop_held below).
+// overwrite. flush_tile stores what load_tile holds in registers: at once,
+// or with Cfg::kDeferFlush after the tile's MMAs (before the barrier that
+// ends the iteration: the stage written was released by the previous one).
 template <class Cfg, class LoadFn, class FlushFn>
 __device__ __forceinline__ void mainloop(WarpMma<Cfg>& w, u32 smem, int ktiles, LoadFn&& load_tile,
                                          FlushFn&& flush_tile) {
   constexpr int S = Cfg::kStages, KS = Cfg::kKSteps;
-  static_assert(!Cfg::kDeferFlush, "held copies take mainloop_held");
+  constexpr bool kDefer = Cfg::kDeferFlush;
 #pragma unroll 1
   for (int s = 0; s < S - 1; ++s) {
     if (s < ktiles) {
@@ -178,9 +178,10 @@ __device__ __forceinline__ void mainloop(WarpMma<Cfg>& w, u32 smem, int ktiles, 
     for (int kt = 0; kt < ktiles; ++kt) {
       dev::cp_async_wait<S - 2>();
       __syncthreads();
-      if (kt + S - 1 < ktiles) {
+      const bool more = kt + S - 1 < ktiles;
+      if (more) {
         load_tile(smem + write * Cfg::kStageBytes);
-        flush_tile();
+        if (!kDefer) flush_tile();
       }
       dev::cp_async_commit();
       write = write + 1 == S ? 0 : write + 1;
@@ -192,6 +193,7 @@ __device__ __forceinline__ void mainloop(WarpMma<Cfg>& w, u32 smem, int ktiles, 
         if (ks + 1 < KS) w.load_frags(fr[(ks + 1) & 1], stage, ks + 1);
         w.mma_step(fr[ks & 1]);
       }
+      if (kDefer && more) flush_tile();
     }
     dev::cp_async_wait<0>();
     return;
@@ -205,9 +207,10 @@ __device__ __forceinline__ void mainloop(WarpMma<Cfg>& w, u32 smem, int ktiles, 
   w.load_frags(fr[0], smem, 0);
 #pragma unroll 1
   for (int kt = 0; kt < ktiles; ++kt) {
-    if (kt + S - 1 < ktiles) {
+    const bool more = kt + S - 1 < ktiles;
+    if (more) {
       load_tile(smem + write * Cfg::kStageBytes);
-      flush_tile();
+      if (!kDefer) flush_tile();
     }
     dev::cp_async_commit();
     write = write + 1 == S ? 0 : write + 1;
@@ -222,6 +225,7 @@ __device__ __forceinline__ void mainloop(WarpMma<Cfg>& w, u32 smem, int ktiles, 
         // into buffer 0 while this step's mmas run (with an odd step count
         // this step holds buffer 0 itself, so its mmas go first).
         if (KS % 2 == 1) w.mma_step(fr[ks & 1]);
+        if (kDefer && more) flush_tile();
         dev::cp_async_wait<S - 2>();
         __syncthreads();
         read = read + 1 == S ? 0 : read + 1;
@@ -229,60 +233,6 @@ __device__ __forceinline__ void mainloop(WarpMma<Cfg>& w, u32 smem, int ktiles, 
         if (KS % 2 == 0) w.mma_step(fr[ks & 1]);
       }
     }
-  }
-  dev::cp_async_wait<0>();
-}
-
-// The realigned kernels' loop (Cfg::kDeferFlush): their vectors go global
-// -> registers -> shared memory, so a stage is only in flight while its
-// registers are held. Two batches alternate (Slot<0>, Slot<1>): iteration kt
-// issues the loads of tile kt + S - 1 into its batch, runs tile kt's MMAs,
-// then stores the other batch, tile kt + S - 2, issued one iteration
-// before: two stages of loads in flight per thread instead of one. Stage
-// (kt + S - 2) % S was last read in iteration kt - 2, and is read again in
-// iteration kt + S - 2 >= kt + 1, after that iteration's barrier. (B
-// operands that go out as cp.async keep the S - 1 stages of the usual loop.)
-template <class Cfg, class LoadFn, class FlushFn>
-__device__ __forceinline__ void mainloop_held(WarpMma<Cfg>& w, u32 smem, int ktiles, LoadFn&& load_tile,
-                                              FlushFn&& flush_tile) {
-  constexpr int S = Cfg::kStages, KS = Cfg::kKSteps;
-  static_assert(S >= 3, "two held batches need a stage between the one stored and the one read");
-  // Tiles 0 .. S - 3 stored at once; tile S - 2 held in batch 1 until the
-  // end of iteration 0.
-#pragma unroll 1
-  for (int s = 0; s < S - 1; ++s) {
-    if (s < ktiles) {
-      if (s < S - 2) {
-        load_tile(smem + s * Cfg::kStageBytes, Slot<0>());
-        flush_tile(Slot<0>());
-      } else {
-        load_tile(smem + s * Cfg::kStageBytes, Slot<1>());
-      }
-    }
-    dev::cp_async_commit();
-  }
-  typename WarpMma<Cfg>::Frags fr[2];
-  int read = 0, write = S - 1;
-  const auto iteration = [&](int kt, auto slot, auto other) {
-    dev::cp_async_wait<S - 2>();
-    __syncthreads();
-    if (kt + S - 1 < ktiles) load_tile(smem + write * Cfg::kStageBytes, slot);
-    dev::cp_async_commit();
-    write = write + 1 == S ? 0 : write + 1;
-    const u32 stage = smem + read * Cfg::kStageBytes;
-    read = read + 1 == S ? 0 : read + 1;
-    w.load_frags(fr[0], stage, 0);
-#pragma unroll
-    for (int ks = 0; ks < KS; ++ks) {
-      if (ks + 1 < KS) w.load_frags(fr[(ks + 1) & 1], stage, ks + 1);
-      w.mma_step(fr[ks & 1]);
-    }
-    if (kt + S - 2 < ktiles) flush_tile(other);
-  };
-#pragma unroll 1
-  for (int kt = 0; kt < ktiles; kt += 2) {
-    iteration(kt, Slot<0>(), Slot<1>());
-    if (kt + 1 < ktiles) iteration(kt + 1, Slot<1>(), Slot<0>());
   }
   dev::cp_async_wait<0>();
 }

@@ -124,15 +124,13 @@ struct FwdOperands {
       lb.init(static_cast<const T*>(p.b), b.g0, b.ngroups, n0, p.Kg, p.gemm_k, k0, tid);
     }
   }
-  template <int B = 0>
   __device__ __forceinline__ void load(const IgemmParams&, u32 sa, u32 sb, int tid) {
-    la.template load<B>(sa, tg, tid);
-    lb.template load<B>(sb, tid);
+    la.load(sa, tg, tid);
+    lb.load(sb, tid);
   }
-  template <int B = 0>
   __device__ __forceinline__ void flush() {
-    la.template flush<B>();
-    lb.template flush<B>();
+    la.flush();
+    lb.flush();
   }
   __device__ __forceinline__ int gemm_n(const IgemmParams& p) const { return LCfg::kPacked ? ngroups * p.Kg : p.Kg; }
   __device__ __forceinline__ int col_stride(const IgemmParams& p) const { return p.Kg; }
@@ -209,15 +207,13 @@ struct BwdDataOperands {
       lb.init(static_cast<const T*>(p.b), tg, b.g0, b.ngroups, n0, p.Cg, p.Kg * p.filt_vol * p.Cg, k0, tid);
     }
   }
-  template <int B = 0>
   __device__ __forceinline__ void load(const IgemmParams&, u32 sa, u32 sb, int tid) {
-    la.template load<B>(sa, tg, tid);
-    lb.template load<B>(sb, tg, wg, tid);
+    la.load(sa, tg, tid);
+    lb.load(sb, tg, wg, tid);
   }
-  template <int B = 0>
   __device__ __forceinline__ void flush() {
-    la.template flush<B>();
-    lb.template flush<B>();
+    la.flush();
+    lb.flush();
   }
   __device__ __forceinline__ int gemm_n(const IgemmParams& p) const { return LCfg::kPacked ? ngroups * p.Cg : p.Cg; }
   __device__ __forceinline__ int col_stride(const IgemmParams& p) const { return p.Cg; }
@@ -256,15 +252,13 @@ struct BwdWeightOperands {
       la.end = reinterpret_cast<const char*>(static_cast<const T*>(p.a) + p.batch * p.out_vol * p.K);
     lb.init(p, b.g0, b.ngroups, n0, k0, tid);
   }
-  template <int B = 0>
   __device__ __forceinline__ void load(const IgemmParams& p, u32 sa, u32 sb, int tid) {
-    la.template load<B>(sa, tid);
-    lb.template load<B>(sb, p, tid);
+    la.load(sa, tid);
+    lb.load(sb, p, tid);
   }
-  template <int B = 0>
   __device__ __forceinline__ void flush() {
-    la.template flush<B>();
-    lb.template flush<B>();
+    la.flush();
+    lb.flush();
   }
   __device__ __forceinline__ int gemm_n(const IgemmParams& p) const {
     return LCfg::kPacked ? ngroups * p.filt_vol * p.Cg : p.gemm_n;

@@ -55,7 +55,6 @@ struct PackedKMajorB {
     }
   }
 
-  template <int B = 0>
   __device__ __forceinline__ void load(u32 stage, int tid) {
     CopyBatch<Cfg::kVecBBytes, Map::kKP * Map::kP> batch;
 #pragma unroll
@@ -76,7 +75,6 @@ struct PackedKMajorB {
     }
     batch.flush();
   }
-  template <int B = 0>
   __device__ __forceinline__ void flush() {}
 };
 
@@ -91,7 +89,7 @@ struct RealignKMajorB {
   typedef typename Cfg::TileB Tile;
   typedef SlotMap<Cfg::kTileK / Cfg::kVec, Cfg::kTileN, Cfg::kThreads, true> Map;
 
-  RealignBatch<Map::kKP * Map::kP> held[2];  // two stages' vectors until flush()
+  RealignBatch<Map::kKP * Map::kP> held;
   const T* src;
   const char* end;  // one past the weights
   int kdim, cg;
@@ -122,7 +120,6 @@ struct RealignKMajorB {
     }
   }
 
-  template <int B = 0>
   __device__ __forceinline__ void load(u32 stage, int tid) {
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
@@ -135,17 +132,14 @@ struct RealignKMajorB {
         const int j = Map::mnslot(tid, p);
         const bool in_tile = Map::mn_ok(j);
         const bool v = in_tile && roff[p] >= 0 && nb > 0;
-        held[B].add(q * Map::kP + p, stage + Tile::elem_offset(j, ks * Cfg::kVec),
+        held.add(q * Map::kP + p, stage + Tile::elem_offset(j, ks * Cfg::kVec),
                  reinterpret_cast<const char*>(v ? src + (roff[p] + koff) : src), v ? nb : 0, end, in_tile);
       }
       kk[q] += Cfg::kTileK;
       ctr[q].step(radix, inc);
     }
   }
-  template <int B = 0>
-  __device__ __forceinline__ void flush() {
-    held[B].flush();
-  }
+  __device__ __forceinline__ void flush() { held.flush(); }
 };
 
 }  // namespace igemm
