@@ -195,6 +195,7 @@ check_kernels() {
 bench_rows() {
   local tag=$1 set
   for set in train hold; do
+    rm -f /tmp/${tag}rows_$set.csv  # gconv bench resumes an existing --out: a warm machine must measure again
     timeout -k 10 "$3" .device/gconv bench --problems .device/${tag}_$set.txt --filter "$2" \
       --out /tmp/${tag}rows_$set.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 \
       2> "$OUT/${tag}rows_$set.log"
