@@ -57,7 +57,11 @@ constexpr int kDirectVecFirst = kWindowStreamClass + 1;
 // groups_per_block times the mma work, which on C/G = 4..16 is not what
 // paces them (the one wide gather is).
 constexpr int kPackedFirst = kDirectVecFirst + 5;
-constexpr int kClasses = kPackedFirst + 5;
+// Realigned igemm kernels (an odd channel count in realigned 16-byte
+// vectors), one class (appended, as above): they compete with the vec 1
+// kernels the estimate also ranks by bytes per copy.
+constexpr int kRealignClass = kPackedFirst + 5;
+constexpr int kClasses = kRealignClass + 1;
 
 }  // namespace
 
@@ -72,6 +76,7 @@ int kernel_class(const KernelTraits& t) {
   }
   if (t.family == Family::tinyc) return kTinycClass;
   if (t.packed) return kPackedFirst + vec_index(t.vec);
+  if (t.realign) return kRealignClass;
   const int large = t.tile_m * t.tile_n >= 128 * 128 ? 1 : 0;
   if (t.split_mode == SplitKMode::cluster) return kClusterFirst + large * 5 + vec_index(t.vec);
   const int split = t.split_mode == SplitKMode::none ? 0 : t.split_mode == SplitKMode::parallel ? 1 : 2;

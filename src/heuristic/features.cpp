@@ -123,6 +123,8 @@ namespace {
   X(k_family_tinyc, "family == tinyc", "tensor-core bwd_data over dx tiles with a dy halo in shared memory (C <= 8)") \
   X(k_packed, "igemm: packed", \
     "the block's groups as one block-diagonal GEMM: one wide A gather, groups_per_block times the mma work") \
+  X(k_realign, "igemm: realign", \
+    "an odd channel count read in 16-byte vectors realigned in registers (vec 8 in name, not a cp.async copy)") \
   /* interaction */ \
   X(x_log_m_tiles, "igemm: lg(ceil(M_phase / tile_m))", "grid extent along M") \
   X(x_log_n_tiles, "igemm: lg(ceil(N / (tile_n / groups_per_block)))", "grid extent along N (per group)") \
@@ -500,6 +502,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
   flag(k_family_wgmma, t.family == Family::wgmma);
   flag(k_family_tinyc, t.family == Family::tinyc);
   flag(k_packed, t.packed);  // canonical traits: igemm only
+  flag(k_realign, t.realign);
   flag(k_tma, t.tma);  // canonical traits: wgmma and register-window kernels only
   flag(k_split_cluster, is_gemm && t.split_mode == SplitKMode::cluster);
   set(k_window_w, t.family == Family::direct ? t.win_fx : 0);

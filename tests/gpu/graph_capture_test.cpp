@@ -10,7 +10,7 @@
 //            the launch: kernels/common/fixup.cuh), direct tile fwd /
 //            bwd_data, direct register-window kernels (all three
 //            directions), naive, packed igemm (bwd_weight's serial split-K
-//            converting only the diagonal blocks);
+//            converting only the diagonal blocks), realigned igemm;
 //   2 nodes: parallel split-K (main + reduce: one block summing all the
 //            slices of its tile would serialize them), deterministic direct
 //            bwd_weight (main + finish, the partials summed in split order).
@@ -141,7 +141,11 @@ INSTANTIATE_TEST_SUITE_P(
                       // bwd_weight's serial split-K converts only the diagonal blocks, in the launch.
                       Case{"fwd_bf16_n4c128k128g32_h17w19_y3x3_p1", R"(_pk$)", 1},
                       Case{"bwd_data_bf16_n4c128k128g32_h17w19_y3x3_s2_p1", R"(_pk$)", 1},
-                      Case{"bwd_weight_bf16_n4c128k128g32_h17w19_y3x3_p1", R"(_sk[0-9]+s_.*_pk$)", 1}),
+                      Case{"bwd_weight_bf16_n4c128k128g32_h17w19_y3x3_p1", R"(_sk[0-9]+s_.*_pk$)", 1},
+                      // realigned igemm (odd channel counts): fwd, serial split-K bwd_data and bwd_weight
+                      Case{"fwd_bf16_n2c45k64_d3h6w7_z3y1x1_p1,0,0", R"(_ra$)", 1},
+                      Case{"bwd_data_bf16_n2c64k45_h9w11_y3x3_s2_p1", R"(_sk[0-9]+s_.*_ra$)", 1},
+                      Case{"bwd_weight_bf16_n2c64k45_h9w11_y3x3_p1", R"(_sk[0-9]+s_.*_ra$)", 1}),
     [](const ::testing::TestParamInfo<Case>& i) { return "case" + std::to_string(i.index); });
 
 }  // namespace
