@@ -68,6 +68,8 @@ TEST(WgmmaClasses, FollowIgemmsAndKeepItsIds) {
       } else if (t.packed) {
         // Packed igemm kernels: a class per vector width, after the direct tile kernels'.
         EXPECT_EQ(c, t.vec == 8 ? 88 : t.vec == 4 ? 87 : t.vec == 2 ? 86 : 85) << kernel_name(t);
+      } else if (t.realign) {
+        EXPECT_EQ(c, 90) << kernel_name(t);  // realigned igemm kernels: one class, after the packed ones
       } else {
         EXPECT_LT(c, 31) << kernel_name(t);
       }
