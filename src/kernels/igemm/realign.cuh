@@ -4,11 +4,11 @@
 // (r2plus1d's 921-channel layers). cp.async needs an aligned source, so such
 // rows used to go out as one 2-byte load per element (vec 1), 8x the load
 // instructions. Here a thread reads the two aligned 16-byte chunks that cover
-// its 8 elements (the second is usually its neighbour's first, an L1 hit),
-// shifts the bytes into place in registers and zeroes the elements past the
-// run's end. The loaded vectors are held in registers and stored to shared
-// memory after the tile's MMAs (RealignBatch, mainloop.cuh kDeferFlush), so
-// the loads' latency hides behind the MMAs instead of stalling the issue.
+// its 8 elements (the second is usually its neighbour's first, an L1 hit);
+// after the tile's MMAs it shifts the bytes into place in registers, zeroes
+// the elements past the run's end and stores the vector to shared memory
+// (RealignBatch, mainloop.cuh kDeferFlush), so the loads' latency hides
+// behind the MMAs instead of stalling the thread at the load.
 #pragma once
 
 #include "common/ptx.cuh"
@@ -16,60 +16,82 @@
 namespace gconv {
 namespace igemm {
 
-// Bytes [p, p + nbytes) (nbytes <= 16, a multiple of the element size, p
-// aligned to the element size) as 16 bytes, zeros past nbytes. end: one past
-// the tensor's last byte; the tensor's base is 16-byte aligned (the registry
-// checks every pointer), so the aligned chunk at or below p lies inside it,
-// and the chunk after it does when it ends at or before end.
-__device__ __forceinline__ uint4 load_realigned(const char* p, int nbytes, const char* end) {
-  u32 r[4] = {0u, 0u, 0u, 0u};
-  if (nbytes > 0) {
-    const int sh = int(reinterpret_cast<size_t>(p) & 15);
-    const uint4* q = reinterpret_cast<const uint4*>(p - sh);
-    if (reinterpret_cast<const char*>(q + 2) <= end) {
-      const uint4 lo = __ldg(q), hi = __ldg(q + 1);
-      u32 w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-      // Shift left by sh bytes: 8, then 4 (selects), then 2 (funnel shift).
-      const bool s8 = sh & 8, s4 = sh & 4, s2 = sh & 2;
+// The two aligned 16-byte chunks that cover bytes [p, p + nbytes) (nbytes
+// <= 16, a multiple of the element size, p aligned to the element size),
+// and where p sits in the first (sh). Loaded now, shifted later (finish):
+// the shift consumes the loaded values, so doing it at once would wait out
+// every load's latency in turn, before the tile's MMAs. end: one past the
+// tensor's last byte; the tensor's base is 16-byte aligned (the registry
+// checks every pointer), so the chunk at or below p lies inside it, and the
+// chunk after it does when it ends at or before end. Past end (only the
+// tensor's last vector) the valid bytes go out as 2-byte loads, already in
+// place (sh = 0).
+struct RawVec {
+  uint4 lo, hi;
+  int sh, nbytes;
+};
+__device__ __forceinline__ RawVec load_raw(const char* p, int nbytes, const char* end) {
+  RawVec v;
+  v.lo = make_uint4(0u, 0u, 0u, 0u);
+  v.hi = v.lo;
+  v.sh = int(reinterpret_cast<size_t>(p) & 15);
+  v.nbytes = nbytes;
+  const uint4* q = reinterpret_cast<const uint4*>(p - v.sh);
+  if (nbytes > 0 && reinterpret_cast<const char*>(q + 2) <= end) {
+    v.lo = __ldg(q);
+    v.hi = __ldg(q + 1);
+  } else if (nbytes > 0) {
+    const unsigned short* h = reinterpret_cast<const unsigned short*>(p);
+    u32 r[4] = {0u, 0u, 0u, 0u};
 #pragma unroll
-      for (int i = 0; i < 6; ++i) w[i] = s8 ? w[i + 2] : w[i];
-#pragma unroll
-      for (int i = 0; i < 5; ++i) w[i] = s4 ? w[i + 1] : w[i];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) r[i] = s2 ? __funnelshift_r(w[i], w[i + 1], 16) : w[i];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) r[i] = nbytes >= 4 * i + 4 ? r[i] : nbytes >= 4 * i + 2 ? (r[i] & 0xffffu) : 0u;
-    } else {
-      // The tensor's last bytes: the chunk after p's may reach past the
-      // allocation. 2-byte loads of exactly the valid bytes (rare: the
-      // last vector of the tensor).
-      const unsigned short* h = reinterpret_cast<const unsigned short*>(p);
-#pragma unroll
-      for (int i = 0; i < 8; ++i)
-        if (2 * i < nbytes) r[i / 2] |= u32(__ldg(h + i)) << (16 * (i % 2));
-    }
+    for (int i = 0; i < 8; ++i)
+      if (2 * i < nbytes) r[i / 2] |= u32(__ldg(h + i)) << (16 * (i % 2));
+    v.lo = make_uint4(r[0], r[1], r[2], r[3]);
+    v.sh = 0;
   }
+  return v;
+}
+
+// The 16 bytes at p: the chunks shifted left by sh bytes (selects for the
+// 8- and 4-byte parts, a funnel shift for the 2-byte part), zeros past
+// nbytes.
+__device__ __forceinline__ uint4 finish(const RawVec& v) {
+  u32 w[8] = {v.lo.x, v.lo.y, v.lo.z, v.lo.w, v.hi.x, v.hi.y, v.hi.z, v.hi.w};
+  const bool s8 = v.sh & 8, s4 = v.sh & 4, s2 = v.sh & 2;
+#pragma unroll
+  for (int i = 0; i < 6; ++i) w[i] = s8 ? w[i + 2] : w[i];
+#pragma unroll
+  for (int i = 0; i < 5; ++i) w[i] = s4 ? w[i + 1] : w[i];
+  u32 r[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) r[i] = s2 ? __funnelshift_r(w[i], w[i + 1], 16) : w[i];
+  const int nb = v.nbytes;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) r[i] = nb >= 4 * i + 4 ? r[i] : nb >= 4 * i + 2 ? (r[i] & 0xffffu) : 0u;
   return make_uint4(r[0], r[1], r[2], r[3]);
 }
 
 // The realigned copies of one operand's stage, N per thread: loaded by add(),
-// stored by flush() (after the tile's MMAs when the mainloop defers it).
+// shifted and stored by flush() (after the tile's MMAs, mainloop.cuh).
 template <int N>
 struct RealignBatch {
-  uint4 val[N];
+  RawVec raw[N];
   u32 dst[N];
   bool use[N];
 
   // use = false: a slot outside the tile (nothing stored); nbytes = 0 stores zeros.
   __device__ __forceinline__ void add(int i, u32 d, const char* src, int nbytes, const char* end, bool in_tile) {
-    val[i] = load_realigned(src, nbytes, end);
+    raw[i] = load_raw(src, nbytes, end);
     dst[i] = d;
     use[i] = in_tile;
   }
   __device__ __forceinline__ void flush() {
 #pragma unroll
     for (int i = 0; i < N; ++i)
-      if (use[i]) dev::st_shared_v4(dst[i], val[i].x, val[i].y, val[i].z, val[i].w);
+      if (use[i]) {
+        const uint4 v = finish(raw[i]);
+        dev::st_shared_v4(dst[i], v.x, v.y, v.z, v.w);
+      }
   }
 };
 
