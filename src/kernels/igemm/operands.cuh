@@ -69,7 +69,7 @@ __device__ __forceinline__ void split_range(int gemm_k, int tile_k, int splits, 
 // Packed (LCfg::kPacked, fwd and bwd_data): the block's ngroups groups are
 // one GEMM with N = ngroups * (K/G or C/G) columns and K = taps x GPB * (C/G
 // or K/G): the channel digit of the K counter spans the groups, B is
-// block-diagonal (loaders.cuh PackedKMajorB, PackedTapMNMajor), and the
+// block-diagonal (packed_loaders.cuh TapKMajorB, TapMNMajor::init_packed), and the
 // output columns of the groups are contiguous (gemm_n below, col_stride
 // unchanged: column c of group block g0 lands at g0 * Kg + c).
 template <class LCfg>
@@ -79,8 +79,7 @@ struct FwdOperands {
   int gemm_m, gemm_k, ngroups;
   TapGeom tg;
   GatherKMajor<LCfg> la;
-  typename Select<LCfg::kPacked, PackedKMajorB<LCfg>,
-                  typename Select<LCfg::kRealign, RealignKMajorB<LCfg>, StridedKMajor<LCfg>>::type>::type lb;
+  typename Select<LCfg::kPacked || LCfg::kRealign, TapKMajorB<LCfg>, StridedKMajor<LCfg>>::type lb;
 
   __device__ __forceinline__ void setup(const IgemmParams& p, const BlockPos& b) {
     gemm_m = p.gemm_m;
@@ -112,14 +111,12 @@ struct FwdOperands {
     tg.kdim = p.gemm_k;  // realign: F * (C/G rounded up to vec), as the counter's radix (igemm_plan.cpp)
     tg.cvalid = p.Cg;
     la.init(static_cast<const T*>(p.a), rg, tg, m0, b.g0, p.Cg, b.ngroups, k0, tid);
-    if constexpr (LCfg::kRealign) {
-      la.end = reinterpret_cast<const char*>(static_cast<const T*>(p.a) + p.batch * p.in_vol * p.C);
+    if constexpr (LCfg::kPacked || LCfg::kRealign) {
       const T* w = static_cast<const T*>(p.b);
-      lb.init(w, w + p.K * p.filt_vol * p.Cg, b.g0, n0, p.Kg, p.filt_vol * p.Cg, p.Cg, p.kc_radix[3], p.gemm_k, k0,
-              tid);
-    } else if constexpr (LCfg::kPacked) {
-      lb.init(static_cast<const T*>(p.b), b.g0, b.ngroups * p.Kg, p.Kg, p.Cg, p.filt_vol * p.Cg, p.kc_radix[3],
-              p.gemm_k, k0, tid);
+      if constexpr (LCfg::kRealign)
+        la.end = reinterpret_cast<const char*>(static_cast<const T*>(p.a) + p.batch * p.in_vol * p.C);
+      lb.init(w, w + p.K * p.filt_vol * p.Cg, b.g0, n0, LCfg::kPacked ? b.ngroups * p.Kg : p.Kg, p.Kg, p.Cg,
+              p.filt_vol * p.Cg, p.kc_radix[3], p.gemm_k, k0, tid);
     } else {
       lb.init(static_cast<const T*>(p.b), b.g0, b.ngroups, n0, p.Kg, p.gemm_k, k0, tid);
     }
