@@ -41,6 +41,14 @@
 #   racheck   realigned igemm kernels (_ra): correctness, sanitizers, then every kernel + cuDNN on
 #             .device/ra_pub.jsonl (the public problems they serve: odd C/G > 8 fwd, odd K/G > 8 bwd)
 #   rarows    selector rows: every realigned kernel on .device/ra_train.txt and .device/ra_hold.txt
+#   sbdcheck  strided bwd_data through TMA (one dy im2col map for every stride phase, wgmma/tma.hpp
+#             bwd_data_corners): every bwd_data TMA kernel against the reference (bf16 all, fp16 samples),
+#             SBD_CAP_SAMPLE per pool with the grid capped at 3 blocks, sanitizers; every wgmma bwd_data
+#             kernel, the shipped model's pick and top SBD_TOP without the TMA kernels (what it had before),
+#             native cuDNN on .device/sbd_pub.jsonl (the public problems the path takes); then the
+#             .device/sbd_ab_pairs.csv (stride 1, TMA) timed with the headers of .device/old_kernels and the
+#             current ones (the producer's walk changed for stride 1 too)
+#   sbdrows   selector rows: every bwd_data TMA kernel on .device/sbd_train.txt and .device/sbd_hold.txt
 #   oddab     igemm vec 1 (odd channels, batched loads): correctness, sanitizers, then before
 #             (.device/oldlib) vs after on the public problems with an odd C or K (.device/odd_pub.jsonl)
 #   dwdata    held-out depthwise problems (direct kernels + native cuDNN, reported), then window kernels
@@ -1071,6 +1079,36 @@ PY
         echo "ra bench rc=$?"; grep -v ETA "$OUT/ra_bench.log" | tail -n 2
         pack /tmp/ra.csv "$OUT/ra.csv.zst"
       fi ;;
+    sbdcheck)
+      F='family == wgmma && direction == bwd_data && tma == true'
+      check_kernels sbd wgmma "$F" 'Pools/PoolCorrectness.*/bwd_data_*' \
+        'Pools/PoolCorrectness.*/bwd_data_bf16_2d:Pools/PoolCorrectness.*/bwd_data_bf16_3d'
+      mkdir -p /tmp/sbdcap
+      GCONV_WGMMA_PERSISTENT=3 TEST_TIMEOUT_S=120 GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_FILTER="$F" \
+        GCONV_GPU_TEST_SAMPLE=${SBD_CAP_SAMPLE:-8} LOG_DIR=/tmp/sbdcap timeout -k 5 150 scripts/gpu-test .device \
+        'Pools/PoolCorrectness.*/bwd_data_bf16_*' > "$OUT/sbdcap_tests.txt" 2>&1
+      echo "grid capped at 3: $(tail -n 1 "$OUT/sbdcap_tests.txt")"
+      cat /tmp/sbdcap/*.log 2>/dev/null | grep -h "^TALLY" | sort
+      cat /tmp/sbdcap/*.log 2>/dev/null | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
+      rm -f /tmp/sbd.csv /tmp/sbd_old.csv
+      timeout -k 10 "${SBD_S:-200}" .device/gconv bench --problems .device/sbd_pub.jsonl \
+        --filter 'family == wgmma && direction == bwd_data' --provider gconv,cudnn --out /tmp/sbd.csv --warmup 2 \
+        --repeats 7 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/sbd_bench.log"
+      echo "sbd bench rc=$?"; grep -v ETA "$OUT/sbd_bench.log" | tail -n 2
+      timeout -k 10 "${SBD_S:-200}" .device/gconv bench --problems .device/sbd_pub.jsonl \
+        --filter '!(family == wgmma && tma == true)' --policy "topk:${SBD_TOP:-8}" --provider gconv \
+        --out /tmp/sbd_old.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/sbd_old.log"
+      echo "sbd before rc=$?"; grep -v ETA "$OUT/sbd_old.log" | tail -n 2
+      pack /tmp/sbd.csv "$OUT/sbd.csv.zst"; pack /tmp/sbd_old.csv "$OUT/sbd_old.csv.zst"
+      L=/tmp/sbdab; mkdir -p $L
+      ab_env GCONV_KERNEL_SOURCES sbdab "stride-1 TMA bwd_data, old/new headers" $L "${SBD_AB_S:-150}" 7 \
+        .device/sbd_ab_pairs.csv "$PWD/.device/old_kernels"
+      python3 bench/ab_sweeps.py --a /tmp/sbdab_0.csv --b /tmp/sbdab_on.csv --label-a old --label-b new \
+        | tee "$OUT/sbdab.txt" | tail -n 12 ;;
+    sbdrows)
+      # Selector rows of the bwd_data TMA kernels on strided training problems (.device/sbd_train.txt,
+      # the bf16 problems of the training sweeps the path takes) and the holdout's (.device/sbd_hold.txt).
+      bench_rows sbd 'family == wgmma && direction == bwd_data && tma == true' "${SBDR_S:-150}" ;;
     rarows)
       # Selector rows of the realigned kernels on the training problems of .device/ra_train.txt (the
       # bf16 problems of the training sweeps they serve) and .device/ra_hold.txt

@@ -41,6 +41,11 @@ std::vector<std::string> odd_problem_specs() {
       "n3c40k72_h9w11", "n2c200k136_h14w14", "n2c80k48g2_h7w9", "n2c24k40_d3h5w7_z1", "n3c72k40_w100",
       // strided pointwise: bwd_data's TMA phase 0 reads dy flat, the other phases are zeros
       "n2c64k128_h9w11_s2", "n3c72k40_h7w8_s3", "n2c64k64_d5h6w7_z1_s2",
+      // strided bwd_data through TMA: one dy im2col map for every stride phase (wgmma/tma.hpp
+      // bwd_data_corners); 3D with 8 phases, stride 3 with asymmetric padding and dilation, a phase
+      // without taps (zeros)
+      "n2c48k64_h10w12_y3x3_s2_p1", "n1c64k128_d4h6w6_z3y3x3_s2_p1", "n2c64k64_h12w15_y3x3_s3_p1:2,0:1_dil2",
+      "n2c64k64_h8w8_y1x3_s2_p0,1",
       "n4c64k64_h28w28_y3x3_p1",                // bigger: bwd_weight split-K
       "n1c16k32_d5h9w9_z3y3x3_p1",              // 3D
       "n2c16k16_d6h7w7_z3y3x3_s2_p1",           // 3D stride 2

@@ -5,6 +5,8 @@
 // the rules that keep a problem off the TMA path with a reason.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "kernels/wgmma/tma.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
 
@@ -112,13 +114,15 @@ TEST(WgmmaTma, ProblemsOffTheTmaPathSayWhy) {
   KernelTraits t3 = tma_kernel(DType::bf16, 3, 128, 128);
   EXPECT_FALSE(can_implement(t3, spec("fwd_bf16_n1c64k64_d40h9w9_z3y3x3_p17"), &why));
   EXPECT_TRUE(can_implement(t3, spec("fwd_bf16_n1c64k64_d40h9w9_z3y3x3_p1"), &why)) << why;
-  // bwd_data: strided problems (phases) stay on the cp.async producer; K/G
-  // must be a multiple of 64.
+  // bwd_data: strided problems (phases) whose input extents are not
+  // multiples of the stride stay on the cp.async producer; K/G must be a
+  // multiple of 64.
   KernelTraits bd = t;
   bd.direction = Direction::bwd_data;
   EXPECT_TRUE(traits_ok(bd, &why)) << why;
   EXPECT_FALSE(can_implement(bd, spec("bwd_data_bf16_n2c64k64_h9w9_y3x3_s2_p1"), &why));
   EXPECT_NE(why.find("stride"), std::string::npos) << why;
+  EXPECT_TRUE(can_implement(bd, spec("bwd_data_bf16_n2c64k64_h10w8_y3x3_s2_p1"), &why)) << why;
   EXPECT_FALSE(can_implement(bd, spec("bwd_data_bf16_n2c64k96_h9w9_y3x3_p1"), &why));
   EXPECT_TRUE(can_implement(bd, spec("bwd_data_bf16_n2c40k64_h9w9_y3x3_p1"), &why)) << why;
   // bwd_weight: C/G a multiple of 64; tiles of whole 64-element blocks.
@@ -223,6 +227,73 @@ TEST(WgmmaTma, BwdDataIm2colVisitsEveryDxPositionWithFlippedTaps) {
   EXPECT_EQ(b.dims[2], 128u);
   EXPECT_EQ(b.strides[0], 48u * 2);
   EXPECT_EQ(b.strides[1], 15u * 48 * 2);
+}
+
+// Strided bwd_data: one dy map for every stride phase. Per slot, phase ph
+// holds the dx positions i = ph + s * j (j < in / s) and the taps f with (i +
+// pad - f * dil) % s == 0, whose dy coordinate is (i + pad - f * dil) / s.
+// The producer (wgmma/produce.cuh PhaseTapWalk) reads it at j + lower +
+// offset, the offset being the phase's shift plus t' * dq for the flipped
+// tap t' (taps in descending f). Checked against that direct formula for
+// every phase, position and tap of odd problems, with the map's bounding box
+// (in / s bases a slot) and the im2col offset range.
+TEST(WgmmaTma, BwdDataStridePhasesShareOneIm2colMap) {
+  KernelTraits t2 = tma_kernel(DType::bf16, 2, 128, 64), t3 = tma_kernel(DType::bf16, 3, 128, 64),
+               t1 = tma_kernel(DType::bf16, 1, 128, 64);
+  for (KernelTraits* t : {&t1, &t2, &t3}) t->direction = Direction::bwd_data;
+  const char* specs[] = {
+      "bwd_data_bf16_n2c64k64_h56w56_y3x3_s2_p1",             // ResNet's strided 3x3
+      "bwd_data_bf16_n2c64k128_h12w15_y3x3_s3,3_p1:2,0:1_dil2", // stride 3, asymmetric padding, dilation
+      "bwd_data_bf16_n2c64k64_h8w8_y1x3_s2_p0,1",             // a phase of H without taps
+      "bwd_data_bf16_n2c32k64_h12w12_y5x5_s2_p2",             // 5x5: phases of 3 and 2 taps
+      "bwd_data_bf16_n2c32k64_h12w16_y4x4_s4_p0",             // patchify: one tap a phase
+      "bwd_data_bf16_n1c64k64_d4h8w8_z3y3x3_s2_p1",           // 3D, 8 phases
+      "bwd_data_bf16_n2c64k64_w50_x5_s2_p2",                  // 1D
+  };
+  for (const char* sp : specs) {
+    const Problem p = spec(sp);
+    const KernelTraits& t = p.ndim == 1 ? t1 : p.ndim == 2 ? t2 : t3;
+    std::string why;
+    ASSERT_TRUE(can_implement(t, p, &why)) << sp << ": " << why;
+    const PhaseCorners pc = bwd_data_corners(p);
+    ASSERT_TRUE(pc.ok) << sp;
+    const TmaArgs a = a_args(t, p);
+    ASSERT_TRUE(a.im2col);
+    for (int d = p.first_slot(); d < 3; ++d) {
+      const int64_t s = p.stride[d], f = p.filter[d], pad = p.pad_lo[d], dil = p.dilation[d], J = p.in[d] / s;
+      const int i_map = 2 - d;  // the map's spatial dims run W, H, D
+      EXPECT_EQ(a.lower[i_map], pc.lower[d]) << sp;
+      EXPECT_EQ(a.upper[i_map], pc.upper[d]) << sp;
+      EXPECT_EQ(int64_t(a.dims[1 + i_map]) - 1 + a.upper[i_map] - a.lower[i_map] + 1, J) << sp << " slot " << d;
+      for (int64_t ph = 0; ph < s; ++ph) {
+        std::vector<int64_t> taps;  // descending f: t' = 0, 1, ...
+        for (int64_t ft = f - 1; ft >= 0; --ft)
+          if ((ph + pad - ft * dil) % s == 0) taps.push_back(ft);
+        if (taps.empty()) continue;
+        // The phase's own lower corner and step, from its first two taps.
+        const int64_t lower_ph = (ph + pad - taps[0] * dil) / s;
+        const int64_t dq = taps.size() > 1 ? (taps[0] - taps[1]) * dil / s : 0;
+        EXPECT_GE(lower_ph, pc.lower[d]) << sp;
+        for (size_t tp = 0; tp < taps.size(); ++tp) {
+          const int64_t offset = lower_ph - pc.lower[d] + int64_t(tp) * dq;
+          EXPECT_GE(offset, 0) << sp;
+          EXPECT_LE(offset, pc.max_offset[d]) << sp;
+          for (int64_t j = 0; j < J; ++j) {
+            const int64_t i = ph + s * j, num = i + pad - taps[tp] * dil;
+            ASSERT_EQ(num % s, 0) << sp;
+            EXPECT_EQ(j + pc.lower[d] + offset, num / s) << sp << " slot " << d << " ph " << ph << " j " << j;
+          }
+        }
+      }
+    }
+  }
+  // A stride that does not divide the input extent: phases of unequal size.
+  std::string why;
+  EXPECT_FALSE(can_implement(t2, spec("bwd_data_bf16_n2c64k64_h9w8_y3x3_s2_p1"), &why));
+  EXPECT_NE(why.find("not a multiple of its stride"), std::string::npos) << why;
+  EXPECT_FALSE(bwd_data_corners(spec("bwd_data_bf16_n2c64k64_h9w8_y3x3_s2_p1")).ok);
+  // 3D corners are 5-bit: a phase shift past 15 leaves the TMA path.
+  EXPECT_FALSE(can_implement(t3, spec("bwd_data_bf16_n1c64k64_d40h8w8_z3y3x3_s2_p1_dil20,1,1"), &why));
 }
 
 TEST(WgmmaTma, BwdWeightMapsDyAsAMatrixAndXThroughIm2col) {

@@ -91,6 +91,10 @@ struct IgemmParams {
   // unchanged in A/B runs.)
   unsigned div_mul[4];
   int div_shift[4];
+  // wgmma bwd_data TMA producers (im2col, not flat): the lower corner of dy's
+  // im2col map per slot, common to every stride phase (wgmma/tma.hpp
+  // bwd_data_corners); a phase's filter bases lie its own shift beyond it.
+  int tma_lower[3];
 };
 
 }  // namespace igemm

@@ -302,34 +302,86 @@ __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMa
   });
 }
 
-// bwd_data with TMA (stride 1; wgmma/tma.hpp): A = dy through im2col with the
-// taps flipped (row m is dx position i; the filter base is i + pad - dil *
-// (F - 1), tap t' = F - 1 - f sits at offset t' * dil), one load of TM
-// positions x 64 output channels per K tile (a tap and 64 channels of K/G);
-// B = w as a 3D tensor (c, tap, k), one box of 64 c x 64 k per 64 columns
-// (the flipped tap's linear index is filt_vol - 1 - tap).
+// bwd_data's K walk for the TMA producer: K is (flipped tap t' of the
+// block's stride phase, output channel), the phase's taps being f = f0 + t *
+// fs per slot (igemm/geometry.cuh PhaseGeom; t = T - 1 - t'). A's im2col
+// offset of slot d is shift[d] + t'[d] * dq[d] (shift: the phase's filter
+// base beyond the map's common lower corner, IgemmParams::tma_lower), B's
+// tap the linear index of f, which falls by fs * filter stride per t' step.
+// Stepped like TapWalk: one division at init, none per stage. At stride 1
+// (one phase: T = F, dq = dil, f0 = 0, fs = 1, shift 0) this is the walk of
+// the flipped taps, the tap index filt_vol - 1 - tap.
+template <int NDIM>
+struct PhaseTapWalk {
+  int c = 0, wtap = 0;
+  int t[3] = {0, 0, 0}, wstep[3] = {0, 0, 0};
+  unsigned short off[3] = {0, 0, 0}, off0[3] = {0, 0, 0};
+  __device__ __forceinline__ void init(const IgemmParams& p, const igemm::PhaseGeom& ph, int k, int chans) {
+    int tap = k / chans;
+    c = k - tap * chans;
+    wtap = 0;
+#pragma unroll
+    for (int d = 2; d >= 3 - NDIM; --d) {
+      t[d] = tap % ph.T[d];
+      tap /= ph.T[d];
+      wstep[d] = ph.fs[d] * p.filt_inner[d];
+      wtap += (ph.f0[d] + (ph.T[d] - 1 - t[d]) * ph.fs[d]) * p.filt_inner[d];
+      off0[d] = static_cast<unsigned short>(ph.q0[d] - (ph.T[d] - 1) * ph.dq[d] - p.tma_lower[d]);
+      off[d] = static_cast<unsigned short>(off0[d] + t[d] * ph.dq[d]);
+    }
+  }
+  __device__ __forceinline__ void next(const igemm::PhaseGeom& ph, int step, int chans) {
+    c += step;
+    if (c < chans) return;
+    c = 0;
+    bool carry = true;
+#pragma unroll
+    for (int d = 2; d >= 3 - NDIM; --d) {
+      if (carry) {
+        if (++t[d] < ph.T[d]) {
+          off[d] = static_cast<unsigned short>(off[d] + ph.dq[d]);
+          wtap -= wstep[d];
+          carry = false;
+        } else {
+          wtap += (ph.T[d] - 1) * wstep[d];
+          t[d] = 0;
+          off[d] = off0[d];
+        }
+      }
+    }
+  }
+};
+
+// bwd_data with TMA (wgmma/tma.hpp): row m of the block's stride phase is dx
+// position ph + s * j; A = dy through im2col with the phase's taps flipped
+// (one map for every phase: the filter base of row j is j + tma_lower, each
+// phase's own shift in its offsets), one load of TM positions x 64 output
+// channels per K tile (a tap and 64 channels of K/G); B = w as a 3D tensor
+// (c, tap, k), one box of 64 c x 64 k per 64 columns. A phase without taps
+// (ktiles 0) loads nothing.
 template <class Cfg>
-__device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const TensorMap* ta, const TensorMap* tb,
+__device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const igemm::PhaseGeom& ph,
+                                                     const TensorMap* ta, const TensorMap* tb,
                                                      ProducerRing<Cfg::kStages>& pr, const BlockPos& b, int m0,
                                                      int n0, int kt0, int ktiles, int kend, u32 ring, u32 full, u32 empty,
                                                      int part) {
+  if (ktiles <= 0) return;
   constexpr int F = 3 - Cfg::kNdim;
-  int i[3] = {0, 0, 0}, base[3] = {0, 0, 0};
-  const int n = pixel_digits<Cfg::kNdim>(m0, p.in, i);
+  int j[3] = {0, 0, 0}, base[3] = {0, 0, 0};
+  const int n = pixel_digits<Cfg::kNdim>(m0, ph.J, j);
 #pragma unroll
-  for (int d = F; d < 3; ++d) base[d] = i[d] + p.pad[d] - p.dil[d] * (p.filt[d] - 1);
+  for (int d = F; d < 3; ++d) base[d] = j[d] + p.tma_lower[d];
   // 64-column blocks inside the GEMM; with p.tma_blocks one 4D box loads all
   // of the tile's (whole bytes: blocks past C/G come back as zeros or as
   // columns that are never stored).
   const bool b4 = p.tma_blocks & 2;
   const int nblocks = b4 ? Cfg::kTileN / 64 : cmin(Cfg::kTileN, p.Cg - n0 + 63) / 64;
   const u32 tx = (part == 1 ? 0 : Cfg::TileA::kBytes) + (part == 0 ? 0 : nblocks * Cfg::TileB::kBlockBytes);
-  const int k_group = b.g0 * p.Kg, kg = p.Kg, last_tap = p.filt_vol - 1;
+  const int k_group = b.g0 * p.Kg, kg = p.Kg;
   const bool flat = p.tma_flat;
-  // K tiles in order, stepped without a division (TapWalk, as in produce_tma);
-  // walk.f are the flipped tap digits, walk.c the output channel within K/G.
-  TapWalk<Cfg::kNdim> walk;
-  walk.init(p, kt0 * Cfg::kTileK, kg);
+  // K tiles in order, stepped without a division.
+  PhaseTapWalk<Cfg::kNdim> walk;
+  walk.init(p, ph, kt0 * Cfg::kTileK, kg);
   tma_ring<Cfg>(kt0, ktiles, kend, ring, full, empty, pr, [&](int, u32 st, u32 bar) {
     const int kc = k_group + walk.c;
     mbar_arrive_expect_tx(bar, tx);
@@ -341,15 +393,15 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
       }
     }
     if (part != 0) {
-      const int wtap = last_tap - walk.tap;
+      const int wtap = walk.wtap;
       if (b4) {
         tma_load_4d(st + Cfg::kABytes, tb, 0, wtap, kc, n0 / 64, bar);
       } else {
-        for (int j = 0; j < nblocks; ++j)
-          tma_load_3d(st + Cfg::kABytes + j * Cfg::TileB::kBlockBytes, tb, n0 + 64 * j, wtap, kc, bar);
+        for (int jb = 0; jb < nblocks; ++jb)
+          tma_load_3d(st + Cfg::kABytes + jb * Cfg::TileB::kBlockBytes, tb, n0 + 64 * jb, wtap, kc, bar);
       }
     }
-    walk.next(p, Cfg::kBlockK, kg);
+    walk.next(ph, Cfg::kBlockK, kg);
   });
 }
 

@@ -60,10 +60,14 @@ bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why) {
       if (kg % 64 != 0 && !(flat && p.g == 1))
         return fail(why, "tma: K/G (" + std::to_string(kg) + ") is not a multiple of 64: a K tile must be one tap's "
                          "output channels");
-      for (int d = p.first_slot(); d < 3; ++d)
-        if (p.stride[d] != 1 && !flat)
-          return fail(why, "tma: bwd_data with stride > 1 (phases) has a tensor-map producer only for 1x1 filters "
-                           "without padding (flat_ok)");
+      if (!flat) {
+        for (int d = p.first_slot(); d < 3; ++d)
+          if (p.in[d] % p.stride[d] != 0)
+            return fail(why, "tma: bwd_data with an input extent (" + std::to_string(p.in[d]) +
+                                 ") not a multiple of its stride (" + std::to_string(p.stride[d]) +
+                                 "): the stride phases differ in size and cannot share one map");
+        if (!bwd_data_corners(p).ok) return fail(why, "tma: bwd_data without a stride phase that a filter tap reaches");
+      }
       break;
     case Direction::bwd_weight:
       if (cg % 64 != 0 && !flat)
@@ -74,12 +78,14 @@ bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why) {
   }
   if (flat) return true;  // no im2col map
   const Im2colLimits lim = limits_for(p.ndim);
+  const PhaseCorners pc = p.direction == Direction::bwd_data ? bwd_data_corners(p) : PhaseCorners{};
   for (int d = p.first_slot(); d < 3; ++d) {
-    const int64_t span = p.dilation[d] * (p.filter[d] - 1);
+    int64_t span = p.dilation[d] * (p.filter[d] - 1);
     int64_t lower = -p.pad_lo[d], upper = p.pad_hi[d] - span;
     if (p.direction == Direction::bwd_data) {
-      lower = p.pad_lo[d] - span;
-      upper = p.in[d] + p.pad_lo[d] - span - p.out(d);
+      lower = pc.lower[d];
+      upper = pc.upper[d];
+      span = pc.max_offset[d];
     }
     if (lower < lim.corner_min || lower > lim.corner_max || upper < lim.corner_min || upper > lim.corner_max)
       return fail(why, "tma: padding or dilated filter extent outside the im2col bounding-box range [" +
@@ -89,6 +95,39 @@ bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why) {
                            std::to_string(lim.offset_max));
   }
   return true;
+}
+
+PhaseCorners bwd_data_corners(const Problem& p) {
+  PhaseCorners pc;
+  for (int d = p.first_slot(); d < 3; ++d) {
+    const int64_t s = p.stride[d], f = p.filter[d], pad = p.pad_lo[d], dil = p.dilation[d];
+    if (p.in[d] % s != 0) return pc;
+    // The same phase geometry as igemm/geometry.cuh make_phase.
+    bool any = false;
+    int64_t lo = 0, q0_max = 0;
+    for (int64_t ph = 0; ph < s; ++ph) {
+      int64_t first = -1, second = -1, count = 0;
+      for (int64_t t = 0; t < f; ++t) {
+        if ((ph + pad - t * dil) % s != 0) continue;
+        if (count == 0) first = t;
+        else if (count == 1) second = t;
+        ++count;
+      }
+      if (count == 0) continue;
+      const int64_t q0 = (ph + pad - first * dil) / s;
+      const int64_t dq = second < 0 ? 0 : (second - first) * dil / s;
+      const int64_t lower_ph = q0 - (count - 1) * dq;
+      lo = any ? std::min(lo, lower_ph) : lower_ph;
+      q0_max = any ? std::max(q0_max, q0) : q0;
+      any = true;
+    }
+    if (!any) return pc;
+    pc.lower[d] = lo;
+    pc.upper[d] = p.in[d] / s - p.out(d) + lo;
+    pc.max_offset[d] = q0_max - lo;  // a phase's shift plus its last flipped tap: q0 - lower
+  }
+  pc.ok = true;
+  return pc;
 }
 
 namespace {
@@ -197,14 +236,14 @@ TmaArgs a_args(const KernelTraits& t, const Problem& p, bool flat) {
   switch (p.direction) {
     case Direction::fwd: return x_im2col(p, block_k(t), t.tile_m);
     case Direction::bwd_data: {
-      // dy at i + pad_lo - dil * (F - 1) + t' * dil for the flipped taps t':
-      // bases of the dx positions 0 .. in - 1 (stride 1).
+      // dy at j + lower + shift + t' * dq for the flipped taps t' of each
+      // phase (bwd_data_corners): in / s filter bases a slot.
+      const PhaseCorners pc = bwd_data_corners(p);
       std::array<int64_t, 3> out{}, lower{}, upper{}, ones{1, 1, 1};
       for (int d = 0; d < 3; ++d) {
         out[d] = p.out(d);
-        const int64_t span = p.dilation[d] * (p.filter[d] - 1);
-        lower[d] = p.pad_lo[d] - span;
-        upper[d] = p.in[d] + p.pad_lo[d] - span - out[d];
+        lower[d] = pc.lower[d];
+        upper[d] = pc.upper[d];
       }
       return im2col_args(p, p.k, out, lower, upper, ones, 64, t.tile_m);
     }

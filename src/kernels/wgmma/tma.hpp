@@ -22,9 +22,10 @@ using ::gconv::TmaArgs;
 
 // Whether traits t (t.tma) can load problem p through tensor maps. The
 // channels an im2col load reads are one filter tap's, inside one group: fwd
-// needs C/G a multiple of block_k, bwd_data K/G a multiple of 64 (and stride
-// 1: strided phases are not expressed as tensor maps yet), bwd_weight C/G a
-// multiple of 64. Pointwise problems loaded flat (flat_ok, flat_enabled) have
+// needs C/G a multiple of block_k, bwd_data K/G a multiple of 64 (strided:
+// every strided input extent a multiple of its stride, so that all phases
+// have the same positions per slot and share one map, bwd_data_corners),
+// bwd_weight C/G a multiple of 64. Pointwise problems loaded flat (flat_ok, flat_enabled) have
 // one tap: bwd_weight takes any C/G, and with one group fwd any C and
 // bwd_data any K (the boxes past the channels come back as zeros; several
 // groups would read the next group's channels into A against B's zeros, and
@@ -34,11 +35,27 @@ using ::gconv::TmaArgs;
 // [0, 31]). On false, *why says why.
 bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why);
 
+// bwd_data's dy im2col map over the stride phases (igemm/geometry.cuh
+// PhaseGeom): phase ph of slot d holds the input positions ph + s * j, j <
+// J = in / s, and the taps f = f0 + t * fs, whose dy coordinates are j + q0 -
+// t * dq. Flipped (t' = T - 1 - t) they are j + lower_ph + t' * dq with
+// lower_ph = q0 - (T - 1) * dq. One map serves every phase: its lower corner
+// is the smallest lower_ph of the phases with taps, its upper corner leaves J
+// filter bases a slot, and a phase's own shift lower_ph - lower joins its
+// im2col offsets (max_offset: the largest offset any load uses). ok is
+// false where J differs between phases (in % s != 0) or no phase has a tap.
+struct PhaseCorners {
+  bool ok = false;
+  int64_t lower[3] = {0, 0, 0}, upper[3] = {0, 0, 0}, max_offset[3] = {0, 0, 0};
+};
+PhaseCorners bwd_data_corners(const Problem& p);
+
 // The maps of the GEMM operands A and B (igemm/operands.cuh). Require tma_ok.
 //   fwd:        A = x through im2col (filter bases of the output pixels),
 //               B = w as a (F*C/G, K) matrix
-//   bwd_data:   A = dy through im2col (taps flipped: filter bases i + pad -
-//               dil * (F - 1) of the dx positions), B = w as (C/G, F, K)
+//   bwd_data:   A = dy through im2col (taps flipped, bwd_data_corners;
+//               stride 1: filter bases i + pad - dil * (F - 1) of the dx
+//               positions), B = w as (C/G, F, K)
 //   bwd_weight: A = dy as a (K, N*out) matrix, B = x through im2col with
 //               block_k pixels and 64 channels a load
 // flat (requires flat_ok): the im2col operand as a tiled (channels, N * pixels)

@@ -263,7 +263,7 @@ __device__ __forceinline__ void produce_tile(const IgemmParams& p, const TensorM
     if constexpr (Cfg::kDir == kFwd) {
       produce_tma<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ops.gemm_k, ring, full, empty, part, mc);
     } else if constexpr (Cfg::kDir == kBwdData) {
-      produce_tma_bwd_data<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ops.gemm_k, ring, full, empty, part);
+      produce_tma_bwd_data<Cfg>(p, ops.ph, ta, tb, pr, b, m0, n0, kt0, ktiles, ops.gemm_k, ring, full, empty, part);
     } else {
       produce_tma_bwd_weight<Cfg>(p, ta, tb, pr, b, m0, n0, kt0, ktiles, ops.gemm_k, ring, full, empty, part);
     }

@@ -189,6 +189,11 @@ class WgmmaFamily final : public KernelFamily {
       const void* b_ptr = swap ? args.a : args.b;
       plan->params.tma_flat = flat ? 1 : 0;
       plan->params.tma_blocks = 0;
+      if (p.direction == Direction::bwd_data && !flat) {
+        // dy's map corner shared by the stride phases (produce_tma_bwd_data).
+        const wgmma::PhaseCorners pc = wgmma::bwd_data_corners(p);
+        for (int d = 0; d < 3; ++d) plan->params.tma_lower[d] = int(pc.lower[d]);
+      }
       // One box of several 64-channel blocks (bwd_weight dy and pointwise x,
       // bwd_data w); false, after one warning per process, if the driver
       // refuses the map (its strides are not ordered).

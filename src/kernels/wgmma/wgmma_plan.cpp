@@ -207,8 +207,9 @@ std::string instance_source(const KernelTraits& t) {
   // the consumers' own pace (the outputs are garbage: a latency study only).
   static const bool noload = jit::process_env_int("GCONV_WGMMA_NOLOAD", 0, 1).value_or(0) == 1;
   if (noload && trace_blocks() > 0 && t.tma) s += "#define GCONV_WGMMA_NOLOAD 1\n";
-  // GCONV_WGMMA_TAPWALK=0 (read once): TMA producers divide their K
-  // coordinates per stage again (wgmma/produce.cuh TapWalk), for A/B runs.
+  // GCONV_WGMMA_TAPWALK=0 (read once): the fwd and bwd_weight TMA producers
+  // divide their K coordinates per stage again (wgmma/produce.cuh TapWalk),
+  // for A/B runs (bwd_data's PhaseTapWalk always steps).
   static const bool tap_walk = jit::process_env_on("GCONV_WGMMA_TAPWALK");
   if (!tap_walk && t.tma) s += "#define GCONV_WGMMA_STAGE_DIVIDE 1\n";
   // GCONV_WGMMA_CLUSTER_AHEAD=0 (read once): cluster split-K's reduction with
