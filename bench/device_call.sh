@@ -49,6 +49,10 @@
 #             .device/sbd_ab_pairs.csv (stride 1, TMA) timed with the headers of .device/old_kernels and the
 #             current ones (the producer's walk changed for stride 1 too)
 #   sbdrows   selector rows: every bwd_data TMA kernel on .device/sbd_train.txt and .device/sbd_hold.txt
+#   tcwcheck  tinyc bwd_weight (grouped, C/G = K/G of 4, 8, 16; tinyc_wgrad.cuh): every kernel against the
+#             reference (bf16, fp16), sanitizers; every tinyc bwd_weight kernel, the shipped model's top
+#             TCW_TOP without them (what it had before) and native cuDNN on .device/tcw_pub.jsonl
+#   tcwrows   selector rows: every tinyc bwd_weight kernel on .device/tcw_train.txt and .device/tcw_hold.txt
 #   oddab     igemm vec 1 (odd channels, batched loads): correctness, sanitizers, then before
 #             (.device/oldlib) vs after on the public problems with an odd C or K (.device/odd_pub.jsonl)
 #   dwdata    held-out depthwise problems (direct kernels + native cuDNN, reported), then window kernels
@@ -1105,6 +1109,21 @@ PY
         .device/sbd_ab_pairs.csv "$PWD/.device/old_kernels"
       python3 bench/ab_sweeps.py --a /tmp/sbdab_0.csv --b /tmp/sbdab_on.csv --label-a old --label-b new \
         | tee "$OUT/sbdab.txt" | tail -n 12 ;;
+    tcwcheck)
+      F='family == tinyc && direction == bwd_weight'
+      check_kernels tcw tinyc "$F" 'Pools/PoolCorrectness.*/bwd_weight_*' 'Pools/PoolCorrectness.*/bwd_weight_bf16_2d'
+      rm -f /tmp/tcw.csv /tmp/tcw_old.csv
+      timeout -k 10 "${TCW_S:-150}" .device/gconv bench --problems .device/tcw_pub.jsonl --filter "$F" \
+        --provider gconv,cudnn --out /tmp/tcw.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" --progress-s 60 \
+        2> "$OUT/tcw_bench.log"
+      echo "tcw bench rc=$?"; grep -v ETA "$OUT/tcw_bench.log" | tail -n 2
+      timeout -k 10 "${TCW_S:-150}" .device/gconv bench --problems .device/tcw_pub.jsonl --filter "!($F)" \
+        --policy "topk:${TCW_TOP:-8}" --provider gconv --out /tmp/tcw_old.csv --warmup 2 --repeats 7 --check none \
+        --jobs "$ncpu" --progress-s 60 2> "$OUT/tcw_old.log"
+      echo "tcw before rc=$?"; grep -v ETA "$OUT/tcw_old.log" | tail -n 2
+      pack /tmp/tcw.csv "$OUT/tcw.csv.zst"; pack /tmp/tcw_old.csv "$OUT/tcw_old.csv.zst" ;;
+    tcwrows)
+      bench_rows tcw 'family == tinyc && direction == bwd_weight' "${TCWR_S:-150}" ;;
     sbdrows)
       # Selector rows of the bwd_data TMA kernels on strided training problems (.device/sbd_train.txt,
       # the bf16 problems of the training sweeps the path takes) and the holdout's (.device/sbd_hold.txt).

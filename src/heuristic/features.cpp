@@ -578,7 +578,25 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
     set(k_block_h, t.block_h);
     set(k_block_w, t.block_w);
     widest_of = pt.widest_igemm;
-    if (tinyc::can_implement(t, p, nullptr)) {
+    if (t.direction == Direction::bwd_weight) {
+      // bwd_weight (tinyc_wgrad.cuh): the steps' dy tiles and x halos of every
+      // slab, then the blocks' atomics into the accumulator.
+      if (tinyc::wgrad_can_implement(t, p, nullptr)) {
+        const tinyc::WgradPlan wp = tinyc::make_wgrad_plan(t, p);
+        const tinyc::TinycWgradParams& q = wp.params;
+        blocks = double(std::max<long long>(1, wp.blocks * wp.slabs));
+        smem = double(wp.smem);
+        useful = ratio(double(q.cg), 16.0);
+        flops_per_block = flops / blocks;
+        const double halo = double(q.xh) * q.xw / (double(t.block_h) * t.block_w);
+        l2_bytes = double(q.steps) * wp.slabs * (double(t.block_h) * t.block_w + double(q.xh) * q.xw) *
+                       tinyc::kWSlab * eb +
+                   blocks * tinyc::kWSlab * q.taps * q.cg * 8.0;
+        workspace = double(wp.workspace);
+        set(x_direct_halo, halo);
+        set(x_log_bytes_per_block, lg(l2_bytes / blocks));
+      }
+    } else if (tinyc::can_implement(t, p, nullptr)) {
       const tinyc::Plan tp = tinyc::make_plan(t, p);
       blocks = double(std::max<long long>(1, tp.blocks));
       smem = double(tp.smem);

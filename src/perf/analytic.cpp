@@ -362,6 +362,38 @@ double tinyc_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceIn
   return b->total_ms;
 }
 
+// tinyc bwd_weight (grouped, C/G = K/G of 4, 8 or 16): per step of a slab,
+// 16-pixel tasks x 4 row blocks x taps x 2 mma.m16n8k16 (a 16 x 16 block of
+// which C/G of every 16 columns are one group's), one x4 ldmatrix of B per
+// mma pair; the step's dy tile and x halo come from L2 once; the slabs'
+// blocks add their sums with atomics (the accumulator's size per block).
+double tinyc_wgrad_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceInfo& d, AnalyticBreakdown* b) {
+  const Problem& p = *ap.problem;
+  const tinyc::WgradPlan plan = tinyc::make_wgrad_plan(t, p);
+  const tinyc::TinycWgradParams& q = plan.params;
+  const int eb = ap.eb;
+  const int64_t smem_bps = std::max<int64_t>(1, d.smem_per_sm_bytes / int64_t(plan.smem + 1024));
+  const int bps = int(std::max<int64_t>(1, std::min<int64_t>(smem_bps, d.max_threads_per_sm / std::max(1, plan.threads))));
+  const int64_t blocks = plan.blocks * plan.slabs;
+  const double steps_per_block = double(q.steps) / double(plan.blocks);
+  const double mmas = steps_per_block * (double(t.block_h) * t.block_w / 16) * 4 * q.taps * 2;
+  const double mma_rate = ap.mma_sm * 0.5;
+  const double smem_rate = d.smem_bytes_per_clk * d.clock_mhz * 1e3 / 320.0 * 4096.0;  // 512 B of B per mma pair
+  auto rate = [&](int) { return std::min(mma_rate, smem_rate); };
+  b->blocks = blocks;
+  b->blocks_per_sm = bps;
+  const double compute = waves_ms(blocks, bps, mmas * 4096.0, d, rate, &b->waves);
+  b->wave_efficiency = double(b->blocks) / double(b->waves * d.sm_count * bps);
+  b->tile_efficiency = double(q.cg) / 16.0;
+  const double stage_px = double(t.block_h) * t.block_w + double(q.xh) * q.xw;
+  const double l2 = double(q.steps) * plan.slabs * stage_px * tinyc::kWSlab * eb +
+                    double(blocks) * tinyc::kWSlab * q.taps * q.cg * 4.0 * 2.0;
+  const double dram = double(ap.ops.y) * eb + double(ap.ops.x) * eb + double(ap.ops.w) * eb;
+  const double memory = std::max(dram / (d.hbm_gbps * 1e6), l2 / (d.l2_gbps * 1e6));
+  finish(compute, memory, 1.0, 1, d, b);
+  return b->total_ms;
+}
+
 AnalyticKernel analytic_kernel(const KernelTraits& t, const DeviceInfo& d) {
   AnalyticKernel ak;
   ak.regs = allocated_regs(t, d);
@@ -392,7 +424,8 @@ double analytic_ms(const KernelTraits& t, const AnalyticKernel& ak, const Analyt
   AnalyticBreakdown* b = detail ? detail : &local;
   *b = AnalyticBreakdown{};
   if (is_implicit_gemm(t.family)) return gemm_ms(t, ak, ap, d, b);
-  if (t.family == Family::tinyc) return tinyc_ms(t, ap, d, b);
+  if (t.family == Family::tinyc)
+    return t.direction == Direction::bwd_weight ? tinyc_wgrad_ms(t, ap, d, b) : tinyc_ms(t, ap, d, b);
   DirectPlan own;
   if (!plan && plan_direct(t, ap.direct, &own)) plan = &own;
   return direct_ms(t, ak, ap, plan, d, b);

@@ -46,6 +46,7 @@ std::vector<std::string> odd_problem_specs() {
       // without taps (zeros)
       "n2c48k64_h10w12_y3x3_s2_p1", "n1c64k128_d4h6w6_z3y3x3_s2_p1", "n2c64k64_h12w15_y3x3_s3_p1:2,0:1_dil2",
       "n2c64k64_h8w8_y1x3_s2_p0,1",
+      "n3c80k80g5_h9w13_y3x3_s2_p1:2,0:1_dil2", // C/G = 16, C off 64 (tinyc bwd_weight's last slab partial)
       "n4c64k64_h28w28_y3x3_p1",                // bigger: bwd_weight split-K
       "n1c16k32_d5h9w9_z3y3x3_p1",              // 3D
       "n2c16k16_d6h7w7_z3y3x3_s2_p1",           // 3D stride 2

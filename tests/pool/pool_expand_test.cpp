@@ -255,8 +255,9 @@ TEST(RealPools, CoverEveryDirectionDtypeFamilyAndNdim) {
   }
   // igemm and direct: every direction x dtype; wgmma: fwd x 3 dtypes,
   // bwd_data and bwd_weight x bf16/fp16 (tf32 wgmma reads K-major operands
-  // only); tinyc: bwd_data x bf16/fp16, 2D and 3D.
-  EXPECT_EQ(seen.size(), (3u * 3u * 2u + 3u + 2u + 2u) * 3u + 4u);
+  // only); tinyc: bwd_data x bf16/fp16, 2D and 3D, and bwd_weight x
+  // bf16/fp16, 2D.
+  EXPECT_EQ(seen.size(), (3u * 3u * 2u + 3u + 2u + 2u) * 3u + 4u + 2u);
   EXPECT_TRUE(det && vec1 && split_parallel && split_serial && gpb);
   EXPECT_GE(max_bwd_weight_split, 64);
 }

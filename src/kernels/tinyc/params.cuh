@@ -32,5 +32,29 @@ struct TinycParams {
   int kvec;
 };
 
+// bwd_weight of grouped convolutions with few channels per group (tinyc_wgrad.cuh):
+constexpr int kWSlab = 64;    // channels of a block's slab (x and dy alike: C/G == K/G): a 128-byte TMA box row
+constexpr int kWMaxTaps = 9;  // filter taps a block keeps accumulators for (fh * fw)
+
+struct TinycWgradParams {
+  const void* x;   // N, H, W, C (channels last)
+  const void* dy;  // N, Ho, Wo, K
+  void* dw;        // K, FH, FW, C/G
+  // fp32 accumulator of dw (K x taps x C/G) and, after it, kFixupWords words
+  // per slab (kernels/fixup.hpp): the slab's first block zeroes its part,
+  // every block adds, the last converts it into dw.
+  float* acc;
+  unsigned long long* flags;
+  unsigned long long epoch;
+  int n, h, w_, c, ho, wo;
+  int fh, fw, sh, sw, ph, pw, dh, dw_;  // filter, stride, low padding, dilation
+  int cg;                               // C/G = K/G (4, 8 or 16)
+  int taps;                             // fh * fw
+  int tiles_h, tiles_w;                 // dy tiles of block_h x block_w per image
+  int steps;                            // n * tiles_h * tiles_w: the reduction's steps of one slab
+  int xh, xw;                           // x rows and columns a dy tile reads (its halo)
+  int stage_bytes;                      // one stage: the dy box, then the x box, each 1024-byte aligned
+};
+
 }  // namespace tinyc
 }  // namespace gconv

@@ -1,0 +1,146 @@
+// Host side of the tinyc bwd_weight kernels (grouped convolutions with C/G =
+// K/G = 4, 8 or 16; device code tinyc_wgrad.cuh): rules, geometry, grid,
+// shared memory and workspace.
+#include <algorithm>
+#include <climits>
+
+#include <fmt/format.h>
+
+#include "kernels/fixup.hpp"
+#include "kernels/tinyc/tinyc_plan.hpp"
+
+namespace gconv::tinyc {
+namespace {
+
+constexpr size_t kMaxSmem = 227 * 1024;
+
+bool fail(std::string* why, std::string msg) {
+  if (why) *why = std::move(msg);
+  return false;
+}
+
+size_t align1024(size_t b) { return (b + 1023) / 1024 * 1024; }
+
+// Shared memory of one stage: the dy box, then the x box of the rectangle it
+// reads, 128 bytes a pixel, each at a 1024-byte boundary (the swizzle's
+// period).
+size_t stage_bytes(const KernelTraits& t, int xh, int xw) {
+  return align1024(size_t(t.block_h) * t.block_w * 128) + align1024(size_t(xh) * xw * 128);
+}
+
+}  // namespace
+
+bool wgrad_traits_ok(const KernelTraits& t, std::string* why) {
+  if (t.ndim != 2) return fail(why, "tinyc bwd_weight kernels are 2D");
+  if (t.warps_m != 4 && t.warps_m != 8)
+    return fail(why, "warps_m must be 4 or 8 (four warps cover a slab's 64 K rows)");
+  if (t.vec != 8) return fail(why, "vec must be 8 (the default; the name does not carry it)");
+  if (t.block_h < 1 || t.block_h > 32 || t.block_w < 16 || t.block_w > 128 || t.block_w % 16 != 0)
+    return fail(why, "block_h must be 1..32 and block_w a multiple of 16 up to 128 (the dy tile of a step)");
+  KernelTraits canon;
+  canon.family = t.family;
+  canon.direction = t.direction;
+  canon.dtype = t.dtype;
+  canon.ndim = t.ndim;
+  canon.block_h = t.block_h;
+  canon.block_w = t.block_w;
+  canon.warps_m = t.warps_m;
+  canon.vec = t.vec;
+  if (!(canon == t)) return fail(why, "canonical: a tinyc kernel leaves every other trait at its default");
+  return true;
+}
+
+bool wgrad_can_implement(const KernelTraits& t, const Problem& p, std::string* why) {
+  if (!traits_ok(t, why)) return false;
+  if (Status s = p.validate(); !s.ok()) return fail(why, s.message());
+  if (p.direction != t.direction || p.dtype != t.dtype || p.ndim != t.ndim)
+    return fail(why, "direction, dtype or ndim differ from the kernel's");
+  const int64_t cg = p.c_per_group();
+  if (p.g < 2 || p.c != p.k || (cg != 4 && cg != 8 && cg != 16))
+    return fail(why, "tinyc bwd_weight: grouped with C/G = K/G of 4, 8 or 16 (a 16-row mma block holds whole groups)");
+  if (p.c % 8 != 0) return fail(why, "C must be a multiple of 8 (16-byte copies of x and dy)");
+  if (p.filter[1] * p.filter[2] > kWMaxTaps)
+    return fail(why, fmt::format("{} filter taps > {} (a thread's accumulators)", p.filter[1] * p.filter[2], kWMaxTaps));
+  // Offsets of one image are 32-bit in the kernel; the image base 64-bit.
+  if (p.in[1] * p.in[2] * p.c >= INT_MAX || p.out(1) * p.out(2) * p.k >= INT_MAX)
+    return fail(why, "image too large for the kernel's index ranges");
+  const WgradPlan plan = make_wgrad_plan(t, p);
+  if (plan.smem > kMaxSmem) return fail(why, fmt::format("shared memory {} B > {} B", plan.smem, kMaxSmem));
+  if (plan.params.xh > 256 || plan.params.xw > 256) return fail(why, "the x rectangle of a tile exceeds a TMA box (256)");
+  if (int64_t(plan.params.steps) != p.n * plan.params.tiles_h * plan.params.tiles_w || plan.params.steps >= INT_MAX)
+    return fail(why, "too many dy tiles for one launch");
+  return true;
+}
+
+WgradPlan make_wgrad_plan(const KernelTraits& t, const Problem& p) {
+  WgradPlan plan;
+  TinycWgradParams& q = plan.params;
+  q.n = int(p.n);
+  q.h = int(p.in[1]);
+  q.w_ = int(p.in[2]);
+  q.c = int(p.c);
+  q.ho = int(p.out(1));
+  q.wo = int(p.out(2));
+  q.fh = int(p.filter[1]);
+  q.fw = int(p.filter[2]);
+  q.sh = int(p.stride[1]);
+  q.sw = int(p.stride[2]);
+  q.ph = int(p.pad_lo[1]);
+  q.pw = int(p.pad_lo[2]);
+  q.dh = int(p.dilation[1]);
+  q.dw_ = int(p.dilation[2]);
+  q.cg = int(p.c_per_group());
+  q.taps = q.fh * q.fw;
+  q.tiles_h = int((q.ho + t.block_h - 1) / t.block_h);
+  q.tiles_w = int((q.wo + t.block_w - 1) / t.block_w);
+  const int64_t steps = p.n * int64_t(q.tiles_h) * q.tiles_w;
+  q.steps = int(std::min<int64_t>(steps, INT_MAX));
+  q.xh = (t.block_h - 1) * q.sh + (q.fh - 1) * q.dh + 1;
+  q.xw = (t.block_w - 1) * q.sw + (q.fw - 1) * q.dw_ + 1;
+  const size_t stage = stage_bytes(t, q.xh, q.xw);
+  q.stage_bytes = int(std::min<size_t>(stage, INT_MAX));
+  plan.smem = 1024 + 2 * stage + 128;  // the alignment slack, two stages and a zero pixel
+  plan.slabs = (p.c + kWSlab - 1) / kWSlab;
+  // Blocks per slab: kWgradBlocks over all slabs, but each block adds its
+  // whole part of dw (64 x taps x C/G values) with atomics, so at C/G = 16
+  // and small images (a step or two a block) the atomics, not the MMAs,
+  // would take the time: their total stays within kWgradAtomics.
+  const int64_t part = int64_t(kWSlab) * q.taps * q.cg;
+  const int64_t by_atomics = std::max<int64_t>(1, kWgradAtomics / (plan.slabs * part));
+  plan.blocks = std::max<int64_t>(
+      1, std::min<int64_t>({steps, (kWgradBlocks + int64_t(plan.slabs) - 1) / plan.slabs, by_atomics}));
+  plan.threads = 32 * t.warps_m;
+  const int64_t acc_elems = p.k * q.taps * q.cg;
+  plan.flags_offset = fixup_words_offset(acc_elems);
+  plan.workspace = plan.flags_offset + fixup_words_bytes(plan.slabs);
+  return plan;
+}
+
+TmaArgs wgrad_x_map(const Problem& p, const WgradPlan& plan) {
+  const uint64_t c = uint64_t(p.c), eb = 2;
+  return tiled_map({c, uint64_t(p.in[2]), uint64_t(p.in[1]), uint64_t(p.n)},
+                   {c * eb, c * eb * uint64_t(p.in[2]), c * eb * uint64_t(p.in[2] * p.in[1])},
+                   {uint32_t(kWSlab), uint32_t(plan.params.xw), uint32_t(plan.params.xh), 1});
+}
+
+TmaArgs wgrad_dy_map(const KernelTraits& t, const Problem& p) {
+  const uint64_t k = uint64_t(p.k), eb = 2, wo = uint64_t(p.out(2)), ho = uint64_t(p.out(1));
+  return tiled_map({k, wo, ho, uint64_t(p.n)}, {k * eb, k * eb * wo, k * eb * wo * ho},
+                   {uint32_t(kWSlab), uint32_t(t.block_w), uint32_t(t.block_h), 1});
+}
+
+std::string wgrad_instance_source(const KernelTraits& t) {
+  return fmt::format(
+      "// {name}: generated by src/kernels/tinyc/tinyc_wgrad.cpp\n"
+      "#include \"tinyc/tinyc_wgrad.cuh\"\n"
+      "extern \"C\" __global__ void __launch_bounds__({threads}, {min_blocks}) gconv_main(const "
+      "gconv::tinyc::TinycWgradParams p, const __grid_constant__ gconv::dev::TensorMap tx, const __grid_constant__ "
+      "gconv::dev::TensorMap tdy) {{\n"
+      "  gconv::tinyc::bwd_weight<{dt}, {th}, {tw}, {nw}>(p, &tx, &tdy);\n"
+      "}}\n",
+      fmt::arg("name", kernel_name(t)), fmt::arg("threads", 32 * t.warps_m), fmt::arg("min_blocks", 2),
+      fmt::arg("dt", static_cast<int>(t.dtype)), fmt::arg("th", t.block_h), fmt::arg("tw", t.block_w),
+      fmt::arg("nw", t.warps_m));
+}
+
+}  // namespace gconv::tinyc
