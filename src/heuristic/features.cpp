@@ -475,8 +475,8 @@ void problem_terms(const Problem& p, const DeviceInfo& d, ProblemTerms& pt) {
   pt.m_rows = m_rows, pt.k_len = k_len, pt.phases = phases, pt.n_group = n_group;
 }
 
-void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuProps& g, const DeviceInfo& d,
-                     float* out) {
+void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const KernelFeatureTerms& kt, const GpuProps& g,
+                     const DeviceInfo& d, float* out) {
   std::copy(pt.row, pt.row + kNumFeatures, out);
   auto set = [out](Feature f, double v) { out[f] = float(v); };
   auto flag = [out](Feature f, bool b) { out[f] = b ? 1.0f : 0.0f; };
@@ -496,7 +496,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
   const bool is_gemm = is_implicit_gemm(t.family);
   const int threads = std::max(1, t.threads());
   const int warps = std::max(1, threads / kWarp);
-  const int regs = d.rules ? register_estimate(*d.rules, t) : 0;
+  const int regs = kt.regs;
   flag(k_family_igemm, is_igemm);
   flag(k_family_direct, t.family == Family::direct);
   flag(k_family_wgmma, t.family == Family::wgmma);
@@ -531,7 +531,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
     const int64_t m_tiles = ceil_div(m_block, tm), n_tiles = ceil_div(n_group, n_per_group), g_blocks = ceil_div(p.g, gpb);
     const int64_t k_tiles = ceil_div(k_block, tk), k_iters = ceil_div(k_tiles, int64_t(split));
     blocks = double(m_tiles) * n_tiles * g_blocks * split * phases;
-    smem = double(is_igemm ? igemm::smem_bytes(t) : wgmma::smem_bytes(t));
+    smem = kt.smem;
     set(k_tile_m, t.tile_m);
     set(k_tile_n, t.tile_n);
     set(k_tile_k, t.tile_k);
@@ -677,7 +677,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
 
   // ---- interaction: occupancy, waves, traffic (analytic model's view)
   AnalyticBreakdown ab;
-  analytic_ms(t, pt.ap, d, &ab, plan ? &*plan : nullptr);
+  analytic_ms(t, kt.analytic, pt.ap, d, &ab, plan ? &*plan : nullptr);
   const int sm = std::max(1, g.sm_count);
   const int bps = std::max(1, ab.blocks_per_sm);
   const double per_wave = double(sm) * bps;
@@ -724,10 +724,19 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const GpuPro
 
 }  // namespace
 
+KernelFeatureTerms kernel_feature_terms(const KernelTraits& t, const DeviceInfo& d) {
+  KernelFeatureTerms kt;
+  kt.analytic = analytic_kernel(t, d);
+  kt.regs = d.rules ? register_estimate(*d.rules, t) : 0;
+  if (t.family == Family::igemm) kt.smem = double(igemm::smem_bytes(t));
+  if (t.family == Family::wgmma) kt.smem = double(wgmma::smem_bytes(t));
+  return kt;
+}
+
 void compute_features(const Problem& p, const KernelTraits& t, const GpuProps& g, const DeviceInfo& d, float* out) {
   ProblemTerms pt;
   problem_terms(p, d, pt);
-  kernel_features(pt, t, g, d, out);
+  kernel_features(pt, t, kernel_feature_terms(t, d), g, d, out);
 }
 
 void compute_features(const Problem& p, const KernelTraits* const* kernels, size_t n, const GpuProps& g,
@@ -735,7 +744,15 @@ void compute_features(const Problem& p, const KernelTraits* const* kernels, size
   ProblemTerms pt;
   problem_terms(p, d, pt);
   const size_t nf = kNumFeatures;
-  for (size_t i = 0; i < n; ++i) kernel_features(pt, *kernels[i], g, d, out + i * nf);
+  for (size_t i = 0; i < n; ++i) kernel_features(pt, *kernels[i], kernel_feature_terms(*kernels[i], d), g, d, out + i * nf);
+}
+
+void compute_features(const Problem& p, const KernelTraits* const* kernels, const KernelFeatureTerms* const* terms,
+                      size_t n, const GpuProps& g, const DeviceInfo& d, float* out) {
+  ProblemTerms pt;
+  problem_terms(p, d, pt);
+  const size_t nf = kNumFeatures;
+  for (size_t i = 0; i < n; ++i) kernel_features(pt, *kernels[i], *terms[i], g, d, out + i * nf);
 }
 
 // ---- GpuProps JSON

@@ -20,6 +20,7 @@
 #include "gconv/problem.hpp"
 #include "gconv/status.hpp"
 #include "kernels/traits.hpp"
+#include "perf/analytic.hpp"
 #include "perf/device_info.hpp"
 
 namespace gconv::heuristic {
@@ -99,5 +100,18 @@ void compute_features(const Problem& p, const KernelTraits& t, const GpuProps& g
 // Same contract otherwise. Selection scores a whole candidate list this way.
 void compute_features(const Problem& p, const KernelTraits* const* kernels, size_t n, const GpuProps& g,
                       const DeviceInfo& d, float* out);
+
+// The terms of a kernel's features that need no problem, on device d: a
+// caller that scores the same kernels again and again (the registry, per
+// pool kernel) computes them once. Rows through them are bit-identical.
+struct KernelFeatureTerms {
+  AnalyticKernel analytic;  // analytic_kernel(t, d)
+  int regs = 0;             // register_estimate (0 without arch rules)
+  double smem = 0;          // igemm, wgmma: shared memory bytes (others: planned per problem)
+};
+KernelFeatureTerms kernel_feature_terms(const KernelTraits& t, const DeviceInfo& d);
+// compute_features of n kernels with terms[i] = kernel_feature_terms(*kernels[i], d).
+void compute_features(const Problem& p, const KernelTraits* const* kernels, const KernelFeatureTerms* const* terms,
+                      size_t n, const GpuProps& g, const DeviceInfo& d, float* out);
 
 }  // namespace gconv::heuristic

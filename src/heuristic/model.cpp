@@ -253,16 +253,34 @@ void margins_to_scores(const std::string& objective, float* v, size_t n) {
     for (size_t i = 0; i < n; ++i) v[i] = -v[i];  // log(ms) or log(ms / best): lower is better
 }
 
+void Selector::reserve_rows(size_t n, std::vector<float>& scratch) const {
+  const size_t nf = size_t(num_features());
+  const size_t keep = prefilter_ ? size_t(manifest_.prefilter_keep) : n;
+  // scratch: n feature rows, then (cascade) the kept rows and their scores.
+  const size_t need = n * nf + (keep < n ? keep * nf + keep : 0);
+  if (scratch.size() < need) scratch.resize(need);
+}
+
 void Selector::score(const Problem& p, const KernelTraits* const* kernels, size_t n, const GpuProps& g,
                      const DeviceInfo& d, float* scores, std::vector<float>& scratch) const {
+  reserve_rows(n, scratch);
+  compute_features(p, kernels, n, g, d, scratch.data());  // the problem's terms once for all rows
+  score_rows(n, scores, scratch);
+}
+
+void Selector::score(const Problem& p, const KernelTraits* const* kernels, const KernelFeatureTerms* const* terms,
+                     size_t n, const GpuProps& g, const DeviceInfo& d, float* scores,
+                     std::vector<float>& scratch) const {
+  reserve_rows(n, scratch);
+  compute_features(p, kernels, terms, n, g, d, scratch.data());
+  score_rows(n, scores, scratch);
+}
+
+void Selector::score_rows(size_t n, float* scores, std::vector<float>& scratch) const {
   const size_t nf = size_t(num_features());
   const size_t keep = prefilter_ ? size_t(manifest_.prefilter_keep) : n;
   const bool cascade = keep < n;
-  // scratch: n feature rows, then (cascade) the kept rows and their scores.
-  const size_t need = n * nf + (cascade ? keep * nf + keep : 0);
-  if (scratch.size() < need) scratch.resize(need);
   float* x = scratch.data();
-  compute_features(p, kernels, n, g, d, x);  // the problem's terms once for all rows
   if (!cascade) {
     forest_.predict(x, int(n), scores);
     margins_to_scores(manifest_.objective, scores, n);

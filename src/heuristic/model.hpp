@@ -109,6 +109,10 @@ class Selector {
   // below every kept kernel and keep the prefilter's order among themselves.
   void score(const Problem& p, const KernelTraits* const* kernels, size_t n, const GpuProps& g, const DeviceInfo& d,
              float* scores, std::vector<float>& scratch) const;
+  // The same with each kernel's problem-free feature terms given
+  // (terms[i] = kernel_feature_terms(*kernels[i], d)): the same scores.
+  void score(const Problem& p, const KernelTraits* const* kernels, const KernelFeatureTerms* const* terms, size_t n,
+             const GpuProps& g, const DeviceInfo& d, float* scores, std::vector<float>& scratch) const;
 
   // The model's predicted milliseconds for a score (regression models), or
   // -1 for rank models. A dropped kernel's score gives the prefilter's.
@@ -126,6 +130,10 @@ class Selector {
   // prefilter of its own (checked before anything below it is read, so a
   // folder that points back at itself cannot recurse).
   static Result<std::shared_ptr<const Selector>> load_stage(const std::string& dir, bool as_prefilter);
+  // score() from the n feature rows at scratch[0, n x num_features()).
+  void score_rows(size_t n, float* scores, std::vector<float>& scratch) const;
+  // scratch grown for n rows and what score_rows adds to them.
+  void reserve_rows(size_t n, std::vector<float>& scratch) const;
 
   Manifest manifest_;
   Forest forest_;

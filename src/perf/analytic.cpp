@@ -177,6 +177,13 @@ void finish(double compute_ms, double memory_ms, double penalty, int launches, c
   b->total_ms = std::max(b->compute_ms, b->memory_ms) + b->overhead_ms;
 }
 
+// An implicit-GEMM kernel's per-SM flop rate as shared memory bounds it,
+// for elements of eb bytes.
+double smem_flop_rate(const KernelTraits& t, const AnalyticKernel& ak, int eb, const DeviceInfo& d) {
+  const double smem_bytes_per_kstep = ak.smem_elems_per_kstep * eb;
+  return d.smem_bytes_per_clk * d.clock_mhz * 1e3 * (2.0 * t.tile_m * t.tile_n * t.tile_k / smem_bytes_per_kstep);
+}
+
 // igemm and wgmma: the same implicit GEMM tiling; they differ in the
 // tensor rate and in how many warps it takes to reach it.
 double gemm_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticProblem& ap, const DeviceInfo& d,
@@ -195,7 +202,8 @@ double gemm_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticPr
   const int a_tiles = t.packed ? 1 : gpb;
   b->blocks = m_tiles * n_tiles * g_blocks * t.split_k * phases;
 
-  const double flops_per_block = 2.0 * t.tile_m * t.tile_n * t.tile_k * double(k_iters);
+  const bool own_dtype = ap.problem->dtype == ak.dtype;
+  const double flops_per_block = (own_dtype ? ak.flops_per_kstep : 2.0 * t.tile_m * t.tile_n * t.tile_k) * double(k_iters);
   b->tile_efficiency = std::min(1.0, ap.flops / (flops_per_block * double(b->blocks)));
 
   const bool wg = t.family == Family::wgmma;
@@ -204,9 +212,7 @@ double gemm_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticPr
 
   // Per-SM flop rate (flop/ms): tensor pipes vs shared-memory traffic.
   const double mma_sm = wg ? ap.mma_sm * kWgmmaOverMmaSync : ap.mma_sm;
-  const double smem_bytes_per_kstep = ak.smem_elems_per_kstep * eb;
-  const double smem_sm = d.smem_bytes_per_clk * d.clock_mhz * 1e3 *
-                         (2.0 * t.tile_m * t.tile_n * t.tile_k / smem_bytes_per_kstep);
+  const double smem_sm = own_dtype ? ak.smem_sm : smem_flop_rate(t, ak, eb, d);
   const double stage_factor = t.stages <= 2 ? kTwoStagePenalty : 1.0;
   auto rate = [&](int resident) {
     const double busy = wg ? (resident * t.warps_m > 1 ? 1.0 : kWgmmaLoneConsumerRate)
@@ -235,7 +241,7 @@ double gemm_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticPr
   const double dram = double(ap.ops.x + ap.ops.w + ap.ops.y) * eb + 2 * ws_bytes;
   const double l2 = double(b->blocks) * k_iters * (a_tiles * t.tile_m + t.tile_n) * t.tile_k * eb + out_l2;
   const double memory = std::max(dram / (d.hbm_gbps * 1e6), l2 / (d.l2_gbps * 1e6));
-  finish(compute, memory, vec_penalty(ap, t.vec), launches, d, b);
+  finish(compute, memory, own_dtype ? ak.vec_penalty : vec_penalty(ap, t.vec), launches, d, b);
   return b->total_ms;
 }
 
@@ -280,7 +286,7 @@ double direct_ms(const KernelTraits& t, const AnalyticKernel& ak, const Analytic
   // memset + kernel + finish for atomic accumulation without the one-launch
   // fixup (kernels/fixup.hpp), the finish alone for per-split partials.
   const int launches = plan.launches();
-  finish(compute, memory, vec_penalty(ap, t.vec), launches, d, b);
+  finish(compute, memory, p.dtype == ak.dtype ? ak.vec_penalty : vec_penalty(ap, t.vec), launches, d, b);
   return b->total_ms;
 }
 
@@ -414,6 +420,12 @@ AnalyticKernel analytic_kernel(const KernelTraits& t, const DeviceInfo& d) {
     // Per k-step: A and B tiles into shared memory; each consumer's wgmma
     // reads its rows of A and all of B.
     ak.smem_elems_per_kstep = double(2 * t.tile_m + (t.warps_m + 1) * t.tile_n) * t.tile_k;
+  }
+  ak.dtype = t.dtype;
+  ak.vec_penalty = vec_penalty(t.vec, t.dtype);
+  if (is_implicit_gemm(t.family)) {
+    ak.flops_per_kstep = 2.0 * t.tile_m * t.tile_n * t.tile_k;
+    ak.smem_sm = smem_flop_rate(t, ak, dtype_bytes(t.dtype), d);
   }
   return ak;
 }

@@ -84,6 +84,12 @@ struct AnalyticKernel {
   int regs = 128;          // registers per thread, in allocation units (no arch rules: 128)
   int blocks_per_sm = 1;   // igemm, wgmma: occupancy (its threads and shared memory are the traits')
   double smem_elems_per_kstep = 0;  // igemm, wgmma: elements one k-step moves into and out of shared memory
+  // Terms of problems of the kernel's own dtype (every problem it
+  // implements), the same expressions as the estimate's, so the same bits:
+  DType dtype = DType::bf16;     // t.dtype
+  double vec_penalty = 1;        // of t.vec on dtype
+  double flops_per_kstep = 0;    // igemm, wgmma: 2 x tile_m x tile_n x tile_k
+  double smem_sm = 0;            // igemm, wgmma: the shared-memory bound on the per-SM flop rate
 };
 AnalyticKernel analytic_kernel(const KernelTraits& t, const DeviceInfo& d);
 

@@ -57,16 +57,15 @@ bool kernel_traits_ok(const KernelTraits& t) {
 }
 
 // The problem's rules and the workspace limit for an implicit-GEMM kernel
-// whose traits_ok holds: the family's can_implement and workspace_bytes
-// through the facts measured once per problem.
+// whose traits_ok holds: the family's can_implement without its traits_ok
+// (problem_ok) and workspace_bytes, through the facts measured once per
+// problem.
 bool gemm_applies(const KernelTraits& t, const igemm::ProblemFacts& f, size_t workspace_limit) {
   if (t.family == Family::igemm) {
     if (!igemm::problem_ok(t, f, nullptr)) return false;
     return t.split_mode == SplitKMode::none || igemm::workspace_bytes(t, f) <= workspace_limit;
   }
-  // wgmma::can_implement repeats its traits_ok (a few comparisons): the plan
-  // exposes no problem-only half.
-  if (!wgmma::can_implement(t, f, nullptr)) return false;
+  if (!wgmma::problem_ok(t, f, nullptr)) return false;
   return t.split_mode == SplitKMode::none || wgmma::workspace_bytes(t, f) <= workspace_limit;
 }
 
@@ -85,6 +84,7 @@ struct Candidate {
   double ms;
   AnalyticBrief detail;  // what the estimate's summary says
   float score = 0;  // the learned model's (heuristic policy with a model), higher = better
+  const heuristic::KernelFeatureTerms* features = nullptr;  // the pool's, with a learned model
 };
 
 // The learned model's order: higher scores first.
@@ -147,6 +147,7 @@ class RegistryImpl final : public Registry {
       bool traits_ok = true;  // the family's traits_ok (direct kernels: no such rule)
       uint8_t cls = 0;        // heuristic::kernel_class
       AnalyticKernel analytic;
+      heuristic::KernelFeatureTerms features;  // on the learned model's feature device (with a model)
     };
     std::array<std::vector<Terms>, 4> terms;
   };
@@ -242,8 +243,10 @@ Result<const RegistryImpl::Pool*> RegistryImpl::pool(Direction d, DType t) const
             slot->by_ndim[k.ndim].push_back(k);
         for (int n = 1; n <= 3; ++n)
           for (const KernelTraits& k : slot->by_ndim[n])
-            slot->terms[n].push_back({kernel_traits_ok(k),
-                                      uint8_t(heuristic::kernel_class(k)), analytic_kernel(k, device_)});
+            slot->terms[n].push_back(
+                {kernel_traits_ok(k), uint8_t(heuristic::kernel_class(k)), analytic_kernel(k, device_),
+                 learned_.selector ? heuristic::kernel_feature_terms(k, learned_.feature_device)
+                                   : heuristic::KernelFeatureTerms{}});
       }
     }
     slot->loaded = true;  // a pool file's error counts as loaded: its status is the answer from now on
@@ -266,7 +269,16 @@ RegistryImpl::Applicable& RegistryImpl::scratch() {
   return a;
 }
 
-Status RegistryImpl::applicable(const Problem& p, Applicable& a) const {
+Status RegistryImpl::applicable(const Problem& p, Applicable& scratch_a) const {
+  // Every caller passes scratch(), a thread_local: the compiler specializes
+  // this function for it and then recomputes the thread-local address
+  // (__tls_get_addr, a call) at each push_back below. Through an address it
+  // cannot see into it uses a register.
+  Applicable* ap_ptr = &scratch_a;
+#if defined(__GNUC__) || defined(__clang__)
+  asm("" : "+r"(ap_ptr));
+#endif
+  Applicable& a = *ap_ptr;
   a.found.clear();
   a.order.clear();
   a.cls.clear();
@@ -285,7 +297,7 @@ Status RegistryImpl::applicable(const Problem& p, Applicable& a) const {
   a.cls.reserve(kernels.size());
   for (size_t i = 0; i < kernels.size(); ++i) {
     const KernelTraits& t = kernels[i];
-    Candidate c{&t, 0, {}};
+    Candidate c{&t, 0, {}, 0, &terms[i].features};
     AnalyticBreakdown b;
     // A kernel whose workspace the registry could not allocate is no candidate,
     // so that run() with a null workspace always works.
@@ -325,16 +337,20 @@ void RegistryImpl::score_by_model(const Problem& p, Applicable& a, std::vector<C
   // class (heuristic/candidates.hpp says why); only those are copied.
   thread_local std::vector<std::pair<double, uint32_t>> kept;
   thread_local std::vector<const KernelTraits*> ks;
+  thread_local std::vector<const heuristic::KernelFeatureTerms*> fs;
   thread_local std::vector<float> scores, scratch;
   heuristic::model_candidates_unsorted(a.order, a.cls.data(), options_.model_candidates, kept);
   out.clear();
   ks.clear();
+  fs.clear();
   for (const auto& [ms, i] : kept) {
     out.push_back(a.found[i]);
     ks.push_back(a.found[i].traits);
+    fs.push_back(a.found[i].features);
   }
   scores.resize(out.size());
-  learned_.selector->score(p, ks.data(), ks.size(), learned_.props, learned_.feature_device, scores.data(), scratch);
+  learned_.selector->score(p, ks.data(), fs.data(), ks.size(), learned_.props, learned_.feature_device, scores.data(),
+                           scratch);
   for (size_t i = 0; i < out.size(); ++i) out[i].score = scores[i];
 }
 

@@ -77,6 +77,8 @@ TEST(ProblemTerms, SplitCallsAgreeWithTheOneShotCallsOnEveryPoolKernel) {
           EXPECT_EQ(wgmma::can_implement(t, facts, &split_why), ok) << what;
           EXPECT_EQ(split_why, why) << what;
           EXPECT_EQ(wgmma::can_implement(t, facts, nullptr), ok) << what;
+          // ... and through the traits_ok it keeps per pool kernel.
+          EXPECT_EQ(wgmma::traits_ok(t, nullptr) && wgmma::problem_ok(t, facts, nullptr), ok) << what;
           if (ok) EXPECT_EQ(wgmma::workspace_bytes(t, p), family_of(t).workspace_bytes(t, p)) << what;
         } else if (t.family == Family::tinyc) {
           // tinyc has no split (facts) form: can_implement is its only rule.

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
-#include <initializer_list>
 #include <string>
 
 #include "core/int_math.hpp"
@@ -37,10 +36,15 @@ int elem_bytes(DType t) { return t == DType::fp32 ? 4 : 2; }
 // Product of positive factors, saturated at kIndexLimit (no overflow).
 // (r * f > kIndexLimit is r > kIndexLimit / f for positive integers; the
 // overflow builtin tests it without a division: this runs per kernel while
-// selecting.)
-int64_t saturated_product(std::initializer_list<int64_t> factors) {
+// selecting, and a fixed factor count lets it inline and unroll, which the
+// initializer_list loop it replaces did not: ~6% of a ranking's
+// instructions, callgrind.)
+template <class... F>
+inline int64_t saturated_product(F... factors) {
+  const int64_t fs[] = {int64_t(factors)...};
   int64_t r = 1;
-  for (int64_t f : factors) {
+#pragma GCC unroll 4
+  for (int64_t f : fs) {
     if (f <= 0) return 0;
     int64_t next;
     if (__builtin_mul_overflow(r, f, &next) || next > kIndexLimit) return kIndexLimit;
@@ -126,10 +130,10 @@ int64_t out_tiles(const KernelTraits& t, const ProblemFacts& f) {
   const int64_t m_tiles = ceil_div(block_rows(t, f.problem->direction, f.m_rows), t.tile_m);
   const int64_t n_tiles = n_tiles_of(t, f.group_n);
   const int64_t g_blocks = ceil_div(f.problem->g, t.groups_per_block);
-  return saturated_product({n_tiles, g_blocks, m_tiles, f.phases});
+  return saturated_product(n_tiles, g_blocks, m_tiles, f.phases);
 }
 int64_t grid_blocks(const KernelTraits& t, const ProblemFacts& f) {
-  return saturated_product({out_tiles(t, f), int64_t{t.split_k}});
+  return saturated_product(out_tiles(t, f), int64_t{t.split_k});
 }
 
 // tile_k in a mixed radix whose digits sit right-aligned in 4 slots
@@ -177,17 +181,6 @@ int dtype_id(DType t) {
 }
 
 }  // namespace
-
-int64_t block_rows(const KernelTraits& t, Direction d, int64_t m_rows) {
-  return t.packed && d == Direction::bwd_weight ? m_rows * t.groups_per_block : m_rows;
-}
-int64_t block_k(const KernelTraits& t, Direction d, int64_t k_len) {
-  return t.packed && d != Direction::bwd_weight ? k_len * t.groups_per_block : k_len;
-}
-int64_t n_tiles_of(const KernelTraits& t, int64_t group_n) {
-  if (t.packed) return ceil_div(group_n * t.groups_per_block, t.tile_n);
-  return ceil_div(group_n, t.tile_n / t.groups_per_block);
-}
 
 void set_fast_div(IgemmParams& q) {
   const int divisors[4] = {q.n_tiles, q.g_blocks, q.phases, q.m_tiles};
@@ -287,8 +280,8 @@ ProblemFacts check_problem(const Problem& p) {
     const int64_t span = p.dilation[d] * (p.filter[d] - 1), out = p.out(d);
     for (int64_t v : {p.in[d], out, span, p.pad_lo[d], p.pad_hi[d], p.stride[d] * out})
       if (v >= kCoordLimit) f.coords_ok = false;
-    x_ext = saturated_product({x_ext, p.in[d] + p.pad_lo[d] + p.pad_hi[d] + span + p.stride[d]});
-    y_ext = saturated_product({y_ext, out + (p.pad_lo[d] + span) / p.stride[d] + 2});
+    x_ext = saturated_product(x_ext, p.in[d] + p.pad_lo[d] + p.pad_hi[d] + span + p.stride[d]);
+    y_ext = saturated_product(y_ext, out + (p.pad_lo[d] + span) / p.stride[d] + 2);
   }
   f.index_ok = x_ext < kIndexLimit && y_ext < kIndexLimit;
   return f;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gconv/problem.hpp"
+#include "core/int_math.hpp"
 #include "gconv/status.hpp"
 #include "kernels/igemm/params.cuh"
 #include "kernels/traits.hpp"
@@ -62,9 +63,17 @@ size_t smem_bytes(const KernelTraits& t);
 // groups_per_block, and its N tiles cover all the block's columns; other
 // kernels give each group tile_n / groups_per_block columns. One definition
 // for the launch plan, the analytic estimate and the selector's features.
-int64_t block_rows(const KernelTraits& t, Direction d, int64_t m_rows);
-int64_t block_k(const KernelTraits& t, Direction d, int64_t k_len);
-int64_t n_tiles_of(const KernelTraits& t, int64_t group_n);
+// Inline: ranking calls them per pool kernel.
+inline int64_t block_rows(const KernelTraits& t, Direction d, int64_t m_rows) {
+  return t.packed && d == Direction::bwd_weight ? m_rows * t.groups_per_block : m_rows;
+}
+inline int64_t block_k(const KernelTraits& t, Direction d, int64_t k_len) {
+  return t.packed && d != Direction::bwd_weight ? k_len * t.groups_per_block : k_len;
+}
+inline int64_t n_tiles_of(const KernelTraits& t, int64_t group_n) {
+  if (t.packed) return ceil_div(group_n * t.groups_per_block, t.tile_n);
+  return ceil_div(group_n, t.tile_n / t.groups_per_block);
+}
 
 // fp32 split-K workspace: split_k output-sized slices (parallel), one slice
 // (serial), 0 without split-K. "Output" is y, dx or dw by direction.

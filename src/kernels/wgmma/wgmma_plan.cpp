@@ -163,7 +163,11 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
 }
 
 bool can_implement(const KernelTraits& t, const igemm::ProblemFacts& f, std::string* why) {
-  return traits_ok(t, why) && igemm::problem_ok(t, f, why) && (!t.tma || tma_ok(t, *f.problem, why));
+  return traits_ok(t, why) && wgmma::problem_ok(t, f, why);
+}
+
+bool problem_ok(const KernelTraits& t, const igemm::ProblemFacts& f, std::string* why) {
+  return igemm::problem_ok(t, f, why) && (!t.tma || tma_ok(t, *f.problem, why));
 }
 
 bool can_implement(const KernelTraits& t, const Problem& p, std::string* why) {

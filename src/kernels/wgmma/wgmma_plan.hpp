@@ -56,6 +56,11 @@ bool traits_ok(const KernelTraits& t, std::string* why);
 // channel vectors, 32-bit index ranges), plus tma_ok for a TMA producer.
 bool can_implement(const KernelTraits& t, const Problem& p, std::string* why);
 bool can_implement(const KernelTraits& t, const igemm::ProblemFacts& f, std::string* why);
+// The rules of can_implement after traits_ok: can_implement(t, f, why) is
+// traits_ok(t, why) && problem_ok(t, f, why). For callers that know traits_ok
+// of a kernel already (the registry, once per pool kernel: traits_ok's
+// shared-memory sizing was a tenth of ranking a problem).
+bool problem_ok(const KernelTraits& t, const igemm::ProblemFacts& f, std::string* why);
 
 // Dynamic shared memory of gconv_main: the stage ring (each tile aligned to
 // 1024 bytes, the swizzle period), the mbarriers, and alignment slack.
