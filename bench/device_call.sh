@@ -1122,6 +1122,17 @@ PY
         --jobs "$ncpu" --progress-s 60 2> "$OUT/tcw_old.log"
       echo "tcw before rc=$?"; grep -v ETA "$OUT/tcw_old.log" | tail -n 2
       pack /tmp/tcw.csv "$OUT/tcw.csv.zst"; pack /tmp/tcw_old.csv "$OUT/tcw_old.csv.zst" ;;
+    tcwab)
+      # tinyc bwd_weight grid variants (TCWAB_VARIANTS "label:ENV=V ...;..."): every tinyc bwd_weight kernel on
+      # .device/tcw_pub.jsonl per variant -> $OUT/tcwab_<label>.csv.zst (bench/best_by_label.py, or per problem)
+      IFS=';' read -ra vars <<<"${TCWAB_VARIANTS:-base:;b132:GCONV_TINYC_WGRAD_BLOCKS=132;b528:GCONV_TINYC_WGRAD_BLOCKS=528;m4:GCONV_TINYC_WGRAD_MIN_STEPS=4}"
+      for v in "${vars[@]}"; do
+        label=${v%%:*}; envs=${v#*:}; rm -f /tmp/tcwab_$label.csv
+        env $envs .device/gconv bench --problems .device/tcw_pub.jsonl --filter 'family == tinyc && direction == bwd_weight' \
+          --out /tmp/tcwab_$label.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" 2> "$OUT/tcwab_$label.log"
+        echo "tcwab $label [$envs] rc=$?: $(tail -n 1 "$OUT/tcwab_$label.log")"
+        pack /tmp/tcwab_$label.csv "$OUT/tcwab_$label.csv.zst"
+      done ;;
     tcwrows)
       bench_rows tcw 'family == tinyc && direction == bwd_weight' "${TCWR_S:-150}" ;;
     sbdrows)

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "jit/env.hpp"
 #include "kernels/fixup.hpp"
 #include "kernels/tinyc/tinyc_plan.hpp"
 
@@ -105,10 +106,15 @@ WgradPlan make_wgrad_plan(const KernelTraits& t, const Problem& p) {
   // whole part of dw (64 x taps x C/G values) with atomics, so at C/G = 16
   // and small images (a step or two a block) the atomics, not the MMAs,
   // would take the time: their total stays within kWgradAtomics.
+  // GCONV_TINYC_WGRAD_BLOCKS / _MIN_STEPS (read once; A/B runs): another
+  // target, and at least that many steps a block.
+  static const int64_t target =
+      jit::process_env_int("GCONV_TINYC_WGRAD_BLOCKS", 1, int64_t{1} << 20).value_or(kWgradBlocks);
+  static const int64_t min_steps = jit::process_env_int("GCONV_TINYC_WGRAD_MIN_STEPS", 1, 1 << 20).value_or(1);
   const int64_t part = int64_t(kWSlab) * q.taps * q.cg;
   const int64_t by_atomics = std::max<int64_t>(1, kWgradAtomics / (plan.slabs * part));
-  plan.blocks = std::max<int64_t>(
-      1, std::min<int64_t>({steps, (kWgradBlocks + int64_t(plan.slabs) - 1) / plan.slabs, by_atomics}));
+  plan.blocks = std::max<int64_t>(1, std::min<int64_t>({steps, (target + int64_t(plan.slabs) - 1) / plan.slabs,
+                                                        by_atomics, (steps + min_steps - 1) / min_steps}));
   plan.threads = 32 * t.warps_m;
   const int64_t acc_elems = p.k * q.taps * q.cg;
   plan.flags_offset = fixup_words_offset(acc_elems);
