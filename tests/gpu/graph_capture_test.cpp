@@ -10,7 +10,9 @@
 //            the launch: kernels/common/fixup.cuh), direct tile fwd /
 //            bwd_data, direct register-window kernels (all three
 //            directions), naive, packed igemm (bwd_weight's serial split-K
-//            converting only the diagonal blocks), realigned igemm;
+//            converting only the diagonal blocks), realigned igemm, tinyc
+//            bwd_weight (its slabs' atomics meet in the workspace the same
+//            way), strided bwd_data on the wgmma TMA producers;
 //   2 nodes: parallel split-K (main + reduce: one block summing all the
 //            slices of its tile would serialize them), deterministic direct
 //            bwd_weight (main + finish, the partials summed in split order).
@@ -145,7 +147,11 @@ INSTANTIATE_TEST_SUITE_P(
                       // realigned igemm (odd channel counts): fwd, serial split-K bwd_data and bwd_weight
                       Case{"fwd_bf16_n2c45k64_d3h6w7_z3y1x1_p1,0,0", R"(_ra$)", 1},
                       Case{"bwd_data_bf16_n2c64k45_h9w11_y3x3_s2_p1", R"(_sk[0-9]+s_.*_ra$)", 1},
-                      Case{"bwd_weight_bf16_n2c64k45_h9w11_y3x3_p1", R"(_sk[0-9]+s_.*_ra$)", 1}),
+                      Case{"bwd_weight_bf16_n2c64k45_h9w11_y3x3_p1", R"(_sk[0-9]+s_.*_ra$)", 1},
+                      // tinyc bwd_weight: the slabs' atomics into an accumulator zeroed and converted
+                      // inside the launch; strided bwd_data through the TMA producers (phases)
+                      Case{"bwd_weight_bf16_n4c128k128g32_h17w19_y3x3_p1", R"(^tinyc_bwd_weight_)", 1},
+                      Case{"bwd_data_bf16_n4c64k128_h18w20_y3x3_s2_p1", R"(^wgmma_.*_tma$)", 1}),
     [](const ::testing::TestParamInfo<Case>& i) { return "case" + std::to_string(i.index); });
 
 }  // namespace
