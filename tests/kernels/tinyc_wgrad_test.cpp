@@ -158,6 +158,8 @@ void check_walk(const KernelTraits& t, const Problem& p) {
         for (int tap = 0; tap < q.taps; ++tap) {
           const int fy = tap / q.fw, fx = tap % q.fw;
           const int hy = row * q.sh + fy * q.dh, hx = col * q.sw + fx * q.dw_;
+          // The kernel adds the host's tap table to the pixel's tap-0 halo index.
+          ASSERT_EQ(hy * q.xw + hx, (row * q.sh) * q.xw + col * q.sw + q.toffs[tap]);
           ASSERT_LT(hy, q.xh);
           ASSERT_LT(hx, q.xw);
           // The halo's origin is (oh0 * sh - ph, ow0 * sw - pw).
@@ -168,6 +170,7 @@ void check_walk(const KernelTraits& t, const Problem& p) {
       }
   }
   for (size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << kernel_name(t) << " visit " << i;
+  for (int tap = q.taps; tap < tinyc::kWMaxTaps; ++tap) EXPECT_EQ(q.toffs[tap], 0);
   // The blocks of a slab split the steps into contiguous runs covering each once.
   int covered = 0;
   for (long long b = 0; b < plan.blocks; ++b) {

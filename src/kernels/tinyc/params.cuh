@@ -54,6 +54,7 @@ struct TinycWgradParams {
   int steps;                            // n * tiles_h * tiles_w: the reduction's steps of one slab
   int xh, xw;                           // x rows and columns a dy tile reads (its halo)
   int stage_bytes;                      // one stage: the dy box, then the x box, each 1024-byte aligned
+  int toffs[kWMaxTaps];                 // x halo pixel offset of tap (fy, fx): fy * dh * xw + fx * dw; 0 past taps
 };
 
 }  // namespace tinyc

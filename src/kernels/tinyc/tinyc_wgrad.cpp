@@ -98,6 +98,8 @@ WgradPlan make_wgrad_plan(const KernelTraits& t, const Problem& p) {
   q.steps = int(std::min<int64_t>(steps, INT_MAX));
   q.xh = (t.block_h - 1) * q.sh + (q.fh - 1) * q.dh + 1;
   q.xw = (t.block_w - 1) * q.sw + (q.fw - 1) * q.dw_ + 1;
+  for (int tap = 0; tap < kWMaxTaps; ++tap)
+    q.toffs[tap] = tap < q.taps ? (tap / q.fw) * q.dh * q.xw + (tap % q.fw) * q.dw_ : 0;
   const size_t stage = stage_bytes(t, q.xh, q.xw);
   q.stage_bytes = int(std::min<size_t>(stage, INT_MAX));
   plan.smem = 1024 + 2 * stage + 128;  // the alignment slack, two stages and a zero pixel

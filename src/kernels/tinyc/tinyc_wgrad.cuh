@@ -108,13 +108,11 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
     for (int nb = 0; nb < 2; ++nb)
 #pragma unroll
       for (int r = 0; r < 4; ++r) acc[t][nb][r] = 0.f;
-  // Halo pixel offset of each of this warp's taps (fy, fx).
+  // Halo pixel offset of each of this warp's taps (the host's table: a
+  // division per tap here was ~20 dependent instructions each).
   int toff[kTpp];
 #pragma unroll
-  for (int t = 0; t < kTpp; ++t) {
-    const int fy = (t0 + t) / p.fw, fx = t0 + t - fy * p.fw;
-    toff[t] = t0 + t < taps ? (fy * p.dh) * p.xw + fx * p.dw_ : 0;
-  }
+  for (int t = 0; t < kTpp; ++t) toff[t] = t0 + t < kWMaxTaps ? p.toffs[t0 + t] : 0;
   // ldmatrix rows of this lane. A (.trans, dy rows are pixels): matrices
   // (k 0-7, px 0-7), (k 8-15, px 0-7), (k 0-7, px 8-15), (k 8-15, px 8-15).
   // B (.trans, x rows are pixels): (px 0-7, c 0-7), (px 8-15, c 0-7),
@@ -126,31 +124,45 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
   const int s0 = static_cast<int>(static_cast<long long>(p.steps) * blockIdx.x / gridDim.x);
   const int s1 = static_cast<int>(static_cast<long long>(p.steps) * (blockIdx.x + 1) / gridDim.x);
   const u32 stage_tx = static_cast<u32>(TH * TW + p.xh * p.xw) * 128u;  // both boxes, zero fill included
-  // Step s: dy tile (ty, tx) of image n, and the x rectangle it reads.
-  const auto tile_of = [&](int s, int& n, int& oh0, int& ow0) {
-    const int tx_ = s % p.tiles_w;
+  // Step s: dy tile (ty, tx) of image n, and the x rectangle it reads; the
+  // block's steps are consecutive, so both walks step an odometer (one
+  // division at the block's first step).
+  struct Tile {
+    int tx, ty, n;
+  };
+  const auto tile_of = [&](int s) {
+    Tile t;
+    t.tx = s % p.tiles_w;
     s /= p.tiles_w;
-    oh0 = (s % p.tiles_h) * TH;
-    ow0 = tx_ * TW;
-    n = s / p.tiles_h;
+    t.ty = s % p.tiles_h;
+    t.n = s / p.tiles_h;
+    return t;
+  };
+  const auto next_tile = [&](Tile& t) {
+    if (++t.tx == p.tiles_w) {
+      t.tx = 0;
+      if (++t.ty == p.tiles_h) t.ty = 0, ++t.n;
+    }
   };
   // Thread 0: two TMA boxes a step (64 channels x the tile; 64 channels x
   // its x rectangle), zeros outside the tensors and past C.
-  const auto stage = [&](int s, int buf) {
-    int n, oh0, ow0;
-    tile_of(s, n, oh0, ow0);
+  const auto stage = [&](const Tile& tt, int buf) {
+    const int n = tt.n, oh0 = tt.ty * TH, ow0 = tt.tx * TW;
     const u32 base = smem + buf * p.stage_bytes, bar = dev::smem_u32(&bars[buf]);
     dev::mbar_arrive_expect_tx(bar, stage_tx);
     dev::tma_load_4d(base, tdy, c_lo, ow0, oh0, n, bar);
     dev::tma_load_4d(base + kDyBytes, tx, c_lo, ow0 * p.sw - p.pw, oh0 * p.sh - p.ph, n, bar);
   };
-  if (tid == 0 && s0 < s1) stage(s0, 0);
+  Tile cur = tile_of(s0), ahead = cur;  // the step multiplied, the step staged next
+  if (tid == 0 && s0 < s1) stage(ahead, 0);
+  next_tile(ahead);
   for (int s = s0; s < s1; ++s) {
     const int k = s - s0, buf = k & 1;
-    if (tid == 0 && s + 1 < s1) stage(s + 1, buf ^ 1);  // its buffer's reads ended at the barrier closing step s - 1
+    if (tid == 0 && s + 1 < s1) stage(ahead, buf ^ 1);  // its buffer's reads ended at the barrier closing step s - 1
+    next_tile(ahead);
     dev::mbar_wait(dev::smem_u32(&bars[buf]), static_cast<u32>((k >> 1) & 1));
-    int n, oh0, ow0;
-    tile_of(s, n, oh0, ow0);
+    const int oh0 = cur.ty * TH, ow0 = cur.tx * TW;
+    next_tile(cur);
     // The tile's pixels inside dy, nh x nw, as 16-pixel tasks in row-major
     // order (tiles at the image's edge, and images smaller than the tile,
     // have fewer tasks); a lane past them reads the zero pixel.
@@ -160,7 +172,9 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
     // This lane's A and B pixels (row, column of the tile), stepped by 16 a
     // task without a division (a division per task and lane was a chain of
     // ~20 dependent instructions ahead of the task's loads).
-    int ra = pa / nw, ca = pa - ra * nw, rb = pb / nw, cb2 = pb - rb * nw;
+    // (A whole tile's rows are TW wide: a shift; an edge tile's nw divides.)
+    int ra = nw == TW ? pa / TW : pa / nw, rb = nw == TW ? pb / TW : pb / nw;
+    int ca = pa - ra * nw, cb2 = pb - rb * nw;
     const int ua = 2 * j + (ka >> 3), ub = 2 * j + (cb >> 3);
 #pragma unroll 1
     for (int tk = 0; tk < tasks; ++tk) {
