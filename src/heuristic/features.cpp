@@ -120,7 +120,8 @@ namespace {
   X(k_split_cluster, "wgmma: split_mode == cluster", \
     "the splits of a tile add through distributed shared memory: one launch, no workspace") \
   X(k_window_w, "direct: win_fx (0: a tile kernel)", "register-window depthwise kernel for this filter width") \
-  X(k_family_tinyc, "family == tinyc", "tensor-core bwd_data over dx tiles with a dy halo in shared memory (C <= 8)") \
+  X(k_family_tinyc, "family == tinyc", \
+    "tensor-core tiny-channel kernels: bwd_data over dx tiles with a dy halo (C <= 8), bwd_weight of C/G = K/G 4-16") \
   X(k_packed, "igemm: packed", \
     "the block's groups as one block-diagonal GEMM: one wide A gather, groups_per_block times the mma work") \
   X(k_realign, "igemm: realign", \
