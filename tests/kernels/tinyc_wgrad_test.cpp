@@ -157,14 +157,14 @@ void check_walk(const KernelTraits& t, const Problem& p) {
         const int oh = oh0 + row, ow = ow0 + col;
         for (int tap = 0; tap < q.taps; ++tap) {
           const int fy = tap / q.fw, fx = tap % q.fw;
-          const int hy = row * q.sh + fy * q.dh, hx = col * q.sw + fx * q.dw_;
+          const int hy = row * q.sh + fy * q.dh, hx = col * q.sw + fx * q.dw;
           // The kernel adds the host's tap table to the pixel's tap-0 halo index.
           ASSERT_EQ(hy * q.xw + hx, (row * q.sh) * q.xw + col * q.sw + q.toffs[tap]);
           ASSERT_LT(hy, q.xh);
           ASSERT_LT(hx, q.xw);
           // The halo's origin is (oh0 * sh - ph, ow0 * sw - pw).
           EXPECT_EQ(oh0 * q.sh - q.ph + hy, oh * q.sh - q.ph + fy * q.dh);
-          EXPECT_EQ(ow0 * q.sw - q.pw + hx, ow * q.sw - q.pw + fx * q.dw_);
+          EXPECT_EQ(ow0 * q.sw - q.pw + hx, ow * q.sw - q.pw + fx * q.dw);
           ++seen[((size_t(n) * q.ho + oh) * q.wo + ow) * q.taps + tap];
         }
       }

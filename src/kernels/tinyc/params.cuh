@@ -39,7 +39,7 @@ constexpr int kWMaxTaps = 9;  // filter taps a block keeps accumulators for (fh 
 struct TinycWgradParams {
   const void* x;   // N, H, W, C (channels last)
   const void* dy;  // N, Ho, Wo, K
-  void* dw;        // K, FH, FW, C/G
+  void* dw_out;    // dw: K, FH, FW, C/G
   // fp32 accumulator of dw (K x taps x C/G) and, after it, kFixupWords words
   // per slab (kernels/fixup.hpp): the slab's first block zeroes its part,
   // every block adds, the last converts it into dw.
@@ -47,7 +47,7 @@ struct TinycWgradParams {
   unsigned long long* flags;
   unsigned long long epoch;
   int n, h, w_, c, ho, wo;
-  int fh, fw, sh, sw, ph, pw, dh, dw_;  // filter, stride, low padding, dilation
+  int fh, fw, sh, sw, ph, pw, dh, dw;   // filter, stride, low padding, dilation
   int cg;                               // C/G = K/G (4, 8 or 16)
   int taps;                             // fh * fw
   int tiles_h, tiles_w;                 // dy tiles of block_h x block_w per image

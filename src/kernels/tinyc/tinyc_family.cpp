@@ -76,7 +76,7 @@ class TinycFamily final : public KernelFamily {
       return invalid_argument("tinyc bwd_weight launch: the workspace must be 8-byte aligned");
     plan.params.x = args.a;
     plan.params.dy = args.b;
-    plan.params.dw = args.out;
+    plan.params.dw_out = args.out;
     plan.params.acc = static_cast<float*>(args.workspace);
     plan.params.flags =
         reinterpret_cast<unsigned long long*>(static_cast<char*>(args.workspace) + plan.flags_offset);

@@ -32,17 +32,10 @@ void tap_range(int s, int pad, int filt, int dil, int* lo, int* hi) {
     }
 }
 
-}  // namespace
-
-bool traits_ok(const KernelTraits& t, std::string* why) {
-  if (t.family != Family::tinyc) return fail(why, "not a tinyc kernel");
-  if (t.direction == Direction::fwd) return fail(why, "tinyc kernels compute bwd_data and bwd_weight only");
-  if (t.dtype != DType::bf16 && t.dtype != DType::fp16) return fail(why, "tinyc kernels are bf16 or fp16");
-  if (t.direction == Direction::bwd_weight) return wgrad_traits_ok(t, why);
+// bwd_data's tile and warp rules (traits_ok).
+bool bwd_data_shape_ok(const KernelTraits& t, std::string* why) {
   if (t.ndim != 2 && t.ndim != 3) return fail(why, "tinyc kernels are 2D or 3D");
   if (t.warps_m != 2 && t.warps_m != 4 && t.warps_m != 8) return fail(why, "warps_m (warps per block) must be 2, 4 or 8");
-  // The name carries no vec: the copy width is chosen per problem (kvec).
-  if (t.vec != 8) return fail(why, "vec must be 8 (the default; the dy copy width follows K at run time)");
   if (t.block_h < 1 || t.block_h > 64 || t.block_w < 16 || t.block_w > 256 || t.block_w % 16 != 0)
     return fail(why, "block_h must be 1..64 and block_w a multiple of 16 up to 256");
   const int items = t.block_h * t.block_w / 16 / kTpw;
@@ -56,6 +49,18 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   const int ipw = items / t.warps_m;
   if (ipw != 4 && !(ipw == 8 && t.warps_m == 4))
     return fail(why, "block_h * block_w / 32 / warps_m (task pairs per warp) must be 4, or 8 with 4 warps");
+  return true;
+}
+
+}  // namespace
+
+bool traits_ok(const KernelTraits& t, std::string* why) {
+  if (t.family != Family::tinyc) return fail(why, "not a tinyc kernel");
+  if (t.direction == Direction::fwd) return fail(why, "tinyc kernels compute bwd_data and bwd_weight only");
+  if (t.dtype != DType::bf16 && t.dtype != DType::fp16) return fail(why, "tinyc kernels are bf16 or fp16");
+  // The name carries no vec (bwd_data's dy copy width follows K at run time).
+  if (t.vec != 8) return fail(why, "vec must be 8 (the default; the name does not carry it)");
+  if (!(t.direction == Direction::bwd_weight ? wgrad_traits_ok(t, why) : bwd_data_shape_ok(t, why))) return false;
   KernelTraits canon;
   canon.family = t.family;
   canon.direction = t.direction;
@@ -95,21 +100,8 @@ bool can_implement(const KernelTraits& t, const Problem& p, std::string* why) {
 Plan make_plan(const KernelTraits& t, const Problem& p) {
   Plan plan;
   TinycParams& q = plan.params;
-  q.n = int(p.n);
-  q.h = int(p.in[1]);
-  q.w_ = int(p.in[2]);
-  q.c = int(p.c);
+  set_plane(p, q);
   q.k = int(p.k);
-  q.ho = int(p.out(1));
-  q.wo = int(p.out(2));
-  q.fh = int(p.filter[1]);
-  q.fw = int(p.filter[2]);
-  q.sh = int(p.stride[1]);
-  q.sw = int(p.stride[2]);
-  q.ph = int(p.pad_lo[1]);
-  q.pw = int(p.pad_lo[2]);
-  q.dh = int(p.dilation[1]);
-  q.dw = int(p.dilation[2]);
   // Depth: slot 0, size 1 / stride 1 / pad 0 for a 2D problem.
   q.d = int(p.in[0]);
   q.od = int(p.out(0));

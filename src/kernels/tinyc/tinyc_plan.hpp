@@ -30,9 +30,31 @@
 
 namespace gconv::tinyc {
 
+// The H / W plane geometry both kernel parameters carry (TinycParams,
+// TinycWgradParams): batch, input and output planes, C, filter, stride, low
+// padding and dilation of slots 1 and 2.
+template <class Q>
+void set_plane(const Problem& p, Q& q) {
+  q.n = int(p.n);
+  q.h = int(p.in[1]);
+  q.w_ = int(p.in[2]);
+  q.c = int(p.c);
+  q.ho = int(p.out(1));
+  q.wo = int(p.out(2));
+  q.fh = int(p.filter[1]);
+  q.fw = int(p.filter[2]);
+  q.sh = int(p.stride[1]);
+  q.sw = int(p.stride[2]);
+  q.ph = int(p.pad_lo[1]);
+  q.pw = int(p.pad_lo[2]);
+  q.dh = int(p.dilation[1]);
+  q.dw = int(p.dilation[2]);
+}
+
 // Rules on the traits alone.
 bool traits_ok(const KernelTraits& t, std::string* why);
-// traits_ok's part for bwd_weight (tinyc_wgrad.cpp).
+// traits_ok's tile and warp rules for bwd_weight (tinyc_wgrad.cpp); the
+// family, dtype, vec and canonical-form rules are traits_ok's own.
 bool wgrad_traits_ok(const KernelTraits& t, std::string* why);
 
 // traits_ok plus the problem rules (direction, dtype, ndim, one group, C <= 8,

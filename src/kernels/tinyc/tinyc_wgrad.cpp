@@ -35,19 +35,8 @@ bool wgrad_traits_ok(const KernelTraits& t, std::string* why) {
   if (t.ndim != 2) return fail(why, "tinyc bwd_weight kernels are 2D");
   if (t.warps_m != 4 && t.warps_m != 8)
     return fail(why, "warps_m must be 4 or 8 (four warps cover a slab's 64 K rows)");
-  if (t.vec != 8) return fail(why, "vec must be 8 (the default; the name does not carry it)");
   if (t.block_h < 1 || t.block_h > 32 || t.block_w < 16 || t.block_w > 128 || t.block_w % 16 != 0)
     return fail(why, "block_h must be 1..32 and block_w a multiple of 16 up to 128 (the dy tile of a step)");
-  KernelTraits canon;
-  canon.family = t.family;
-  canon.direction = t.direction;
-  canon.dtype = t.dtype;
-  canon.ndim = t.ndim;
-  canon.block_h = t.block_h;
-  canon.block_w = t.block_w;
-  canon.warps_m = t.warps_m;
-  canon.vec = t.vec;
-  if (!(canon == t)) return fail(why, "canonical: a tinyc kernel leaves every other trait at its default");
   return true;
 }
 
@@ -76,20 +65,7 @@ bool wgrad_can_implement(const KernelTraits& t, const Problem& p, std::string* w
 WgradPlan make_wgrad_plan(const KernelTraits& t, const Problem& p) {
   WgradPlan plan;
   TinycWgradParams& q = plan.params;
-  q.n = int(p.n);
-  q.h = int(p.in[1]);
-  q.w_ = int(p.in[2]);
-  q.c = int(p.c);
-  q.ho = int(p.out(1));
-  q.wo = int(p.out(2));
-  q.fh = int(p.filter[1]);
-  q.fw = int(p.filter[2]);
-  q.sh = int(p.stride[1]);
-  q.sw = int(p.stride[2]);
-  q.ph = int(p.pad_lo[1]);
-  q.pw = int(p.pad_lo[2]);
-  q.dh = int(p.dilation[1]);
-  q.dw_ = int(p.dilation[2]);
+  set_plane(p, q);
   q.cg = int(p.c_per_group());
   q.taps = q.fh * q.fw;
   q.tiles_h = int((q.ho + t.block_h - 1) / t.block_h);
@@ -97,9 +73,9 @@ WgradPlan make_wgrad_plan(const KernelTraits& t, const Problem& p) {
   const int64_t steps = p.n * int64_t(q.tiles_h) * q.tiles_w;
   q.steps = int(std::min<int64_t>(steps, INT_MAX));
   q.xh = (t.block_h - 1) * q.sh + (q.fh - 1) * q.dh + 1;
-  q.xw = (t.block_w - 1) * q.sw + (q.fw - 1) * q.dw_ + 1;
+  q.xw = (t.block_w - 1) * q.sw + (q.fw - 1) * q.dw + 1;
   for (int tap = 0; tap < kWMaxTaps; ++tap)
-    q.toffs[tap] = tap < q.taps ? (tap / q.fw) * q.dh * q.xw + (tap % q.fw) * q.dw_ : 0;
+    q.toffs[tap] = tap < q.taps ? (tap / q.fw) * q.dh * q.xw + (tap % q.fw) * q.dw : 0;
   const size_t stage = stage_bytes(t, q.xh, q.xw);
   q.stage_bytes = int(std::min<size_t>(stage, INT_MAX));
   plan.smem = 1024 + 2 * stage + 128;  // the alignment slack, two stages and a zero pixel

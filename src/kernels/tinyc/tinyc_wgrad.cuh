@@ -222,7 +222,7 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
   __syncthreads();
   if (!s_word) return;
   // The last block: every block's sums are in; dw = the part, converted.
-  T* dw = static_cast<T*>(p.dw) + static_cast<long long>(c_lo) * taps * cg;
+  T* dw = static_cast<T*>(p.dw_out) + static_cast<long long>(c_lo) * taps * cg;
   for (int e = tid; e < region; e += kNT) dw[e] = dev::Elem<DT>::from_f32(__ldcg(acc_g + e));
   __syncthreads();
   if (tid == 0) dev::fixup_reset(fix);
