@@ -1113,11 +1113,11 @@ PY
       F='family == tinyc && direction == bwd_weight'
       check_kernels tcw tinyc "$F" 'Pools/PoolCorrectness.*/bwd_weight_*' 'Pools/PoolCorrectness.*/bwd_weight_bf16_2d'
       rm -f /tmp/tcw.csv /tmp/tcw_old.csv
-      timeout -k 10 "${TCW_S:-150}" .device/gconv bench --problems .device/tcw_pub.jsonl --filter "$F" \
+      timeout -k 10 "${TCW_S:-150}" .device/gconv bench --problems "${TCW_PUB:-.device/tcw_pub.jsonl}" --filter "$F" \
         --provider gconv,cudnn --out /tmp/tcw.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" --progress-s 60 \
         2> "$OUT/tcw_bench.log"
       echo "tcw bench rc=$?"; grep -v ETA "$OUT/tcw_bench.log" | tail -n 2
-      timeout -k 10 "${TCW_S:-150}" .device/gconv bench --problems .device/tcw_pub.jsonl --filter "!($F)" \
+      timeout -k 10 "${TCW_S:-150}" .device/gconv bench --problems "${TCW_PUB:-.device/tcw_pub.jsonl}" --filter "!($F)" \
         --policy "topk:${TCW_TOP:-8}" --provider gconv --out /tmp/tcw_old.csv --warmup 2 --repeats 7 --check none \
         --jobs "$ncpu" --progress-s 60 2> "$OUT/tcw_old.log"
       echo "tcw before rc=$?"; grep -v ETA "$OUT/tcw_old.log" | tail -n 2

@@ -590,8 +590,9 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const Kernel
         useful = ratio(double(q.cg), 16.0);
         flops_per_block = flops / blocks;
         const double halo = double(q.xh) * q.xw / (double(t.block_h) * t.block_w);
-        l2_bytes = double(q.steps) * wp.slabs * (double(t.block_h) * t.block_w + double(q.xh) * q.xw) *
-                       tinyc::kWSlab * eb +
+        l2_bytes = double(q.steps) * wp.slabs *
+                       (double(t.block_h) * t.block_w * tinyc::kWSlab +
+                        double(q.xh) * q.xw * (tinyc::wgrad_stem(p) ? p.c : tinyc::kWSlab)) * eb +
                    blocks * tinyc::kWSlab * q.taps * q.cg * 8.0;
         workspace = double(wp.workspace);
         set(x_direct_halo, halo);

@@ -382,7 +382,7 @@ double tinyc_wgrad_ms(const KernelTraits& t, const AnalyticProblem& ap, const De
   const int bps = int(std::max<int64_t>(1, std::min<int64_t>(smem_bps, d.max_threads_per_sm / std::max(1, plan.threads))));
   const int64_t blocks = plan.blocks * plan.slabs;
   const double steps_per_block = double(q.steps) / double(plan.blocks);
-  const double mmas = steps_per_block * (double(t.block_h) * t.block_w / 16) * 4 * q.taps * 2;
+  const double mmas = steps_per_block * (double(t.block_h) * t.block_w / 16) * 4 * q.taps * (tinyc::wgrad_stem(p) ? 1 : 2);
   const double mma_rate = ap.mma_sm * 0.5;
   const double smem_rate = d.smem_bytes_per_clk * d.clock_mhz * 1e3 / 320.0 * 4096.0;  // 512 B of B per mma pair
   auto rate = [&](int) { return std::min(mma_rate, smem_rate); };
@@ -391,8 +391,10 @@ double tinyc_wgrad_ms(const KernelTraits& t, const AnalyticProblem& ap, const De
   const double compute = waves_ms(blocks, bps, mmas * 4096.0, d, rate, &b->waves);
   b->wave_efficiency = double(b->blocks) / double(b->waves * d.sm_count * bps);
   b->tile_efficiency = double(q.cg) / 16.0;
-  const double stage_px = double(t.block_h) * t.block_w + double(q.xh) * q.xw;
-  const double l2 = double(q.steps) * plan.slabs * stage_px * tinyc::kWSlab * eb +
+  // A step: the dy tile's 64 channels and the x rectangle's (the stems': C).
+  const double stage_bytes = (double(t.block_h) * t.block_w * tinyc::kWSlab +
+                              double(q.xh) * q.xw * (tinyc::wgrad_stem(p) ? p.c : tinyc::kWSlab)) * eb;
+  const double l2 = double(q.steps) * plan.slabs * stage_bytes +
                     double(blocks) * tinyc::kWSlab * q.taps * q.cg * 4.0 * 2.0;
   const double dram = double(ap.ops.y) * eb + double(ap.ops.x) * eb + double(ap.ops.w) * eb;
   const double memory = std::max(dram / (d.hbm_gbps * 1e6), l2 / (d.l2_gbps * 1e6));

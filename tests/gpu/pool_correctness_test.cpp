@@ -55,7 +55,11 @@ std::vector<Problem> covering_problems(Direction d, DType t) {
                         // of 13). The same list is kGpuProblems in tests/kernels/tinyc_test.cpp.
                         "n2c3k64_d5h30w70_z3y7x7_s1,2,2_p1,3,3", "n1c3k80_d9h20w40_z3y3x3_s2,2,2_p2:1,1,1_dil2,1,1",
                         "n2c3k45_d4h17w33_z1y7x7_s1,2,2_p0,3,3", "n1c4k24_d6h17w40_z3y3x3_p1",
-                        "n1c3k13_h19w37_y7x7_s2_p3", "n2c3k77_h30w70_y7x7_s2_p3"}, d, t);
+                        "n1c3k13_h19w37_y7x7_s2_p3", "n2c3k77_h30w70_y7x7_s2_p3",
+                        // tinyc bwd_weight's stem entry (one group, C <= 8, at most 9 taps): C = 3
+                        // at stride 2 (x rows rounded to 8 pixels), C = 4 with dilation and
+                        // asymmetric padding, K of 32 and 72 (the second slab's rows partial)
+                        "n2c3k32_h40w48_y3x3_s2_p1", "n1c4k72_h20w18_y3x3_p1:0,2:1_dil2"}, d, t);
   // Register-window depthwise kernels are compiled for one filter width and
   // W stride: every (width, stride) of the pools, 40 channels (vec 8, 4, 2)
   // and 18 (vec 2), odd sizes, asymmetric W padding, H dilation 2. For

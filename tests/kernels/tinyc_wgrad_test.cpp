@@ -66,8 +66,30 @@ TEST(TinycWgrad, NameRoundTripsAndRules) {
   for (const char* s : {"n32c128k128g32_h56w56_y3x3_p1", "n32c256k256g32_h56w56_y3x3_s2_p1",
                         "n32c512k512g32_h14w14_y3x3_p1", "n32c440k440g55_h7w7_y3x3_p1"})
     EXPECT_TRUE(tinyc::can_implement(t, problem(s), &why)) << s << ": " << why;
-  EXPECT_FALSE(tinyc::can_implement(t, problem("n2c64k64_h9w9_y3x3_p1"), &why));  // one group
+  EXPECT_FALSE(tinyc::can_implement(t, problem("n2c64k64_h9w9_y3x3_p1"), &why));  // one group of 64
   EXPECT_NE(why.find("grouped"), std::string::npos) << why;
+  // The stems (one group, C <= 8): the stem entry, slabs over K; K a multiple
+  // of 8 and W * C of 8 (both tensors' rows as tensor maps).
+  for (const char* s : {"n32c3k32_h224w224_y3x3_s2_p1", "n32c3k24_h224w224_y3x3_s2_p1", "n2c8k128_h9w33_y3x3_p1"}) {
+    EXPECT_TRUE(tinyc::can_implement(t, problem(s), &why)) << s << ": " << why;
+    EXPECT_TRUE(tinyc::wgrad_stem(problem(s))) << s;
+  }
+  EXPECT_FALSE(tinyc::can_implement(t, problem("n2c3k20_h16w16_y3x3_s2_p1"), &why));  // K % 8
+  EXPECT_NE(why.find("K must be"), std::string::npos) << why;
+  EXPECT_FALSE(tinyc::can_implement(t, problem("n2c3k32_h15w15_y3x3_s2_p1"), &why));  // W * C = 45
+  EXPECT_NE(why.find("W * C"), std::string::npos) << why;
+  EXPECT_FALSE(tinyc::can_implement(t, problem("n32c3k64_h224w224_y7x7_s2_p3"), &why));  // 49 taps
+  // The stem's x rectangle is rounded to whole 16-byte rows of 3 channels: 8 pixels.
+  const tinyc::WgradPlan sp = tinyc::make_wgrad_plan(t, problem("n32c3k32_h224w224_y3x3_s2_p1"));
+  EXPECT_EQ(sp.params.xw % 8, 0);
+  EXPECT_GE(sp.params.xw, 15 * 2 + 3);
+  EXPECT_EQ(sp.params.cg, 3);
+  EXPECT_EQ(sp.slabs, 1);
+  const TmaArgs sx = tinyc::wgrad_x_map(problem("n32c3k32_h224w224_y3x3_s2_p1"), sp);
+  EXPECT_EQ(sx.rank, 3);
+  EXPECT_EQ(sx.dims[0], 224u * 3);
+  EXPECT_EQ(sx.box[0], uint32_t(sp.params.xw * 3));
+  EXPECT_EQ(sx.box[0] * 2 % 16, 0u);
   EXPECT_FALSE(tinyc::can_implement(t, problem("n2c64k64g2_h9w9_y3x3_p1"), &why));  // C/G = 32
   EXPECT_FALSE(tinyc::can_implement(t, problem("n2c64k128g16_h9w9_y3x3_p1"), &why));  // K/G != C/G
   EXPECT_FALSE(tinyc::can_implement(t, problem("n2c64k64g64_h9w9_y3x3_p1"), &why));  // depthwise
@@ -184,7 +206,8 @@ void check_walk(const KernelTraits& t, const Problem& p) {
 TEST(TinycWgrad, TheWalkVisitsEveryPixelAndTapOnceInsideTheHalo) {
   int checked = 0;
   for (const char* s : {"n2c64k64g16_h9w9_y3x3_p1", "n3c80k80g5_h9w13_y3x3_s2_p1:2,0:1_dil2",
-                        "n2c16k16g4_h13w14_y3x3_s3_p1", "n2c64k64g8_h7w7_y3x3_s2_p1", "n1c32k32g2_h5w40_y1x3_p0,1"})
+                        "n2c16k16g4_h13w14_y3x3_s3_p1", "n2c64k64g8_h7w7_y3x3_s2_p1", "n1c32k32g2_h5w40_y1x3_p0,1",
+                        "n2c3k32_h40w48_y3x3_s2_p1", "n1c4k72_h20w18_y3x3_p1:0,2:1_dil2"})
     for (const KernelTraits& t : {wgrad_kernel(4, 16, 4), wgrad_kernel(8, 32, 8), wgrad_kernel(16, 16, 4)}) {
       const Problem p = problem(s);
       std::string why;
@@ -195,7 +218,7 @@ TEST(TinycWgrad, TheWalkVisitsEveryPixelAndTapOnceInsideTheHalo) {
       check_walk(t, p);
       ++checked;
     }
-  EXPECT_EQ(checked, 9);  // of 15: six wide tiles at stride 2 or 3 need more than two stages fit
+  EXPECT_EQ(checked, 15);  // of 21: six wide tiles at stride 2 or 3 need more than two stages fit
 }
 
 // Every tinyc bwd_weight kernel of the bf16 and fp16 pools.

@@ -46,14 +46,17 @@ struct TinycWgradParams {
   float* acc;
   unsigned long long* flags;
   unsigned long long epoch;
-  int n, h, w_, c, ho, wo;
+  int n, h, w_, c, k, ho, wo;
   int fh, fw, sh, sw, ph, pw, dh, dw;   // filter, stride, low padding, dilation
-  int cg;                               // C/G = K/G (4, 8 or 16)
+  int cg;                               // C/G = K/G (4, 8 or 16); the stems: C (one group, C <= 8)
   int taps;                             // fh * fw
   int tiles_h, tiles_w;                 // dy tiles of block_h x block_w per image
   int steps;                            // n * tiles_h * tiles_w: the reduction's steps of one slab
-  int xh, xw;                           // x rows and columns a dy tile reads (its halo)
+  int xh, xw;                           // x rows and columns a dy tile reads (its halo; the stems: columns
+                                        // rounded up so that a row of C channels a pixel is 16-byte whole)
   int stage_bytes;                      // one stage: the dy box, then the x box, each 1024-byte aligned
+  int xu;                               // the stems: pixels a 16-byte unit of an x row holds (8 / gcd(8, C)): a
+                                        // box starts on such a unit (TMA faults on a start off 16 bytes)
   int toffs[kWMaxTaps];                 // x halo pixel offset of tap (fy, fx): fy * dh * xw + fx * dw; 0 past taps
 };
 

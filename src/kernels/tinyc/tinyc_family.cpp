@@ -30,7 +30,11 @@ class TinycFamily final : public KernelFamily {
 
   std::string instance_source(const KernelTraits& t) const override { return tinyc::instance_source(t); }
 
-  std::vector<std::string> entry_points(const KernelTraits&) const override { return {"gconv_main"}; }
+  // bwd_weight instances also carry the stems' entry (tinyc_wgrad.cuh STEM).
+  std::vector<std::string> entry_points(const KernelTraits& t) const override {
+    if (t.direction == Direction::bwd_weight) return {"gconv_main", "gconv_stem"};
+    return {"gconv_main"};
+  }
 
   Status launch(const KernelTraits& t, const LoadedKernel& k, const Problem& p, const ConvArgs& args,
                 CUstream_st* stream) const override {
@@ -82,10 +86,15 @@ class TinycFamily final : public KernelFamily {
         reinterpret_cast<unsigned long long*>(static_cast<char*>(args.workspace) + plan.flags_offset);
     plan.params.epoch = next_launch_epoch();
     TensorMap tx{}, tdy{};
-    GCONV_RETURN_IF_ERROR(encode_tensor_map(tinyc::wgrad_x_map(p, plan), p.dtype, args.a, TmaSwizzle::b128, &tx));
+    // The stems' x rows are packed C channels a pixel: no swizzle (gathered by 2-byte loads).
+    GCONV_RETURN_IF_ERROR(encode_tensor_map(tinyc::wgrad_x_map(p, plan), p.dtype, args.a,
+                                            tinyc::wgrad_stem(p) ? TmaSwizzle::none : TmaSwizzle::b128, &tx));
     GCONV_RETURN_IF_ERROR(encode_tensor_map(tinyc::wgrad_dy_map(t, p), p.dtype, args.b, TmaSwizzle::b128, &tdy));
     void* kargs[] = {&plan.params, &tx, &tdy};
-    return jit::launch(k.entries[0], dim3(static_cast<unsigned>(plan.blocks), static_cast<unsigned>(plan.slabs)),
+    const bool stem = tinyc::wgrad_stem(p);
+    if (stem && (k.entries.size() < 2 || k.entries[1] == nullptr))
+      return internal_error("tinyc launch: gconv_stem is not loaded");
+    return jit::launch(k.entries[stem ? 1 : 0], dim3(static_cast<unsigned>(plan.blocks), static_cast<unsigned>(plan.slabs)),
                        dim3(static_cast<unsigned>(plan.threads)), plan.smem, stream, kargs);
   }
 };

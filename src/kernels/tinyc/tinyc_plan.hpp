@@ -100,9 +100,13 @@ struct WgradPlan {
 };
 
 // The bwd_weight rules on top of traits_ok: 2D, C/G = K/G in {4, 8, 16}, C
-// == K a multiple of 8, at most kWMaxTaps filter taps, shared memory (two
-// stages of the dy tile and its x halo).
+// == K a multiple of 8 (or one group with C <= 8, K a multiple of 8 and W * C
+// of 8: the stems), at most kWMaxTaps filter taps, shared memory (two stages
+// of the dy tile and its x halo).
 bool wgrad_can_implement(const KernelTraits& t, const Problem& p, std::string* why);
+// Whether p takes the kernels' stem entry (gconv_stem): one group of at most
+// kMaxC input channels (the C = 3 stems), the slabs over K.
+bool wgrad_stem(const Problem& p);
 // The geometry, grid and workspace of t on p (wgrad_can_implement must hold;
 // pointers are left null).
 WgradPlan make_wgrad_plan(const KernelTraits& t, const Problem& p);

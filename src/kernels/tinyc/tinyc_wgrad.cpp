@@ -3,6 +3,7 @@
 // shared memory and workspace.
 #include <algorithm>
 #include <climits>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -46,9 +47,19 @@ bool wgrad_can_implement(const KernelTraits& t, const Problem& p, std::string* w
   if (p.direction != t.direction || p.dtype != t.dtype || p.ndim != t.ndim)
     return fail(why, "direction, dtype or ndim differ from the kernel's");
   const int64_t cg = p.c_per_group();
-  if (p.g < 2 || p.c != p.k || (cg != 4 && cg != 8 && cg != 16))
-    return fail(why, "tinyc bwd_weight: grouped with C/G = K/G of 4, 8 or 16 (a 16-row mma block holds whole groups)");
-  if (p.c % 8 != 0) return fail(why, "C must be a multiple of 8 (16-byte copies of x and dy)");
+  if (wgrad_stem(p)) {
+    // The stems: dy's rows of K channels and x's image rows of W * C
+    // elements are tensor maps (16-byte strides).
+    if (p.k % 8 != 0) return fail(why, "tinyc bwd_weight (stem): K must be a multiple of 8 (dy's tensor map)");
+    if (p.in[2] * p.c % 8 != 0)
+      return fail(why, "tinyc bwd_weight (stem): W * C must be a multiple of 8 (x's rows as a tensor map)");
+  } else {
+    if (p.g < 2 || p.c != p.k || (cg != 4 && cg != 8 && cg != 16))
+      return fail(why,
+                  "tinyc bwd_weight: grouped with C/G = K/G of 4, 8 or 16 (a 16-row mma block holds whole groups), "
+                  "or one group with C <= 8");
+    if (p.c % 8 != 0) return fail(why, "C must be a multiple of 8 (16-byte copies of x and dy)");
+  }
   if (p.filter[1] * p.filter[2] > kWMaxTaps)
     return fail(why, fmt::format("{} filter taps > {} (a thread's accumulators)", p.filter[1] * p.filter[2], kWMaxTaps));
   // Offsets of one image are 32-bit in the kernel; the image base 64-bit.
@@ -56,7 +67,8 @@ bool wgrad_can_implement(const KernelTraits& t, const Problem& p, std::string* w
     return fail(why, "image too large for the kernel's index ranges");
   const WgradPlan plan = make_wgrad_plan(t, p);
   if (plan.smem > kMaxSmem) return fail(why, fmt::format("shared memory {} B > {} B", plan.smem, kMaxSmem));
-  if (plan.params.xh > 256 || plan.params.xw > 256) return fail(why, "the x rectangle of a tile exceeds a TMA box (256)");
+  if (plan.params.xh > 256 || plan.params.xw * (wgrad_stem(p) ? p.c : 1) > 256)
+    return fail(why, "the x rectangle of a tile exceeds a TMA box (256)");
   if (int64_t(plan.params.steps) != p.n * plan.params.tiles_h * plan.params.tiles_w || plan.params.steps >= INT_MAX)
     return fail(why, "too many dy tiles for one launch");
   return true;
@@ -66,7 +78,9 @@ WgradPlan make_wgrad_plan(const KernelTraits& t, const Problem& p) {
   WgradPlan plan;
   TinycWgradParams& q = plan.params;
   set_plane(p, q);
-  q.cg = int(p.c_per_group());
+  q.k = int(p.k);
+  const bool stem = wgrad_stem(p);
+  q.cg = int(p.c_per_group());  // the stems: C
   q.taps = q.fh * q.fw;
   q.tiles_h = int((q.ho + t.block_h - 1) / t.block_h);
   q.tiles_w = int((q.wo + t.block_w - 1) / t.block_w);
@@ -74,12 +88,20 @@ WgradPlan make_wgrad_plan(const KernelTraits& t, const Problem& p) {
   q.steps = int(std::min<int64_t>(steps, INT_MAX));
   q.xh = (t.block_h - 1) * q.sh + (q.fh - 1) * q.dh + 1;
   q.xw = (t.block_w - 1) * q.sw + (q.fw - 1) * q.dw + 1;
+  q.xu = 1;
+  if (stem) {
+    // A box row of xw pixels of C channels must be whole 16-byte units, and
+    // start on one: up to xu - 1 pixels of lead before the halo.
+    q.xu = 8 / std::gcd(8, q.c);
+    q.xw = (q.xw + q.xu - 1 + q.xu - 1) / q.xu * q.xu;
+  }
   for (int tap = 0; tap < kWMaxTaps; ++tap)
     q.toffs[tap] = tap < q.taps ? (tap / q.fw) * q.dh * q.xw + (tap % q.fw) * q.dw : 0;
-  const size_t stage = stage_bytes(t, q.xh, q.xw);
+  const size_t stage = stem ? align1024(size_t(t.block_h) * t.block_w * 128) + align1024(size_t(q.xh) * q.xw * q.c * 2)
+                            : stage_bytes(t, q.xh, q.xw);
   q.stage_bytes = int(std::min<size_t>(stage, INT_MAX));
   plan.smem = 1024 + 2 * stage + 128;  // the alignment slack, two stages and a zero pixel
-  plan.slabs = (p.c + kWSlab - 1) / kWSlab;
+  plan.slabs = (p.k + kWSlab - 1) / kWSlab;
   // Blocks per slab: kWgradBlocks over all slabs, but each block adds its
   // whole part of dw (64 x taps x C/G values) with atomics, so at C/G = 16
   // and small images (a step or two a block) the atomics, not the MMAs,
@@ -100,8 +122,16 @@ WgradPlan make_wgrad_plan(const KernelTraits& t, const Problem& p) {
   return plan;
 }
 
+bool wgrad_stem(const Problem& p) { return p.g == 1 && p.c <= kMaxC; }
+
 TmaArgs wgrad_x_map(const Problem& p, const WgradPlan& plan) {
   const uint64_t c = uint64_t(p.c), eb = 2;
+  if (wgrad_stem(p)) {
+    // Image rows of W * C elements: a box of xw pixels' channels x xh rows.
+    const uint64_t row = c * uint64_t(p.in[2]);
+    return tiled_map({row, uint64_t(p.in[1]), uint64_t(p.n)}, {row * eb, row * eb * uint64_t(p.in[1])},
+                     {uint32_t(plan.params.xw * p.c), uint32_t(plan.params.xh), 1});
+  }
   return tiled_map({c, uint64_t(p.in[2]), uint64_t(p.in[1]), uint64_t(p.n)},
                    {c * eb, c * eb * uint64_t(p.in[2]), c * eb * uint64_t(p.in[2] * p.in[1])},
                    {uint32_t(kWSlab), uint32_t(plan.params.xw), uint32_t(plan.params.xh), 1});
@@ -121,6 +151,11 @@ std::string wgrad_instance_source(const KernelTraits& t) {
       "gconv::tinyc::TinycWgradParams p, const __grid_constant__ gconv::dev::TensorMap tx, const __grid_constant__ "
       "gconv::dev::TensorMap tdy) {{\n"
       "  gconv::tinyc::bwd_weight<{dt}, {th}, {tw}, {nw}>(p, &tx, &tdy);\n"
+      "}}\n"
+      "extern \"C\" __global__ void __launch_bounds__({threads}, {min_blocks}) gconv_stem(const "
+      "gconv::tinyc::TinycWgradParams p, const __grid_constant__ gconv::dev::TensorMap tx, const __grid_constant__ "
+      "gconv::dev::TensorMap tdy) {{\n"
+      "  gconv::tinyc::bwd_weight<{dt}, {th}, {tw}, {nw}, true>(p, &tx, &tdy);\n"
       "}}\n",
       fmt::arg("name", kernel_name(t)), fmt::arg("threads", 32 * t.warps_m), fmt::arg("min_blocks", 2),
       fmt::arg("dt", static_cast<int>(t.dtype)), fmt::arg("th", t.block_h), fmt::arg("tw", t.block_w),

@@ -59,7 +59,12 @@ extern __shared__ __align__(16) unsigned char tcw_smem[];
 // ldmatrix reads at one chunk hit eight different bank groups.
 __device__ __forceinline__ u32 swz(int p, int u) { return static_cast<u32>(p * 128 + ((u ^ (p & 7)) << 4)); }
 
-template <int DT, int TH, int TW, int NW>
+// STEM: the same kernel for one group of at most 8 input channels (the C = 3
+// stems' weight gradient): the slab runs over K only, x is staged as packed
+// rows of C channels a pixel (a tensor map of W * C elements a row: its
+// pixels are not 16-byte rows), B (16 pixels x 8 c, c past C zero) is
+// gathered with 2-byte loads, and one mma a tap and task covers every c.
+template <int DT, int TH, int TW, int NW, bool STEM = false>
 __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev::TensorMap* tx,
                                            const dev::TensorMap* tdy) {
   typedef typename dev::Elem<DT>::T T;
@@ -72,7 +77,7 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int j = warp & 3, part = warp >> 2;
   const int c_lo = static_cast<int>(blockIdx.y) * kWSlab;
-  const int kc = p.c - c_lo < kWSlab ? p.c - c_lo : kWSlab;  // channels of this slab
+  const int kc = p.k - c_lo < kWSlab ? p.k - c_lo : kWSlab;  // K channels of this slab
   const int taps = p.taps, cg = p.cg;
   const int region = kc * taps * cg;  // this slab's part of dw (contiguous: dw is K x taps x C/G)
   float* acc_g = p.acc + static_cast<long long>(c_lo) * taps * cg;
@@ -101,11 +106,12 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
   }
 
   const int t0 = part * kTpp;  // this warp's first tap
-  float acc[kTpp][2][4];
+  constexpr int kNB = STEM ? 1 : 2;  // n8 blocks a tap: 16 c of the slab's groups, or the stem's 8
+  float acc[kTpp][kNB][4];
 #pragma unroll
   for (int t = 0; t < kTpp; ++t)
 #pragma unroll
-    for (int nb = 0; nb < 2; ++nb)
+    for (int nb = 0; nb < kNB; ++nb)
 #pragma unroll
       for (int r = 0; r < 4; ++r) acc[t][nb][r] = 0.f;
   // Halo pixel offset of each of this warp's taps (the host's table: a
@@ -123,7 +129,8 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
 
   const int s0 = static_cast<int>(static_cast<long long>(p.steps) * blockIdx.x / gridDim.x);
   const int s1 = static_cast<int>(static_cast<long long>(p.steps) * (blockIdx.x + 1) / gridDim.x);
-  const u32 stage_tx = static_cast<u32>(TH * TW + p.xh * p.xw) * 128u;  // both boxes, zero fill included
+  // Both boxes' bytes, zero fill included (the stems' x rows: C channels a pixel).
+  const u32 stage_tx = static_cast<u32>(TH * TW * 128 + p.xh * p.xw * (STEM ? p.c * 2 : 128));
   // Step s: dy tile (ty, tx) of image n, and the x rectangle it reads; the
   // block's steps are consecutive, so both walks step an odometer (one
   // division at the block's first step).
@@ -151,7 +158,13 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
     const u32 base = smem + buf * p.stage_bytes, bar = dev::smem_u32(&bars[buf]);
     dev::mbar_arrive_expect_tx(bar, stage_tx);
     dev::tma_load_4d(base, tdy, c_lo, ow0, oh0, n, bar);
-    dev::tma_load_4d(base + kDyBytes, tx, c_lo, ow0 * p.sw - p.pw, oh0 * p.sh - p.ph, n, bar);
+    if constexpr (STEM) {
+      // The box starts on a 16-byte unit of the row: d pixels before the halo.
+      const int x0 = ow0 * p.sw - p.pw, d = ((x0 % p.xu) + p.xu) % p.xu;
+      dev::tma_load_3d(base + kDyBytes, tx, (x0 - d) * p.c, oh0 * p.sh - p.ph, n, bar);
+    } else {
+      dev::tma_load_4d(base + kDyBytes, tx, c_lo, ow0 * p.sw - p.pw, oh0 * p.sh - p.ph, n, bar);
+    }
   };
   Tile cur = tile_of(s0), ahead = cur;  // the step multiplied, the step staged next
   if (tid == 0 && s0 < s1) stage(ahead, 0);
@@ -175,6 +188,12 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
     // (A whole tile's rows are TW wide: a shift; an edge tile's nw divides.)
     int ra = nw == TW ? pa / TW : pa / nw, rb = nw == TW ? pb / TW : pb / nw;
     int ca = pa - ra * nw, cb2 = pb - rb * nw;
+    // STEM: trackers of B's pixels 2 (lane % 4) and 8 + 2 (lane % 4).
+    const int qs0 = 2 * (lane & 3), qs8 = qs0 + 8;
+    int sr0 = 0, sc0 = 0, sr8 = 0, sc8 = 0;
+    if constexpr (STEM) {
+      sr0 = qs0 / nw, sc0 = qs0 - sr0 * nw, sr8 = qs8 / nw, sc8 = qs8 - sr8 * nw;
+    }
     const int ua = 2 * j + (ka >> 3), ub = 2 * j + (cb >> 3);
 #pragma unroll 1
     for (int tk = 0; tk < tasks; ++tk) {
@@ -182,14 +201,52 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
       u32 a[4];
       dev::ldmatrix_x4_trans(a, va ? dys + swz(ra * TW + ca, ua) : zero_px);
       const int hp = vb ? (rb * p.sh) * p.xw + cb2 * p.sw : 0;
+      if constexpr (STEM) {
+        // B fragment: pixels 2 (lane % 4) and + 1 (b0), + 8 and + 9 (b1) of
+        // the task, channel lane / 4 (zero past C); a pixel past the tile's
+        // reads halo pixel 0 (its A column is zero).
+        const int ch = lane >> 2;
+        const int x0 = ow0 * p.sw - p.pw, d = ((x0 % p.xu) + p.xu) % p.xu;  // the box's lead (stage)
+        int hs[4];
+        {
+          int r = sr0, c = sc0;
 #pragma unroll
-      for (int t = 0; t < kTpp; ++t) {
-        if (t0 + t < taps) {
-          u32 b[4];
-          dev::ldmatrix_x4_trans(b, xs + swz(hp + toff[t], ub));
-          const u32 b0[2] = {b[0], b[1]}, b1[2] = {b[2], b[3]};
-          dev::mma<DT>(acc[t][0], a, b0);
-          dev::mma<DT>(acc[t][1], a, b1);
+          for (int i = 0; i < 2; ++i) {  // pixels q and q + 1 from the tracker (r, c)
+            hs[i] = r < nh ? (r * p.sh) * p.xw + c * p.sw + d : 0;
+            if (++c == nw) c = 0, ++r;
+          }
+          r = sr8, c = sc8;
+#pragma unroll
+          for (int i = 2; i < 4; ++i) {
+            hs[i] = r < nh ? (r * p.sh) * p.xw + c * p.sw + d : 0;
+            if (++c == nw) c = 0, ++r;
+          }
+        }
+        const unsigned short* xe = reinterpret_cast<const unsigned short*>(tcw_smem + (xs - dev::smem_u32(tcw_smem)));
+#pragma unroll
+        for (int t = 0; t < kTpp; ++t) {
+          if (t0 + t < taps) {
+            u32 v[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) v[i] = ch < p.c ? xe[(hs[i] + toff[t]) * p.c + ch] : 0u;
+            const u32 b0[2] = {v[0] | (v[1] << 16), v[2] | (v[3] << 16)};
+            dev::mma<DT>(acc[t][0], a, b0);
+          }
+        }
+        sc0 += 16;
+        while (sc0 >= nw) sc0 -= nw, ++sr0;
+        sc8 += 16;
+        while (sc8 >= nw) sc8 -= nw, ++sr8;
+      } else {
+#pragma unroll
+        for (int t = 0; t < kTpp; ++t) {
+          if (t0 + t < taps) {
+            u32 b[4];
+            dev::ldmatrix_x4_trans(b, xs + swz(hp + toff[t], ub));
+            const u32 b0[2] = {b[0], b[1]}, b1[2] = {b[2], b[3]};
+            dev::mma<DT>(acc[t][0], a, b0);
+            dev::mma<DT>(acc[t][kNB - 1], a, b1);
+          }
         }
       }
       ca += 16;
@@ -209,13 +266,18 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
 #pragma unroll
   for (int t = 0; t < kTpp; ++t)
 #pragma unroll
-    for (int nb = 0; nb < 2; ++nb)
+    for (int nb = 0; nb < kNB; ++nb)
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
         const int krow = (lane >> 2) + 8 * (r >> 1), ccol = 8 * nb + 2 * (lane & 3) + (r & 1);
         const int kl = 16 * j + krow;
-        if (t0 + t < taps && (krow ^ ccol) < cg && kl < kc)
-          atomicAdd(acc_g + (kl * taps + t0 + t) * cg + (ccol & (cg - 1)), acc[t][nb][r]);
+        if constexpr (STEM) {  // one group: every c below C (cg = C)
+          if (t0 + t < taps && ccol < cg && kl < kc)
+            atomicAdd(acc_g + (kl * taps + t0 + t) * cg + ccol, acc[t][nb][r]);
+        } else {
+          if (t0 + t < taps && (krow ^ ccol) < cg && kl < kc)
+            atomicAdd(acc_g + (kl * taps + t0 + t) * cg + (ccol & (cg - 1)), acc[t][nb][r]);
+        }
       }
   __syncthreads();  // the block's sums are added (fixup_count releases them)
   if (tid == 0) s_word = dev::fixup_count(fix, static_cast<int>(gridDim.x));
