@@ -58,8 +58,10 @@ std::vector<Problem> covering_problems(Direction d, DType t) {
                         "n1c3k13_h19w37_y7x7_s2_p3", "n2c3k77_h30w70_y7x7_s2_p3",
                         // tinyc bwd_weight's stem entry (one group, C <= 8, at most 9 taps): C = 3
                         // at stride 2 (x rows rounded to 8 pixels), C = 4 with dilation and
-                        // asymmetric padding, K of 32 and 72 (the second slab's rows partial)
-                        "n2c3k32_h40w48_y3x3_s2_p1", "n1c4k72_h20w18_y3x3_p1:0,2:1_dil2"}, d, t);
+                        // asymmetric padding, K of 32 and 72 (the second slab's rows partial), C = 5
+                        // (rows of 8-pixel units, an odd tile edge)
+                        "n2c3k32_h40w48_y3x3_s2_p1", "n1c4k72_h20w18_y3x3_p1:0,2:1_dil2",
+                        "n3c5k16_h13w24_y3x1_s1,2_p1,0"}, d, t);
   // Register-window depthwise kernels are compiled for one filter width and
   // W stride: every (width, stride) of the pools, 40 channels (vec 8, 4, 2)
   // and 18 (vec 2), odd sizes, asymmetric W padding, H dilation 2. For
