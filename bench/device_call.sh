@@ -1267,7 +1267,7 @@ PY
       for c in "${cases[@]}"; do
         spec=${c%%|*}; filt=${c#*|}; i=$((i + 1))
         timeout -k 5 200 ncu --clock-control none --set full --import-source no --page source --print-source sass \
-          --csv -k regex:gconv_main -s 2 -c 1 .device/gconv run "$spec" --policy exhaustive --filter "$filt" \
+          --csv -k "regex:${NCU_KERNEL:-gconv_main}" -s 2 -c 1 .device/gconv run "$spec" --policy exhaustive --filter "$filt" \
           --tuning-cache off --warmup 2 --repeats 1 2> "$OUT/ncusass_$i.err" | gzip > "$OUT/ncusass_$i.csv.gz"
         echo "ncusass $i rc=$? $spec [$filt]: $(zcat "$OUT/ncusass_$i.csv.gz" | wc -l) lines"; tail -n 3 "$OUT/ncusass_$i.err"
       done ;;

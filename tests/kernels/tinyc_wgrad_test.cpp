@@ -85,6 +85,8 @@ TEST(TinycWgrad, NameRoundTripsAndRules) {
   EXPECT_GE(sp.params.xw, 15 * 2 + 3);
   EXPECT_EQ(sp.params.cg, 3);
   EXPECT_EQ(sp.slabs, 1);
+  // Two stages, the zero pixel and the wide copy of the x rectangle (16 bytes a pixel).
+  EXPECT_EQ(sp.smem, size_t(1024) + 2 * sp.params.stage_bytes + 128 + size_t(sp.params.xh) * sp.params.xw * 16);
   const TmaArgs sx = tinyc::wgrad_x_map(problem("n32c3k32_h224w224_y3x3_s2_p1"), sp);
   EXPECT_EQ(sx.rank, 3);
   EXPECT_EQ(sx.dims[0], 224u * 3);

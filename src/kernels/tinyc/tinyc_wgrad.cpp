@@ -100,7 +100,9 @@ WgradPlan make_wgrad_plan(const KernelTraits& t, const Problem& p) {
   const size_t stage = stem ? align1024(size_t(t.block_h) * t.block_w * 128) + align1024(size_t(q.xh) * q.xw * q.c * 2)
                             : stage_bytes(t, q.xh, q.xw);
   q.stage_bytes = int(std::min<size_t>(stage, INT_MAX));
-  plan.smem = 1024 + 2 * stage + 128;  // the alignment slack, two stages and a zero pixel
+  // The alignment slack, two stages and a zero pixel; the stems' wide copy
+  // of the x rectangle (16 bytes a pixel).
+  plan.smem = 1024 + 2 * stage + 128 + (stem ? size_t(q.xh) * q.xw * 16 : 0);
   plan.slabs = (p.k + kWSlab - 1) / kWSlab;
   // Blocks per slab: kWgradBlocks over all slabs, but each block adds its
   // whole part of dw (64 x taps x C/G values) with atomics, so at C/G = 16

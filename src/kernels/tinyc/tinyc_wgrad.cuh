@@ -58,12 +58,19 @@ extern __shared__ __align__(16) unsigned char tcw_smem[];
 // chunk u of a row sits at position u ^ (row % 8), so the eight rows an
 // ldmatrix reads at one chunk hit eight different bank groups.
 __device__ __forceinline__ u32 swz(int p, int u) { return static_cast<u32>(p * 128 + ((u ^ (p & 7)) << 4)); }
+// The stems' wide x copy: pixel u's 16 bytes, pixels 8-15 of each 16 swapped
+// in pairs, so that 8 pixels at stride 2 (a stride-2 tap's ldmatrix rows)
+// land in 8 different bank groups.
+__device__ __forceinline__ u32 wide_px(int u) { return static_cast<u32>((u ^ ((u >> 3) & 1)) << 4); }
 
 // STEM: the same kernel for one group of at most 8 input channels (the C = 3
 // stems' weight gradient): the slab runs over K only, x is staged as packed
 // rows of C channels a pixel (a tensor map of W * C elements a row: its
-// pixels are not 16-byte rows), B (16 pixels x 8 c, c past C zero) is
-// gathered with 2-byte loads, and one mma a tap and task covers every c.
+// pixels are not 16-byte rows), then widened by the block into 16 bytes a
+// pixel (c past C zero) that ldmatrix reads: one x4 load covers two taps and
+// one mma a tap and task covers every c. (2-byte gathers from the packed
+// rows were ~250 instructions a task and warp: the kernel was issue-bound.)
+// Slabs of at most 32 K rows use 2 (or 1) warps over K and the rest over taps.
 template <int DT, int TH, int TW, int NW, bool STEM = false>
 __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev::TensorMap* tx,
                                            const dev::TensorMap* tdy) {
@@ -75,9 +82,12 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
   // warps fits two to an SM).
   constexpr int kNT = NW * 32, kParts = NW / 4, kTpp = (kWMaxTaps + kParts - 1) / kParts;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int j = warp & 3, part = warp >> 2;
   const int c_lo = static_cast<int>(blockIdx.y) * kWSlab;
   const int kc = p.k - c_lo < kWSlab ? p.k - c_lo : kWSlab;  // K channels of this slab
+  // Warps over the slab's 16-row K blocks (jn) and the taps (the rest).
+  const int jn = STEM ? (kc <= 16 ? 1 : kc <= 32 ? 2 : 4) : 4;
+  const int j = warp & (jn - 1), part = warp / jn;
+  const int tpp = STEM ? (p.taps + NW / jn - 1) / (NW / jn) : kTpp;  // this warp's taps (<= kTpp)
   const int taps = p.taps, cg = p.cg;
   const int region = kc * taps * cg;  // this slab's part of dw (contiguous: dw is K x taps x C/G)
   float* acc_g = p.acc + static_cast<long long>(c_lo) * taps * cg;
@@ -90,6 +100,7 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
   const u32 smem = (dev::smem_u32(tcw_smem) + 1023u) & ~1023u;
   constexpr u32 kDyBytes = (TH * TW * 128 + 1023) / 1024 * 1024;
   const u32 zero_px = smem + 2 * p.stage_bytes;
+  const u32 xwide = zero_px + 128;  // STEM: the stage's x rectangle, 16 bytes a pixel (wide_px)
 
   // The slab's first block zeroes its part of the accumulator.
   if (tid == 0) {
@@ -105,7 +116,7 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
     if (tid == 0) dev::fixup_publish(fix, p.epoch);
   }
 
-  const int t0 = part * kTpp;  // this warp's first tap
+  const int t0 = part * tpp;  // this warp's first tap
   constexpr int kNB = STEM ? 1 : 2;  // n8 blocks a tap: 16 c of the slab's groups, or the stem's 8
   float acc[kTpp][kNB][4];
 #pragma unroll
@@ -116,9 +127,17 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
       for (int r = 0; r < 4; ++r) acc[t][nb][r] = 0.f;
   // Halo pixel offset of each of this warp's taps (the host's table: a
   // division per tap here was ~20 dependent instructions each).
+  // STEM: lanes 16-31 address the second tap of each pair (ldmatrix x4).
   int toff[kTpp];
 #pragma unroll
-  for (int t = 0; t < kTpp; ++t) toff[t] = t0 + t < kWMaxTaps ? p.toffs[t0 + t] : 0;
+  for (int t = 0; t < kTpp; ++t) {
+    if constexpr (STEM) {
+      const int tap = t0 + t + (lane >= 16 ? 1 : 0);
+      toff[t] = t < tpp && tap < p.taps ? p.toffs[tap] : 0;
+    } else {
+      toff[t] = t0 + t < kWMaxTaps ? p.toffs[t0 + t] : 0;
+    }
+  }
   // ldmatrix rows of this lane. A (.trans, dy rows are pixels): matrices
   // (k 0-7, px 0-7), (k 8-15, px 0-7), (k 0-7, px 8-15), (k 8-15, px 8-15).
   // B (.trans, x rows are pixels): (px 0-7, c 0-7), (px 8-15, c 0-7),
@@ -188,11 +207,20 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
     // (A whole tile's rows are TW wide: a shift; an edge tile's nw divides.)
     int ra = nw == TW ? pa / TW : pa / nw, rb = nw == TW ? pb / TW : pb / nw;
     int ca = pa - ra * nw, cb2 = pb - rb * nw;
-    // STEM: trackers of B's pixels 2 (lane % 4) and 8 + 2 (lane % 4).
-    const int qs0 = 2 * (lane & 3), qs8 = qs0 + 8;
-    int sr0 = 0, sc0 = 0, sr8 = 0, sc8 = 0;
+    int lead = 0;  // STEM: pixels of the x box ahead of the halo (stage)
     if constexpr (STEM) {
-      sr0 = qs0 / nw, sc0 = qs0 - sr0 * nw, sr8 = qs8 / nw, sc8 = qs8 - sr8 * nw;
+      const int x0 = ow0 * p.sw - p.pw;
+      lead = ((x0 % p.xu) + p.xu) % p.xu;
+      // Widen the packed rows (C channels a pixel) into wide_px's 16 bytes.
+      const unsigned short* xe = reinterpret_cast<const unsigned short*>(tcw_smem + (xs - dev::smem_u32(tcw_smem)));
+      for (int px = tid; px < p.xh * p.xw; px += kNT) {
+        u32 v[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+        for (int ch = 0; ch < kMaxC; ++ch)
+          if (ch < p.c) v[ch >> 1] |= static_cast<u32>(xe[px * p.c + ch]) << (16 * (ch & 1));
+        dev::st_shared_v4(xwide + wide_px(px), v[0], v[1], v[2], v[3]);
+      }
+      __syncthreads();  // the wide copy is complete
     }
     const int ua = 2 * j + (ka >> 3), ub = 2 * j + (cb >> 3);
 #pragma unroll 1
@@ -202,41 +230,18 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
       dev::ldmatrix_x4_trans(a, va ? dys + swz(ra * TW + ca, ua) : zero_px);
       const int hp = vb ? (rb * p.sh) * p.xw + cb2 * p.sw : 0;
       if constexpr (STEM) {
-        // B fragment: pixels 2 (lane % 4) and + 1 (b0), + 8 and + 9 (b1) of
-        // the task, channel lane / 4 (zero past C); a pixel past the tile's
-        // reads halo pixel 0 (its A column is zero).
-        const int ch = lane >> 2;
-        const int x0 = ow0 * p.sw - p.pw, d = ((x0 % p.xu) + p.xu) % p.xu;  // the box's lead (stage)
-        int hs[4];
-        {
-          int r = sr0, c = sc0;
+        // Taps t and t + 1: matrices (px 0-7), (px 8-15) of each, c 0-7.
+        const int hw = hp + (vb ? lead : 0);
 #pragma unroll
-          for (int i = 0; i < 2; ++i) {  // pixels q and q + 1 from the tracker (r, c)
-            hs[i] = r < nh ? (r * p.sh) * p.xw + c * p.sw + d : 0;
-            if (++c == nw) c = 0, ++r;
-          }
-          r = sr8, c = sc8;
-#pragma unroll
-          for (int i = 2; i < 4; ++i) {
-            hs[i] = r < nh ? (r * p.sh) * p.xw + c * p.sw + d : 0;
-            if (++c == nw) c = 0, ++r;
-          }
-        }
-        const unsigned short* xe = reinterpret_cast<const unsigned short*>(tcw_smem + (xs - dev::smem_u32(tcw_smem)));
-#pragma unroll
-        for (int t = 0; t < kTpp; ++t) {
-          if (t0 + t < taps) {
-            u32 v[4];
-#pragma unroll
-            for (int i = 0; i < 4; ++i) v[i] = ch < p.c ? xe[(hs[i] + toff[t]) * p.c + ch] : 0u;
-            const u32 b0[2] = {v[0] | (v[1] << 16), v[2] | (v[3] << 16)};
+        for (int t = 0; t < kTpp; t += 2) {
+          if (t < tpp && t0 + t < taps) {
+            u32 b[4];
+            dev::ldmatrix_x4_trans(b, xwide + wide_px(hw + toff[t]));
+            const u32 b0[2] = {b[0], b[1]}, b1[2] = {b[2], b[3]};
             dev::mma<DT>(acc[t][0], a, b0);
+            if (t + 1 < kTpp && t + 1 < tpp && t0 + t + 1 < taps) dev::mma<DT>(acc[t + 1 < kTpp ? t + 1 : t][0], a, b1);
           }
         }
-        sc0 += 16;
-        while (sc0 >= nw) sc0 -= nw, ++sr0;
-        sc8 += 16;
-        while (sc8 >= nw) sc8 -= nw, ++sr8;
       } else {
 #pragma unroll
         for (int t = 0; t < kTpp; ++t) {
@@ -272,7 +277,7 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
         const int krow = (lane >> 2) + 8 * (r >> 1), ccol = 8 * nb + 2 * (lane & 3) + (r & 1);
         const int kl = 16 * j + krow;
         if constexpr (STEM) {  // one group: every c below C (cg = C)
-          if (t0 + t < taps && ccol < cg && kl < kc)
+          if (t < tpp && t0 + t < taps && ccol < cg && kl < kc)
             atomicAdd(acc_g + (kl * taps + t0 + t) * cg + ccol, acc[t][nb][r]);
         } else {
           if (t0 + t < taps && (krow ^ ccol) < cg && kl < kc)
