@@ -53,6 +53,8 @@
 #             reference (bf16, fp16), sanitizers; every tinyc bwd_weight kernel, the shipped model's top
 #             TCW_TOP without them (what it had before) and native cuDNN on .device/tcw_pub.jsonl
 #   tcwrows   selector rows: every tinyc bwd_weight kernel on .device/tcw_train.txt and .device/tcw_hold.txt
+#   stemrows  the same for the stem entry (.device/stem_train.txt, stem_hold.txt), plus the shipped model's
+#             top STEM_TOP other kernels and native cuDNN on those problems
 #   oddab     igemm vec 1 (odd channels, batched loads): correctness, sanitizers, then before
 #             (.device/oldlib) vs after on the public problems with an odd C or K (.device/odd_pub.jsonl)
 #   dwdata    held-out depthwise problems (direct kernels + native cuDNN, reported), then window kernels
@@ -166,7 +168,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source .device/env.sh
-export GCONV_CONFIG_DIR=$PWD/configs GCONV_PROBLEMS_DIR=$PWD/problems GCONV_CACHE_DIR=$PWD/.jitcache
+export GCONV_CONFIG_DIR=${DEVICE_CONFIG_DIR:-$PWD/configs} GCONV_PROBLEMS_DIR=$PWD/problems GCONV_CACHE_DIR=$PWD/.jitcache
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 # head_shapes FILE N: the comment and header lines of a problem CSV and its first N problems
@@ -1135,6 +1137,20 @@ PY
       done ;;
     tcwrows)
       bench_rows tcw 'family == tinyc && direction == bwd_weight' "${TCWR_S:-150}" ;;
+    stemrows)
+      # Selector rows for tinyc bwd_weight's stem entry (one group, C <= 8): every tinyc bwd_weight kernel
+      # on .device/stem_train.txt / stem_hold.txt, then the shipped model's top STEM_TOP of the other
+      # kernels on the same problems (most have no stored bwd_weight sweep) -> $OUT/stemtop_{train,hold}.csv.zst
+      bench_rows stem 'family == tinyc && direction == bwd_weight' "${STEMR_S:-150}"
+      for set in train hold; do
+        rm -f /tmp/stemtop_$set.csv
+        timeout -k 10 "${STEMR_S:-150}" .device/gconv bench --problems .device/stem_$set.txt \
+          --filter '!(family == tinyc && direction == bwd_weight)' --policy "topk:${STEM_TOP:-12}" --provider gconv,cudnn \
+          --out /tmp/stemtop_$set.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 \
+          2> "$OUT/stemtop_$set.log"
+        echo "stemtop $set rc=$?"; grep -v ETA "$OUT/stemtop_$set.log" | tail -n 2
+        pack /tmp/stemtop_$set.csv "$OUT/stemtop_$set.csv.zst"
+      done ;;
     sbdrows)
       # Selector rows of the bwd_data TMA kernels on strided training problems (.device/sbd_train.txt,
       # the bf16 problems of the training sweeps the path takes) and the holdout's (.device/sbd_hold.txt).
