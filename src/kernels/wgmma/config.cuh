@@ -100,7 +100,9 @@ struct WgmmaConfig {
   // of N = kInstrN columns each, per K step of kKStep.
   static constexpr int kWgM = TM / CWG;
   static constexpr int kMI = kWgM / 64;
-  static constexpr int kInstrN = TN > MAX_N ? MAX_N : TN;
+  // MAX_N only splits the power-of-two tile it divides (256 into two 128s);
+  // tiles of 96, 144 and 192 columns issue one instruction of their width.
+  static constexpr int kInstrN = TN > MAX_N && TN % MAX_N == 0 ? MAX_N : TN;
   static constexpr int kNI = TN / kInstrN;
   static constexpr int kAccPerInstr = kInstrN / 2;
   static constexpr int kKStep = DT == dev::kFP32 ? 8 : 16;
@@ -219,7 +221,11 @@ struct WgmmaConfig {
 
   static_assert(CWG == 1 || CWG == 2, "one or two consumer warpgroups");
   static_assert(kWgM == 64 || kWgM == 128, "a consumer warpgroup owns 64 or 128 rows");
-  static_assert(kInstrN == 32 || kInstrN == 64 || kInstrN == 128 || kInstrN == 256, "tile_n: 32, 64, 128 or 256");
+  static_assert(kInstrN == 32 || kInstrN == 64 || kInstrN == 96 || kInstrN == 128 || kInstrN == 144 ||
+                    kInstrN == 192 || kInstrN == 256,
+                "tile_n: 32, 64, 96, 128, 144, 192 or 256 (an MmaAsync specialization each)");
+  static_assert(DIR == kFwd || (TN & (TN - 1)) == 0,
+                "tile_n 96, 144, 192: fwd only (bwd_data / bwd_weight B tiles are MN-major in 64-column blocks)");
   static_assert(kNI * kInstrN == TN, "tile_n: whole instructions");
   static_assert(TK % kKStep == 0, "tile_k: a multiple of the MMA's K");
   static_assert(DT != dev::kFP32 || (kAKMajor && kBKMajor), "tf32 wgmma reads K-major operands only");

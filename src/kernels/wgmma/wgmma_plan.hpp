@@ -83,7 +83,8 @@ int epilogue_min_outputs();
 // The widest wgmma instruction (WgmmaConfig's MAX_N): 256, so tile_n 256
 // issues one m64n256 MMA per K step instead of two m64n128; GCONV_WGMMA_INSTR_N
 // =128 (read once) restores the narrower ones for A/B measurements (other
-// cache entries, as for epilogue_min_outputs).
+// cache entries, as for epilogue_min_outputs). Only a tile_n that MAX_N
+// divides is split: 96, 144 and 192 always issue one instruction.
 int instr_n_max();
 
 // Threads issuing a TMA producer's loads (WgmmaConfig's ISSUERS): 2, one
