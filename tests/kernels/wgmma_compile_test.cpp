@@ -143,8 +143,9 @@ TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills)
           << names[i];
     }
     // The output's tensor map is a parameter exactly where the kernel has
-    // its own staging area.
-    EXPECT_EQ(sources[i].find("TensorMap tc") != std::string::npos, wgmma::epilogue_separate(all[i])) << names[i];
+    // its own staging area of whole 128-byte rows (all of these).
+    EXPECT_EQ(sources[i].find("TensorMap tc") != std::string::npos, wgmma::tma_store(all[i])) << names[i];
+    EXPECT_EQ(wgmma::tma_store(all[i]), wgmma::epilogue_separate(all[i])) << names[i];
     if (results[i].ok())
       EXPECT_EQ(results[i]->log.find("serialized"), std::string::npos)
           << names[i] << ": ptxas serialized wgmma:\n" << results[i]->log;

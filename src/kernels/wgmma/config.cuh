@@ -180,23 +180,27 @@ struct WgmmaConfig {
   }
   static constexpr int kEpiCols = epi_fits(TN) ? TN : epi_fits(128) ? 128 : epi_fits(64) ? 64 : 0;
   static constexpr int kStoreCols = 128 / kOutBytes;
-  static constexpr bool kEpiSep =
-      SPLIT == igemm::kSplitNone && TM * TN >= EPI_MIN && TN % kStoreCols == 0 && kEpiCols > 0;
-  // TMA stores from that area (wgmma.cuh store_tma, when the launch passes
-  // an output map): passes of kStoreCols columns, 128 bytes of output per
-  // row (the width of the 128-byte swizzle the map and the staged rows use),
-  // each consumer warpgroup a box of its kWgM rows in kStoreBufs buffers of
-  // its own (two where they fit, so one pass is staged while the previous
-  // one is still read; one when a tile has an odd number of passes), from
-  // the first 1024-byte boundary of the area on.
+  static constexpr bool kEpiSep = SPLIT == igemm::kSplitNone && TM * TN >= EPI_MIN && kEpiCols > 0;
+  // TMA stores from that area (kTmaStore; wgmma.cuh store_tma, when the
+  // launch passes an output map): passes of kStoreCols columns, 128 bytes of
+  // output per row (the width of the 128-byte swizzle the map and the staged
+  // rows use), so only tiles of whole 128-byte rows: a 96- or 144-wide 16-bit
+  // tile (192 or 288 bytes a row) keeps the threads' 16-byte stores from the
+  // area (store_sep) and takes no output map (wgmma_plan.cpp tma_store).
+  // Each consumer warpgroup stores a box of its kWgM rows in kStoreBufs
+  // buffers of its own (two where they fit, so one pass is staged while the
+  // previous one is still read; one when a tile has an odd number of
+  // passes), from the first 1024-byte boundary of the area on.
+  static constexpr bool kTmaStore = kEpiSep && TN % kStoreCols == 0;
   static constexpr int kStorePasses = TN / kStoreCols;
   static constexpr int kStoreBufBytes = kWgM * 128;
   static constexpr int kStoreOffset = round_up(kEpiOffset, 1024);
   static constexpr int kStoreRoom = kEpiOffset + (kEpiCols > 0 ? epi_bytes(kEpiCols) : 0) - kStoreOffset;
   static constexpr int kStoreBufs =
       kStorePasses % 2 == 0 && kStoreRoom >= 2 * CWG * kStoreBufBytes ? 2 : 1;
-  static_assert(!kEpiSep || kStoreRoom >= kStoreBufs * CWG * kStoreBufBytes,
-                "every kernel with a staging area of its own can store through TMA (wgmma_plan.cpp assumes it)");
+  static_assert(!kTmaStore || kStoreRoom >= kStoreBufs * CWG * kStoreBufBytes,
+                "every kernel with a staging area of its own and whole 128-byte rows can store through TMA "
+                "(wgmma_plan.cpp tma_store assumes it)");
   // + the slack that aligns the ring to 1024 bytes (dynamic shared memory is
   // only 16-byte aligned); wgmma_plan.cpp's smem_bytes mirrors this.
   static constexpr int kSmemBytes = kEpiOffset + (kEpiSep ? epi_bytes(kEpiCols) : 0) + 1024;

@@ -230,7 +230,7 @@ __device__ __forceinline__ void store_coords(const IgemmParams& p, int g0, int m
   }
 }
 
-// TMA stores (kEpiSep with p.out_map): each consumer warpgroup stages
+// TMA stores (kTmaStore with p.out_map): each consumer warpgroup stages
 // kStoreCols columns of its rows at a time in a buffer of its own, laid out
 // as the map's 128-byte swizzle wants it (16-byte chunk c of row r at chunk
 // c ^ (r % 8): the fragment writes of 8 rows hit distinct banks), and one

@@ -306,6 +306,9 @@ OutRows out_rows(const Problem& p) {
 
 bool out_map_ok(const KernelTraits& t, const Problem& p, std::string* why) {
   if (!epilogue_separate(t)) return fail(why, "out map: the kernel has no staging area of its own");
+  if (!tma_store(t))
+    return fail(why, "out map: tile rows of " + std::to_string(t.tile_n) +
+                         " columns are no whole number of 128-byte store boxes");
   if (p.direction == Direction::bwd_data)
     for (int d = p.first_slot(); d < 3; ++d)
       if (p.stride[d] != 1) return fail(why, "out map: bwd_data with stride > 1 writes its phases' rows apart");

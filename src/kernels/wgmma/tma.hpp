@@ -104,10 +104,11 @@ TmaArgs w_blocks_args(const KernelTraits& t, const Problem& p);
 
 // Whether the output of problem p can leave traits t's kernel through a
 // tensor map (wgmma.cuh store_tma): a kernel with a staging area of its own
-// (epilogue_separate), output rows an affine map of the GEMM rows (not
-// bwd_data's strided phases), a multiple of 16 bytes long, and groups that
-// start on 16-byte boundaries within a row. On false,
-// *why says why (the kernel then stores from the staging area itself).
+// whose tile rows are whole 128-byte boxes (tma_store), output rows an
+// affine map of the GEMM rows (not bwd_data's strided phases), a multiple of
+// 16 bytes long, and groups that start on 16-byte boundaries within a row.
+// On false, *why says why (the kernel then stores from the staging area
+// itself).
 bool out_map_ok(const KernelTraits& t, const Problem& p, std::string* why = nullptr);
 
 // The output as a 2D tiled map (rows of K, C or C/G * filter elements; a box

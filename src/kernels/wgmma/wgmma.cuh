@@ -26,7 +26,8 @@
 //     flight while the next stage is waited for.
 // Epilogue (wgmma/epilogue.cuh): unsplit tiles of at least
 // WgmmaConfig::kEpiSep's size stage their output in an area of their own and
-// leave through TMA stores (or the threads' 16-byte stores); other tiles are
+// leave through TMA stores (kTmaStore: rows of whole 128-byte boxes) or the
+// threads' 16-byte stores; other tiles are
 // staged in the idle ring and written with 16-byte stores or, for serial
 // split-K, 16-byte atomic adds (store_staged), or stored by each consumer
 // thread from its accumulators while the ring holds the next tile (igemm's
@@ -393,7 +394,7 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
             continue;
           }
         }
-        if constexpr (Cfg::kEpiSep) {
+        if constexpr (Cfg::kTmaStore) {
           if (tma_store_tile<Cfg>(p, ops.gemm_m, ops.gemm_n(p), m0, n0)) {
             int x0, y0;
             store_coords<Cfg>(p, b.g0, m0 + wg * Cfg::kWgM, n0, x0, y0);
@@ -409,6 +410,11 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
             store_sep<Cfg>(acc, p, ops, b, m0, n0, wg, ring_ptr + Cfg::kEpiOffset, local);
           }
           continue;
+        } else if constexpr (Cfg::kEpiSep) {
+          // Rows that are no whole number of 128-byte boxes (96 or 144
+          // 16-bit columns): the threads store from the area (no output map).
+          store_sep<Cfg>(acc, p, ops, b, m0, n0, wg, ring_ptr + Cfg::kEpiOffset, local);
+          continue;
         }
         if constexpr (Cfg::kStaged) {
           // The block's last unit: the ring is idle (with multicast the
@@ -421,7 +427,7 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
         store<Cfg>(acc, p, ops, b, m0, n0, wg * Cfg::kWgM, local);
       }
       // The block's shared memory must outlive the reads of its last stores.
-      if constexpr (Cfg::kEpiSep) {
+      if constexpr (Cfg::kTmaStore) {
         if (local == 0) bulk_wait_all();
       }
       if (local == 0) {

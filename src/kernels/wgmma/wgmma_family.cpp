@@ -222,7 +222,7 @@ class WgmmaFamily final : public KernelFamily {
       else
         GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_args(t, p, flat), p.dtype, b_ptr, &tb));
     }
-    if (wgmma::epilogue_separate(t)) {
+    if (wgmma::tma_store(t)) {
       // Zeros, with p.out_map unset, where the output cannot be written
       // through a map.
       if (tma_store_enabled() && args.out && reinterpret_cast<uintptr_t>(args.out) % 16 == 0 &&
@@ -260,7 +260,7 @@ class WgmmaFamily final : public KernelFamily {
       maps[n++] = &prep->ta;
       maps[n++] = &prep->tb;
     }
-    if (wgmma::epilogue_separate(t)) maps[n++] = &prep->tc;
+    if (wgmma::tma_store(t)) maps[n++] = &prep->tc;
     GCONV_RETURN_IF_ERROR(
         igemm::launch_plan("wgmma", t, k, p, args, prep->plan, stream, std::span<void* const>(maps, n)));
     if (wgmma::trace_blocks() > 0) {

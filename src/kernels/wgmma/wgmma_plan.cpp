@@ -101,7 +101,11 @@ int epilogue_min_outputs() {
 
 bool epilogue_separate(const KernelTraits& t) {
   return t.split_mode == SplitKMode::none && t.tile_m * t.tile_n >= epilogue_min_outputs() &&
-         t.tile_n % int(128 / out_bytes(t)) == 0 && epilogue_columns(t) > 0;  // WgmmaConfig::kStoreCols
+         epilogue_columns(t) > 0;
+}
+
+bool tma_store(const KernelTraits& t) {
+  return epilogue_separate(t) && t.tile_n % int(128 / out_bytes(t)) == 0;  // WgmmaConfig::kStoreCols
 }
 
 size_t smem_bytes(const KernelTraits& t) {
@@ -238,10 +242,10 @@ std::string instance_source(const KernelTraits& t) {
   s += "extern \"C\" __global__ void " + cluster + "__launch_bounds__(" + std::to_string(threads) +
        ", Cfg::kMinBlocks) gconv_main(const __grid_constant__ gconv::igemm::IgemmParams p";
   // A TMA producer takes the tensor maps of A and B by value (wgmma/tma.hpp),
-  // a kernel with a staging area of its own the output's (used when
+  // a kernel that can store through TMA (tma_store) the output's (used when
   // p.out_map is set).
   const std::string map = ", const __grid_constant__ gconv::wg::TensorMap ";
-  const bool out = epilogue_separate(t);
+  const bool out = tma_store(t);
   s += (t.tma ? map + "ta" + map + "tb" : std::string()) + (out ? map + "tc" : std::string()) + ") { ";
   s += std::string("gconv::wg::wgmma_main<Cfg>(p") + (t.tma ? ", &ta, &tb" : out ? ", nullptr, nullptr" : "") +
        (out ? ", &tc" : "") + "); }\n";

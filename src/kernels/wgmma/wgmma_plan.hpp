@@ -68,10 +68,16 @@ size_t smem_bytes(const KernelTraits& t);
 
 // The kernel stages its output tiles in shared memory of its own beside the
 // ring (WgmmaConfig::kEpiSep: unsplit tiles of at least
-// epilogue_min_outputs() outputs, rows of at least 128 bytes and
-// epilogue_columns > 0) and stores them through TMA, so it runs on the
-// persistent grid by default.
+// epilogue_min_outputs() outputs and epilogue_columns > 0), so it runs on
+// the persistent grid by default.
 bool epilogue_separate(const KernelTraits& t);
+
+// epilogue_separate with rows of whole 128-byte boxes (WgmmaConfig::
+// kTmaStore: tile_n * output bytes a multiple of 128): the kernel takes the
+// output's tensor map (its third map parameter) and stores through TMA where
+// out_map_ok. A 96- or 144-wide 16-bit tile (192 or 288 bytes a row) stores
+// from its area with its threads' 16-byte stores.
+bool tma_store(const KernelTraits& t);
 
 // The fewest outputs per tile of such kernels: kEpilogueMinOutputs, or
 // GCONV_WGMMA_EPI_MIN (read once) for A/B measurements; the instance source
