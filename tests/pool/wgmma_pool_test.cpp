@@ -91,7 +91,7 @@ TEST(WgmmaName, RoundTripsEveryWgmmaPoolKernel) {
     EXPECT_TRUE(*back == t) << name;
     ++n;
   }
-  EXPECT_EQ(n, 2u * 3 * (122 + 114 + 373) + 3 * 24);  // the counts of WgmmaPools.ExactCounts
+  EXPECT_EQ(n, 2u * 3 * (154 + 114 + 373) + 3 * 40);  // the counts of WgmmaPools.ExactCounts
 }
 
 TEST(WgmmaName, MalformedNamesNameThePosition) {
@@ -111,7 +111,7 @@ TEST(WgmmaName, MalformedNamesNameThePosition) {
 TEST(WgmmaRules, ReadsTheArchSection) {
   const ArchRules::Wgmma& w = sm90().wgmma;
   EXPECT_EQ(w.tile_m, (std::vector<int>{64, 128, 256}));
-  EXPECT_EQ(w.tile_n, (std::vector<int>{16, 32, 64, 128, 256}));
+  EXPECT_EQ(w.tile_n, (std::vector<int>{16, 32, 64, 96, 128, 144, 192, 256}));
   EXPECT_EQ(w.tile_k[int(DType::bf16)], (std::vector<int>{16, 32, 64, 128}));
   EXPECT_EQ(w.tile_k[int(DType::fp32)], (std::vector<int>{8, 16, 32}));
   EXPECT_EQ(w.consumer_warpgroups, (std::vector<int>{1, 2}));
@@ -230,8 +230,8 @@ TEST(WgmmaPools, ExactCounts) {
     size_t per_ndim;
   };
   const Expect expects[] = {
-      {"wgmma_fwd.json", DType::bf16, 122},       {"wgmma_fwd.json", DType::fp16, 122},
-      {"wgmma_fwd.json", DType::fp32, 24},        {"wgmma_bwd_data.json", DType::bf16, 114},
+      {"wgmma_fwd.json", DType::bf16, 154},       {"wgmma_fwd.json", DType::fp16, 154},
+      {"wgmma_fwd.json", DType::fp32, 40},        {"wgmma_bwd_data.json", DType::bf16, 114},
       {"wgmma_bwd_data.json", DType::fp16, 114},  {"wgmma_bwd_data.json", DType::fp32, 0},
       {"wgmma_bwd_weight.json", DType::bf16, 373}, {"wgmma_bwd_weight.json", DType::fp16, 373},
       {"wgmma_bwd_weight.json", DType::fp32, 0},

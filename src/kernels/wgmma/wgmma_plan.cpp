@@ -122,8 +122,13 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   const int wg_m = t.tile_m / t.warps_m;
   if (t.tile_m % t.warps_m != 0 || (wg_m != 64 && wg_m != 128))
     return fail(why, "tile_m / warps_m (rows per consumer warpgroup) must be 64 or 128");
-  if (t.tile_n != 32 && t.tile_n != 64 && t.tile_n != 128 && t.tile_n != 256)
-    return fail(why, "tile_n must be 32, 64, 128 or 256");
+  if (t.tile_n != 32 && t.tile_n != 64 && t.tile_n != 96 && t.tile_n != 128 && t.tile_n != 144 &&
+      t.tile_n != 192 && t.tile_n != 256)
+    return fail(why, "tile_n must be 32, 64, 96, 128, 144, 192 or 256 (the wgmma N of one instruction, or two "
+                     "of 128 for 256 with GCONV_WGMMA_INSTR_N=128)");
+  if (!pow2(t.tile_n) && t.direction != Direction::fwd)
+    return fail(why, "tile_n " + std::to_string(t.tile_n) + " is for fwd only: bwd_data and bwd_weight read B "
+                     "MN-major in 64-column blocks of 128 bytes (tile_n 32, 64, 128 or 256)");
   if (wg_m * t.tile_n > 128 * 128)
     return fail(why, "accumulators: (tile_m / warps_m) * tile_n / 128 exceeds 128 registers per consumer thread");
   if (t.dtype == DType::fp32 && t.direction != Direction::fwd)
