@@ -85,8 +85,8 @@ TEST(WgmmaRegistry, KernelsAreCandidatesAndWinLargeProblems) {
 
 TEST(WgmmaRegistry, FilterCountsAndTf32DirectionsFollowThePools) {
   auto only = make_registry("family==wgmma");
-  EXPECT_EQ(only->kernel_count(Direction::fwd, DType::bf16), 3u * 122u);
-  EXPECT_EQ(only->kernel_count(Direction::fwd, DType::fp32), 3u * 24u);
+  EXPECT_EQ(only->kernel_count(Direction::fwd, DType::bf16), 3u * 154u);
+  EXPECT_EQ(only->kernel_count(Direction::fwd, DType::fp32), 3u * 40u);
   EXPECT_EQ(only->kernel_count(Direction::bwd_weight, DType::fp16), 3u * 373u);
   EXPECT_EQ(only->kernel_count(Direction::bwd_data, DType::fp32), 0u);
   // A problem no wgmma kernel implements goes to the fallback.
