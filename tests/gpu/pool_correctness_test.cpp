@@ -121,6 +121,19 @@ std::vector<Problem> realign_problems(Direction d, DType t) {
   return out;
 }
 
+// wgmma fwd tiles of 96, 144 and 192 columns (docs/wgmma.md): K/G of 288,
+// 192, 576, 960 and 144, so a group has several N tiles, whole and partial
+// (288 = 3 x 96 = 2 x 144 = 192 + 96); G = 2 with whole 192-wide tiles (TMA
+// stores of a group's tile) and with partial ones; 1D, 3D (1x3x3 and
+// 3x3x3), a pointwise (flat TMA) load, C/G = 40 (cp.async only), stride 2,
+// and M over several 256-row tiles.
+std::vector<Problem> wide_n_problems(Direction d, DType t) {
+  return problems_of({"n2c64k288_h9w11_y3x3_p1", "n2c128k384g2_h7w9_y3x3_p1", "n1c64k576_d3h5w6_z1y3x3_p0,1,1",
+                      "n2c64k960_w37_x3_p1", "n2c80k288g2_h9w9_y3x3_s2_p1", "n3c64k288_h9w11",
+                      "n2c128k288g2_d3h6w5_z3y3x3_p1", "n2c64k192_h20w21_y3x3_p1"},
+                     d, t);
+}
+
 struct Tally {
   int kernels = 0, runs = 0, failures = 0, uncovered = 0, build_failures = 0;
 };
@@ -187,6 +200,9 @@ Tally check_pool(Direction d, DType t, int ndim, int sample) {
     if (p.ndim == ndim) packed.push_back(p);
   for (const Problem& p : realign_problems(d, t))
     if (p.ndim == ndim) realign.push_back(p);
+  std::vector<Problem> wide_n;
+  for (const Problem& p : wide_n_problems(d, t))
+    if (p.ndim == ndim) wide_n.push_back(p);
 
   Checker checker;
   std::random_device rd;
@@ -224,6 +240,9 @@ Tally check_pool(Direction d, DType t, int ndim, int sample) {
       for (const Problem& p : packed) try_problem(p);
     if (kernels[i].realign)
       for (const Problem& p : realign) try_problem(p);
+    const int tn = kernels[i].tile_n;
+    if (kernels[i].family == Family::wgmma && (tn == 96 || tn == 144 || tn == 192))
+      for (const Problem& p : wide_n) try_problem(p);
     // tinyc kernels take every covering problem too: the odd list's stem has
     // K = 16, one of the kernel's 64-channel chunks; so do the register-window
     // bwd_weight kernels, whose multi-block regions only the larger covering
