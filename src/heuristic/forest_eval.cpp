@@ -91,15 +91,92 @@ inline bool keys_of(const float* x, int n, uint32_t* out) {
   return nan != 0;
 }
 
-// Rows [0, B) of x (F features) into buf in the layout above. Returns
-// whether the rows are doubled (the block has a missing value).
-inline bool widen_rows(const float* x, int B, int F, uint32_t* buf) {
+#if defined(GCONV_FOREST_X86)
+bool have_avx2() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+  }();
+  return yes;
+}
+
+// One group of widen_rows, rows [0, rows) of x (rows <= kChains; the lanes
+// after them repeat row 0, whose keys nobody reads) into g, by 8 x 8
+// transposes in registers. Returns whether a value is NaN (then g is
+// unfinished: the block is widened again, doubled). The portable loop reads
+// each column with strided scalar loads: for a selection (~45 candidate rows
+// of 126 features, then the main model's 3) ~1.9 us against ~0.8 us here
+// (perf samples of `gconv select --bench`, one core).
+static_assert(kChains == 8, "one group is one 8 x 8 transpose per 8 columns");
+__attribute__((target("avx2"))) bool widen_group_avx2(const float* x, int rows, int F, uint32_t* g) {
+  const float* r[kChains];
+  for (int k = 0; k < kChains; ++k) r[k] = x + static_cast<size_t>(k < rows ? k : 0) * F;
+  const __m256 zero = _mm256_setzero_ps();
+  const __m256i sign = _mm256_set1_epi32(INT32_MIN);
+  __m256 nan = zero;
+  int c = 0;
+  for (; c + 8 <= F; c += 8) {
+    __m256 v[8], t[8];
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) {
+      v[k] = _mm256_loadu_ps(r[k] + c);
+      nan = _mm256_or_ps(nan, _mm256_cmp_ps(v[k], v[k], _CMP_UNORD_Q));
+    }
+#pragma GCC unroll 4
+    for (int k = 0; k < 8; k += 2) {
+      t[k] = _mm256_unpacklo_ps(v[k], v[k + 1]);
+      t[k + 1] = _mm256_unpackhi_ps(v[k], v[k + 1]);
+    }
+#pragma GCC unroll 2
+    for (int k = 0; k < 8; k += 4) {
+      v[k] = _mm256_shuffle_ps(t[k], t[k + 2], 0x44);
+      v[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], 0xee);
+      v[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0x44);
+      v[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xee);
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      t[j] = _mm256_permute2f128_ps(v[j], v[j + 4], 0x20);
+      t[j + 4] = _mm256_permute2f128_ps(v[j], v[j + 4], 0x31);
+    }
+    // t[j]: column c + j of the 8 rows. key_of: -0 -> +0, then flip the
+    // negatives' bits and set the positives' sign bit.
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) {
+      const __m256i b = _mm256_castps_si256(_mm256_add_ps(t[j], zero));
+      const __m256i key = _mm256_xor_si256(b, _mm256_or_si256(_mm256_srai_epi32(b, 31), sign));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(g + static_cast<size_t>(c + j) * kChains), key);
+    }
+  }
+  bool tail_nan = false;
+  for (; c < F; ++c)
+    for (int k = 0; k < kChains; ++k) {
+      const float v = r[k][c];
+      tail_nan |= v != v;
+      g[c * kChains + k] = key_of(v);
+    }
+  return tail_nan || _mm256_movemask_ps(nan) != 0;
+}
+#else
+bool have_avx2() { return false; }
+#endif
+
+// Rows [0, B) of x (F features) into buf in the layout above; `avx2`: by
+// widen_group_avx2 (the caller checked have_avx2()). Returns whether the
+// rows are doubled (the block has a missing value).
+inline bool widen_rows(const float* x, int B, int F, uint32_t* buf, bool avx2) {
   alignas(64) uint32_t tmp[kChains * kMaxKernelFeatures];
   bool missing = false;
   for (int r = 0; r < B && !missing; r += kChains) {
     const int rows = std::min(kChains, B - r);
-    missing = keys_of(x + static_cast<size_t>(r) * F, rows * F, tmp);
     uint32_t* g = buf + static_cast<size_t>(r) * F;
+#if defined(GCONV_FOREST_X86)
+    if (avx2) {
+      missing = widen_group_avx2(x + static_cast<size_t>(r) * F, rows, F, g);
+      continue;
+    }
+#endif
+    missing = keys_of(x + static_cast<size_t>(r) * F, rows * F, tmp);
     if (rows == kChains) {  // a whole group: a fixed-size transpose
       for (int c = 0; c < F; ++c)
 #pragma GCC unroll 8
@@ -361,7 +438,8 @@ inline void traverse_block(const ForestView& f, const float* xb, const uint32_t*
   }
 }
 
-inline void traverse_rows(const ForestView& f, const float* x, int nb, float* acc, int first_tree) {
+// `avx2`: widen the rows by widen_group_avx2 (have_avx2() holds).
+inline void traverse_rows(const ForestView& f, const float* x, int nb, float* acc, int first_tree, bool avx2) {
   const int F = f.num_features;
   alignas(64) uint32_t buf[kTraverseInts];
   // Rows per sub-block: whole groups (the last one padded) of doubled rows fit.
@@ -370,7 +448,7 @@ inline void traverse_rows(const ForestView& f, const float* x, int nb, float* ac
   for (int r0 = 0; r0 < nb; r0 += B) {
     const int n = std::min(B, nb - r0);
     const float* xb = x + static_cast<size_t>(r0) * F;
-    if (widen_rows(xb, n, F, buf))
+    if (widen_rows(xb, n, F, buf, avx2))
       traverse_block<true>(f, xb, buf, 2 * F, n, acc + r0, first_tree);
     else
       traverse_block<false>(f, xb, buf, F, n, acc + r0, first_tree);
@@ -568,16 +646,16 @@ inline void run_sets(const ForestView& f, const float* x, int rows, float* out, 
       steps += static_cast<long>(nb) * f.depth[t];
       for (int w = 0; w < words; ++w) Ops::add_rows(b.acc + 64 * w, b.vals + 64 * w);
     }
-    if (t < f.num_trees) traverse_rows(f, xb, nb, b.acc, t);
+    if (t < f.num_trees) traverse_rows(f, xb, nb, b.acc, t, have_avx2());
     std::copy_n(b.acc, nb, out + r0);
   }
 }
 
-void traverse_all(const ForestView& f, const float* x, int rows, float* out) {
+void traverse_all(const ForestView& f, const float* x, int rows, float* out, bool avx2) {
   std::fill_n(out, rows, f.base_margin);
   // Blocks of 256 rows keep the trees' arrays hot across sub-blocks.
   for (int r0 = 0; r0 < rows; r0 += kMaxRows)
-    traverse_rows(f, x + static_cast<size_t>(r0) * f.num_features, std::min(kMaxRows, rows - r0), out + r0, 0);
+    traverse_rows(f, x + static_cast<size_t>(r0) * f.num_features, std::min(kMaxRows, rows - r0), out + r0, 0, avx2);
 }
 
 void sets_portable(const ForestView& f, const float* x, int rows, float* out, bool adaptive) {
@@ -608,7 +686,7 @@ bool have_avx512() {
 }
 
 bool may_use_sets(Kernel kernel, int rows) {
-  if (kernel == Kernel::traverse) return false;
+  if (kernel == Kernel::traverse || kernel == Kernel::traverse_portable) return false;
   if (kernel != Kernel::automatic) return true;
 #if defined(GCONV_FOREST_X86)
   return have_avx512() && rows >= kMinSetRows;
@@ -630,10 +708,13 @@ void eval_forest(const ForestView& f, const float* x, int rows, float* out, Kern
         return;
       }
 #endif
-      traverse_all(f, x, rows, out);
+      traverse_all(f, x, rows, out, have_avx2());
       return;
     case Kernel::traverse:
-      traverse_all(f, x, rows, out);
+      traverse_all(f, x, rows, out, have_avx2());
+      return;
+    case Kernel::traverse_portable:
+      traverse_all(f, x, rows, out, /*avx2=*/false);
       return;
     case Kernel::sets:
 #if defined(GCONV_FOREST_X86)

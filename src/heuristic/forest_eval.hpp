@@ -11,8 +11,10 @@
 //           -> 0 for default-left splits, NaN -> UINT32_MAX for
 //           default-right ones) so missing values need no test. Rows are
 //           stored in interleaved groups of 8 and splits hold their column
-//           premultiplied, so a step is six instructions. Whole groups
-//           of 8 rows walk two trees at once so that their dependent loads
+//           premultiplied, so a step is six instructions (on AVX2 CPUs
+//           the rows are widened into this layout by 8 x 8 transposes in
+//           registers). Whole groups of 8 rows walk two trees at once so
+//           that their dependent loads
 //           (16 walks) overlap; the rows after them (all of them when fewer than 8, a
 //           cascade's second stage) walk 8 trees at once instead, which
 //           also overlaps the cache misses of a model larger than L2. Cost:
@@ -91,7 +93,8 @@ struct ForestView {
 };
 
 // sets_portable: `sets` without AVX-512 (what non-x86 hosts would run; for tests).
-enum class Kernel { automatic, traverse, sets, sets_portable };
+// traverse_portable: `traverse` widening its rows without AVX2 (the same; for tests).
+enum class Kernel { automatic, traverse, sets, sets_portable, traverse_portable };
 
 // Margins of rows (row-major x) into out. num_features <= kMaxKernelFeatures.
 void eval_forest(const ForestView& f, const float* x, int rows, float* out, Kernel kernel);

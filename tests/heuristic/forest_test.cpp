@@ -28,13 +28,15 @@ using testing::synthetic_rank;
   if (!have_xgboost()) GTEST_SKIP() << "built without XGBoost"
 
 using detail::Kernel;
-constexpr Kernel kKernels[] = {Kernel::automatic, Kernel::traverse, Kernel::sets, Kernel::sets_portable};
+constexpr Kernel kKernels[] = {Kernel::automatic, Kernel::traverse, Kernel::sets, Kernel::sets_portable,
+                               Kernel::traverse_portable};
 const char* name(Kernel k) {
   switch (k) {
     case Kernel::automatic: return "automatic";
     case Kernel::traverse: return "traverse";
     case Kernel::sets: return "sets";
     case Kernel::sets_portable: return "sets_portable";
+    case Kernel::traverse_portable: return "traverse_portable";
   }
   return "?";
 }
