@@ -53,6 +53,9 @@
 #             reference (bf16, fp16), sanitizers; every tinyc bwd_weight kernel, the shipped model's top
 #             TCW_TOP without them (what it had before) and native cuDNN on .device/tcw_pub.jsonl
 #   tcwrows   selector rows: every tinyc bwd_weight kernel on .device/tcw_train.txt and .device/tcw_hold.txt
+#   wncheck   wgmma fwd tiles 96/144/192 wide: correctness, sanitizers, every such kernel + cuDNN on the public
+#             fwd problems, the shipped model's top WN_TOP of the other kernels there (before)
+#   wnrows    their selector rows: .device/wn_{train,hold}.csv with .device/wn_pairs.csv / wn_hold_pairs.csv
 #   stemrows  the same for the stem entry (.device/stem_train.txt, stem_hold.txt), plus the shipped model's
 #             top STEM_TOP other kernels and native cuDNN on those problems
 #   oddab     igemm vec 1 (odd channels, batched loads): correctness, sanitizers, then before
@@ -1137,6 +1140,35 @@ PY
       done ;;
     tcwrows)
       bench_rows tcw 'family == tinyc && direction == bwd_weight' "${TCWR_S:-150}" ;;
+    wncheck)
+      # wgmma fwd tiles 96 / 144 / 192 wide: correctness (every dtype), sanitizers, then on the public fwd
+      # problems every such kernel with native cuDNN, and the shipped model's top WN_TOP of the rest
+      F='family == wgmma && direction == fwd && (tile_n == 96 || tile_n == 144 || tile_n == 192)'
+      check_kernels wn wgmma "$F" 'Pools/PoolCorrectness.*/fwd_*' 'Pools/PoolCorrectness.*/fwd_bf16_2d'
+      python3 -c "import json; l=[x for x in open('problems/cudnn_public_h200.jsonl') if x.strip()]; \
+        open('/tmp/wn.jsonl','w').write(''.join(x for x in l if 'about' in json.loads(x) or json.loads(x)['direction'] == 'fwd'))"
+      rm -f /tmp/wn.csv /tmp/wn_old.csv
+      timeout -k 10 "${WN_S:-150}" .device/gconv bench --problems /tmp/wn.jsonl --filter "$F" --provider gconv,cudnn \
+        --out /tmp/wn.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/wn_bench.log"
+      echo "wn bench rc=$?"; grep -v ETA "$OUT/wn_bench.log" | tail -n 2
+      timeout -k 10 "${WN_S:-150}" .device/gconv bench --problems /tmp/wn.jsonl --filter "!($F)" --policy "topk:${WN_TOP:-6}" \
+        --provider gconv --out /tmp/wn_old.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 \
+        2> "$OUT/wn_old.log"
+      echo "wn before rc=$?"; grep -v ETA "$OUT/wn_old.log" | tail -n 2
+      pack /tmp/wn.csv "$OUT/wn.csv.zst"; pack /tmp/wn_old.csv "$OUT/wn_old.csv.zst" ;;
+    wnrows)
+      # Selector rows of the 96/144/192-wide wgmma fwd kernels: the analytic top 8 of them per fwd problem of
+      # the bf16/fp16/fp32 training sweeps (.device/wn_train.csv + wn_pairs.csv) and of the bf16 holdout
+      # (.device/wn_hold.csv + wn_hold_pairs.csv), both made on the development machine (gconv select --arch
+      # sm_90a --policy analytic --top 8 --filter ... | bench/sweep_problems.py --pairs)
+      for set in train hold; do
+        pairs=.device/wn_pairs.csv; [ $set = hold ] && pairs=.device/wn_hold_pairs.csv
+        rm -f /tmp/wnrows_$set.csv
+        timeout -k 10 "${WNR_S:-300}" .device/gconv bench --problems .device/wn_$set.csv --pairs $pairs --out /tmp/wnrows_$set.csv \
+          --warmup 1 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 2> "$OUT/wnrows_$set.log"
+        echo "wnrows $set rc=$?"; grep -v ETA "$OUT/wnrows_$set.log" | tail -n 2
+        pack /tmp/wnrows_$set.csv "$OUT/wnrows_$set.csv.zst"
+      done ;;
     stemrows)
       # Selector rows for tinyc bwd_weight's stem entry (one group, C <= 8): every tinyc bwd_weight kernel
       # on .device/stem_train.txt / stem_hold.txt, then the shipped model's top STEM_TOP of the other
