@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -67,6 +68,60 @@ bool gemm_applies(const KernelTraits& t, const igemm::ProblemFacts& f, size_t wo
   }
   if (!wgmma::problem_ok(t, f, nullptr)) return false;
   return t.split_mode == SplitKMode::none || wgmma::workspace_bytes(t, f) <= workspace_limit;
+}
+
+// Implicit-GEMM kernels that differ only in fields their problem rules
+// (igemm / wgmma problem_ok) and workspace_bytes never read, the pipeline
+// depth and the warp grid, fit exactly the same problems: one fit class. A
+// copy with those fields cleared, so that a field added later counts.
+KernelTraits fit_class_traits(const KernelTraits& t) {
+  KernelTraits c = t;
+  c.stages = 0;
+  c.warps_m = c.warps_n = 0;
+  return c;
+}
+
+// Implicit-GEMM kernels whose estimate (gemm_ms) reads the same values get
+// the same estimate on a problem of their dtype (the only problems they
+// implement): one estimate class. gemm_ms reads stages only as "two or
+// more", vec only through AnalyticKernel::vec_penalty (own dtype), and
+// neither realign, tma, direction nor ndim; it reads these AnalyticKernel
+// terms, compared by value.
+struct EstimateClass {
+  KernelTraits traits;
+  AnalyticKernel ak;
+};
+EstimateClass estimate_class(const KernelTraits& t, const AnalyticKernel& ak) {
+  EstimateClass e{t, ak};
+  e.traits.stages = t.stages <= 2 ? 2 : 3;
+  e.traits.vec = 0;
+  e.traits.realign = e.traits.tma = false;
+  e.traits.direction = Direction::fwd;
+  e.traits.ndim = 0;
+  e.ak.regs = 0;  // read by direct kernels only
+  return e;
+}
+bool same_estimate_class(const EstimateClass& x, const EstimateClass& y) {
+  const auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  return x.traits == y.traits && x.ak.blocks_per_sm == y.ak.blocks_per_sm && x.ak.dtype == y.ak.dtype &&
+         same(x.ak.smem_elems_per_kstep, y.ak.smem_elems_per_kstep) && same(x.ak.vec_penalty, y.ak.vec_penalty) &&
+         same(x.ak.flops_per_kstep, y.ak.flops_per_kstep) && same(x.ak.smem_sm, y.ak.smem_sm);
+}
+
+// Dense ids of the classes of `items` under `same` (first come, first
+// numbered); pool load only (quadratic in the distinct classes).
+template <class T, class Same>
+std::vector<uint16_t> class_ids(const std::vector<T>& items, const Same& same, uint16_t* count) {
+  std::vector<const T*> reps;
+  std::vector<uint16_t> ids(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    size_t c = 0;
+    while (c < reps.size() && !same(*reps[c], items[i])) ++c;
+    if (c == reps.size()) reps.push_back(&items[i]);
+    ids[i] = uint16_t(c);
+  }
+  *count = uint16_t(reps.size());
+  return ids;
 }
 
 // A memo key from the problem's fields (cheaper than its spec text).
@@ -146,10 +201,14 @@ class RegistryImpl final : public Registry {
     struct Terms {
       bool traits_ok = true;  // the family's traits_ok (direct kernels: no such rule)
       uint8_t cls = 0;        // heuristic::kernel_class
+      // Implicit-GEMM kernels: fit_class_traits and estimate_class ids (one
+      // test and one estimate per class and problem; others: 0).
+      uint16_t fit_class = 0, est_class = 0;
       AnalyticKernel analytic;
       heuristic::KernelFeatureTerms features;  // on the learned model's feature device (with a model)
     };
     std::array<std::vector<Terms>, 4> terms;
+    std::array<uint16_t, 4> fit_classes{}, est_classes{};  // class counts per ndim
   };
   struct InstanceSlot {
     std::mutex mu;
@@ -164,6 +223,16 @@ class RegistryImpl final : public Registry {
     std::vector<Candidate> found;
     std::vector<std::pair<double, uint32_t>> order;
     std::vector<uint8_t> cls;
+    // Per fit / estimate class, its answer on the current problem: valid
+    // where the class's stamp is `stamp` (bumped per call, no clearing).
+    struct Estimate {
+      double ms, order_key;
+      AnalyticBrief brief;
+    };
+    uint32_t stamp = 0;
+    std::vector<uint32_t> fit_stamp, est_stamp;
+    std::vector<uint8_t> fits;
+    std::vector<Estimate> estimates;
   };
   // The calling thread's Applicable, reused by its next call (no allocation
   // once grown: selection latency).
@@ -241,12 +310,27 @@ Result<const RegistryImpl::Pool*> RegistryImpl::pool(Direction d, DType t) const
         for (const KernelTraits& k : *kernels)
           if ((!filter_ || filter_->matches(*device_.rules, k)) && k.ndim >= 1 && k.ndim <= 3)
             slot->by_ndim[k.ndim].push_back(k);
-        for (int n = 1; n <= 3; ++n)
-          for (const KernelTraits& k : slot->by_ndim[n])
-            slot->terms[n].push_back(
-                {kernel_traits_ok(k), uint8_t(heuristic::kernel_class(k)), analytic_kernel(k, device_),
-                 learned_.selector ? heuristic::kernel_feature_terms(k, learned_.feature_device)
-                                   : heuristic::KernelFeatureTerms{}});
+        for (int n = 1; n <= 3; ++n) {
+          std::vector<KernelTraits> fit;
+          std::vector<EstimateClass> est;
+          std::vector<size_t> gemm;  // positions of the implicit-GEMM kernels
+          for (const KernelTraits& k : slot->by_ndim[n]) {
+            Pool::Terms& terms = slot->terms[n].emplace_back(Pool::Terms{
+                kernel_traits_ok(k), uint8_t(heuristic::kernel_class(k)), 0, 0, analytic_kernel(k, device_),
+                learned_.selector ? heuristic::kernel_feature_terms(k, learned_.feature_device)
+                                  : heuristic::KernelFeatureTerms{}});
+            if (!is_implicit_gemm(k.family)) continue;
+            gemm.push_back(slot->terms[n].size() - 1);
+            fit.push_back(fit_class_traits(k));
+            est.push_back(estimate_class(k, terms.analytic));
+          }
+          const auto fit_ids = class_ids(fit, std::equal_to<KernelTraits>(), &slot->fit_classes[n]);
+          const auto est_ids = class_ids(est, same_estimate_class, &slot->est_classes[n]);
+          for (size_t j = 0; j < gemm.size(); ++j) {
+            slot->terms[n][gemm[j]].fit_class = fit_ids[j];
+            slot->terms[n][gemm[j]].est_class = est_ids[j];
+          }
+        }
       }
     }
     slot->loaded = true;  // a pool file's error counts as loaded: its status is the answer from now on
@@ -286,12 +370,30 @@ Status RegistryImpl::applicable(const Problem& p, Applicable& scratch_a) const {
   if (!pl.ok()) return pl.status();
   const std::vector<KernelTraits>& kernels = (*pl)->by_ndim[p.ndim];
   const std::vector<Pool::Terms>& terms = (*pl)->terms[p.ndim];
+  // A new stamp invalidates every class's answer; stamps start at 0, so on
+  // the wrap a clear.
+  if (++a.stamp == 0) {
+    std::fill(a.fit_stamp.begin(), a.fit_stamp.end(), 0);
+    std::fill(a.est_stamp.begin(), a.est_stamp.end(), 0);
+    a.stamp = 1;
+  }
+  if (a.fit_stamp.size() < (*pl)->fit_classes[p.ndim]) {
+    a.fit_stamp.resize((*pl)->fit_classes[p.ndim], 0);
+    a.fits.resize((*pl)->fit_classes[p.ndim]);
+  }
+  if (a.est_stamp.size() < (*pl)->est_classes[p.ndim]) {
+    a.est_stamp.resize((*pl)->est_classes[p.ndim], 0);
+    a.estimates.resize((*pl)->est_classes[p.ndim]);
+  }
   // Selection latency: the problem's terms once (validation, sizes, the
   // analytic model's problem half), then per kernel only its own terms. The
   // calls are the families' can_implement and workspace_bytes split at that
   // seam (the same predicates, no message strings) and analytic_ms.
   const igemm::ProblemFacts facts = igemm::check_problem(p);
   const AnalyticProblem ap = analytic_problem(p, device_);
+  // Where the problem alone rules out the direct family, its kernels are
+  // not planned one by one.
+  const bool direct_possible = direct_problem_ok(ap.direct);
   a.found.reserve(kernels.size());
   a.order.reserve(kernels.size());
   a.cls.reserve(kernels.size());
@@ -299,21 +401,38 @@ Status RegistryImpl::applicable(const Problem& p, Applicable& scratch_a) const {
     const KernelTraits& t = kernels[i];
     Candidate c{&t, 0, {}, 0, &terms[i].features};
     AnalyticBreakdown b;
+    double order_key = 0;
     // A kernel whose workspace the registry could not allocate is no candidate,
     // so that run() with a null workspace always works.
     if (t.family == Family::direct) {
+      if (!direct_possible) continue;
       DirectPlan plan;
       if (!plan_direct(t, ap.direct, &plan) || plan.workspace > options_.workspace_limit) continue;
       c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &b, &plan);
+      c.detail = b.brief(), order_key = b.order_key();
     } else if (t.family == Family::tinyc) {
       if (!terms[i].traits_ok || !tinyc::can_implement(t, p, nullptr)) continue;
       c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);
+      c.detail = b.brief(), order_key = b.order_key();
     } else {
-      if (!terms[i].traits_ok || !gemm_applies(t, facts, options_.workspace_limit)) continue;
-      c.ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);
+      if (!terms[i].traits_ok) continue;
+      const uint16_t fc = terms[i].fit_class;
+      if (a.fit_stamp[fc] != a.stamp) {
+        a.fit_stamp[fc] = a.stamp;
+        a.fits[fc] = gemm_applies(t, facts, options_.workspace_limit);
+      }
+      if (!a.fits[fc]) continue;
+      // t implements p, so p has t's dtype: the estimate class holds.
+      Applicable::Estimate& e = a.estimates[terms[i].est_class];
+      if (a.est_stamp[terms[i].est_class] != a.stamp) {
+        a.est_stamp[terms[i].est_class] = a.stamp;
+        e.ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);
+        e.order_key = b.order_key();
+        e.brief = b.brief();
+      }
+      c.ms = e.ms, c.detail = e.brief, order_key = e.order_key;
     }
-    c.detail = b.brief();
-    a.order.emplace_back(b.order_key(), uint32_t(a.found.size()));
+    a.order.emplace_back(order_key, uint32_t(a.found.size()));
     a.cls.push_back(terms[i].cls);
     a.found.push_back(c);
   }

@@ -110,6 +110,13 @@ struct DirectProblem {
   int64_t out[3] = {0, 0, 0};  // p.out(i), when valid
 };
 DirectProblem direct_problem(const Problem& p);
+// The rules of plan_direct that read the problem alone (valid, C/G and K/G
+// at most kMaxGroupChannels): where false, no direct kernel plans it, so a
+// caller ranking a pool skips the family without planning each kernel.
+inline bool direct_problem_ok(const DirectProblem& dp) {
+  return dp.valid && dp.problem->c_per_group() <= kMaxGroupChannels &&
+         dp.problem->k_per_group() <= kMaxGroupChannels;
+}
 // plan_direct(t, *dp.problem) without its message: true and *plan filled
 // exactly where plan_direct returns a plan (the same rules, in one function).
 bool plan_direct(const KernelTraits& t, const DirectProblem& dp, DirectPlan* plan);
