@@ -22,6 +22,8 @@
 #include "pool/pool.hpp"
 #include "problem/fold.hpp"
 
+#include "forest_kernel_name.hpp"
+
 namespace gconv::heuristic {
 namespace {
 
@@ -30,16 +32,7 @@ using detail::Kernel;
 const std::string kSource = GCONV_SOURCE_DIR;
 constexpr Kernel kOthers[] = {Kernel::traverse_portable, Kernel::sets, Kernel::sets_portable};
 
-const char* name(Kernel k) {
-  switch (k) {
-    case Kernel::automatic: return "automatic";
-    case Kernel::traverse: return "traverse";
-    case Kernel::sets: return "sets";
-    case Kernel::sets_portable: return "sets_portable";
-    case Kernel::traverse_portable: return "traverse_portable";
-  }
-  return "?";
-}
+using testing::kernel_name;
 
 // Every kernel's margins of rows [0, rows) of x equal traverse's, bit for bit.
 void expect_same_margins(const Forest& f, const float* x, int rows, const std::string& what) {
@@ -51,9 +44,9 @@ void expect_same_margins(const Forest& f, const float* x, int rows, const std::s
     int bad = 0;
     for (int r = 0; r < rows; ++r)
       if (std::memcmp(&got[size_t(r)], &want[size_t(r)], sizeof(float)) != 0 && ++bad <= 3)
-        ADD_FAILURE() << what << ", " << rows << " rows, " << name(k) << ": row " << r << " " << got[size_t(r)]
+        ADD_FAILURE() << what << ", " << rows << " rows, " << kernel_name(k) << ": row " << r << " " << got[size_t(r)]
                       << " traverse " << want[size_t(r)];
-    EXPECT_EQ(bad, 0) << what << ", " << rows << " rows, " << name(k);
+    EXPECT_EQ(bad, 0) << what << ", " << rows << " rows, " << kernel_name(k);
   }
 }
 

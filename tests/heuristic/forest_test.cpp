@@ -15,6 +15,7 @@
 
 #include "heuristic/xgb.hpp"
 #include "xgb_test_util.hpp"
+#include "forest_kernel_name.hpp"
 
 namespace gconv::heuristic {
 namespace {
@@ -23,6 +24,7 @@ using testing::have_xgboost;
 using testing::small_params;
 using testing::synthetic;
 using testing::synthetic_rank;
+using testing::kernel_name;
 
 #define SKIP_WITHOUT_XGBOOST() \
   if (!have_xgboost()) GTEST_SKIP() << "built without XGBoost"
@@ -30,16 +32,6 @@ using testing::synthetic_rank;
 using detail::Kernel;
 constexpr Kernel kKernels[] = {Kernel::automatic, Kernel::traverse, Kernel::sets, Kernel::sets_portable,
                                Kernel::traverse_portable};
-const char* name(Kernel k) {
-  switch (k) {
-    case Kernel::automatic: return "automatic";
-    case Kernel::traverse: return "traverse";
-    case Kernel::sets: return "sets";
-    case Kernel::sets_portable: return "sets_portable";
-    case Kernel::traverse_portable: return "traverse_portable";
-  }
-  return "?";
-}
 
 // Forest::predict, with every kernel, equals `want` (|diff| <= 1e-5 * max(1, |v|));
 // returns the largest difference.
@@ -55,10 +47,10 @@ double expect_margins(const Forest& f, const float* x, int rows, const std::vect
       worst = std::max(worst, diff);
       if (!(diff <= 1e-5 * std::max(1.0, std::fabs(double(want[r]))))) {
         if (++mismatches <= 3)
-          ADD_FAILURE() << what << " [" << name(k) << "]: row " << r << " forest " << got[r] << " xgboost " << want[r];
+          ADD_FAILURE() << what << " [" << kernel_name(k) << "]: row " << r << " forest " << got[r] << " xgboost " << want[r];
       }
     }
-    EXPECT_EQ(mismatches, 0) << what << " [" << name(k) << "]";
+    EXPECT_EQ(mismatches, 0) << what << " [" << kernel_name(k) << "]";
   }
   return worst;
 }

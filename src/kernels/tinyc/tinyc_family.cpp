@@ -86,12 +86,13 @@ class TinycFamily final : public KernelFamily {
         reinterpret_cast<unsigned long long*>(static_cast<char*>(args.workspace) + plan.flags_offset);
     plan.params.epoch = next_launch_epoch();
     TensorMap tx{}, tdy{};
-    // The stems' x rows are packed C channels a pixel: no swizzle (gathered by 2-byte loads).
+    // The stems' x rows are packed C channels a pixel: no swizzle (the block
+    // widens them in shared memory with 2-byte loads).
+    const bool stem = tinyc::wgrad_stem(p);
     GCONV_RETURN_IF_ERROR(encode_tensor_map(tinyc::wgrad_x_map(p, plan), p.dtype, args.a,
-                                            tinyc::wgrad_stem(p) ? TmaSwizzle::none : TmaSwizzle::b128, &tx));
+                                            stem ? TmaSwizzle::none : TmaSwizzle::b128, &tx));
     GCONV_RETURN_IF_ERROR(encode_tensor_map(tinyc::wgrad_dy_map(t, p), p.dtype, args.b, TmaSwizzle::b128, &tdy));
     void* kargs[] = {&plan.params, &tx, &tdy};
-    const bool stem = tinyc::wgrad_stem(p);
     if (stem && (k.entries.size() < 2 || k.entries[1] == nullptr))
       return internal_error("tinyc launch: gconv_stem is not loaded");
     return jit::launch(k.entries[stem ? 1 : 0], dim3(static_cast<unsigned>(plan.blocks), static_cast<unsigned>(plan.slabs)),

@@ -23,11 +23,11 @@ bool fail(std::string* why, std::string msg) {
 
 size_t align1024(size_t b) { return (b + 1023) / 1024 * 1024; }
 
-// Shared memory of one stage: the dy box, then the x box of the rectangle it
-// reads, 128 bytes a pixel, each at a 1024-byte boundary (the swizzle's
-// period).
-size_t stage_bytes(const KernelTraits& t, int xh, int xw) {
-  return align1024(size_t(t.block_h) * t.block_w * 128) + align1024(size_t(xh) * xw * 128);
+// Shared memory of one stage: the dy box (128 bytes a pixel), then the x box
+// of the rectangle it reads (x_px_bytes a pixel: 128, or the stems' C * 2),
+// each at a 1024-byte boundary (the swizzle's period).
+size_t stage_bytes(const KernelTraits& t, int xh, int xw, int x_px_bytes) {
+  return align1024(size_t(t.block_h) * t.block_w * 128) + align1024(size_t(xh) * xw * x_px_bytes);
 }
 
 }  // namespace
@@ -97,8 +97,7 @@ WgradPlan make_wgrad_plan(const KernelTraits& t, const Problem& p) {
   }
   for (int tap = 0; tap < kWMaxTaps; ++tap)
     q.toffs[tap] = tap < q.taps ? (tap / q.fw) * q.dh * q.xw + (tap % q.fw) * q.dw : 0;
-  const size_t stage = stem ? align1024(size_t(t.block_h) * t.block_w * 128) + align1024(size_t(q.xh) * q.xw * q.c * 2)
-                            : stage_bytes(t, q.xh, q.xw);
+  const size_t stage = stage_bytes(t, q.xh, q.xw, stem ? q.c * 2 : 128);
   q.stage_bytes = int(std::min<size_t>(stage, INT_MAX));
   // The alignment slack, two stages and a zero pixel; the stems' wide copy
   // of the x rectangle (16 bytes a pixel).

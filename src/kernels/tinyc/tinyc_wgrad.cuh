@@ -62,6 +62,13 @@ __device__ __forceinline__ u32 swz(int p, int u) { return static_cast<u32>(p * 1
 // in pairs, so that 8 pixels at stride 2 (a stride-2 tap's ldmatrix rows)
 // land in 8 different bank groups.
 __device__ __forceinline__ u32 wide_px(int u) { return static_cast<u32>((u ^ ((u >> 3) & 1)) << 4); }
+// The stems' x box for a dy tile starting at column ow0 starts on a 16-byte
+// unit of the row (TMA faults on a start off 16 bytes): this many pixels
+// (0 .. xu - 1) before the tile's halo.
+__device__ __forceinline__ int box_lead(const TinycWgradParams& p, int ow0) {
+  const int x0 = ow0 * p.sw - p.pw;
+  return ((x0 % p.xu) + p.xu) % p.xu;
+}
 
 // STEM: the same kernel for one group of at most 8 input channels (the C = 3
 // stems' weight gradient): the slab runs over K only, x is staged as packed
@@ -178,9 +185,8 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
     dev::mbar_arrive_expect_tx(bar, stage_tx);
     dev::tma_load_4d(base, tdy, c_lo, ow0, oh0, n, bar);
     if constexpr (STEM) {
-      // The box starts on a 16-byte unit of the row: d pixels before the halo.
-      const int x0 = ow0 * p.sw - p.pw, d = ((x0 % p.xu) + p.xu) % p.xu;
-      dev::tma_load_3d(base + kDyBytes, tx, (x0 - d) * p.c, oh0 * p.sh - p.ph, n, bar);
+      // The box starts box_lead pixels before the halo, on a 16-byte unit.
+      dev::tma_load_3d(base + kDyBytes, tx, (ow0 * p.sw - p.pw - box_lead(p, ow0)) * p.c, oh0 * p.sh - p.ph, n, bar);
     } else {
       dev::tma_load_4d(base + kDyBytes, tx, c_lo, ow0 * p.sw - p.pw, oh0 * p.sh - p.ph, n, bar);
     }
@@ -209,8 +215,7 @@ __device__ __forceinline__ void bwd_weight(const TinycWgradParams& p, const dev:
     int ca = pa - ra * nw, cb2 = pb - rb * nw;
     int lead = 0;  // STEM: pixels of the x box ahead of the halo (stage)
     if constexpr (STEM) {
-      const int x0 = ow0 * p.sw - p.pw;
-      lead = ((x0 % p.xu) + p.xu) % p.xu;
+      lead = box_lead(p, ow0);
       // Widen the packed rows (C channels a pixel) into wide_px's 16 bytes.
       const unsigned short* xe = reinterpret_cast<const unsigned short*>(tcw_smem + (xs - dev::smem_u32(tcw_smem)));
       for (int px = tid; px < p.xh * p.xw; px += kNT) {
