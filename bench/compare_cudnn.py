@@ -47,7 +47,8 @@ def main():
         by_family(a)
     best = {}
     for row in csv.DictReader(open(a.sweep)):
-        if row["status"] != "ok":
+        # gconv's kernels only: a sweep run with --provider also holds cuDNN's rows.
+        if row["status"] != "ok" or row.get("provider", "gconv") != "gconv":
             continue
         t = float(row["latency_ms"])
         if row["spec"] not in best or t < best[row["spec"]][0]:

@@ -108,6 +108,8 @@
 #             2048 / 4096 on the public set's grouped and depthwise bwd_weight problems
 #             (.device/wgrad_pub.jsonl, every direct tile kernel; GAB_WB='' skips it); then gbench's
 #             comparison again, and on an H200 (GT_GPU) every direct tile kernel on .device/grouped_train.txt
+#   cublas    dense public problems >= CB_GFLOP GFLOP: the model's top CB_TOP kernels + native cuDNN,
+#             then cuDNN and cuBLAS (torch.matmul on the equivalent GEMM) through PyTorch, compared
 #   policy    what a user gets: `gconv bench --policy heuristic --provider gconv,cudnn` (the shipped
 #             model's pick per problem beside native cuDNN) over POL_PROBLEMS (default the public set)
 #             for POL_S seconds (default 360), its summary per direction and network
@@ -871,6 +873,23 @@ PY
       fi
       for f in wb_1024 wb_2048 wb_4096 ga_dir ga_gemm; do [ -f /tmp/$f.csv ] && gzip -c /tmp/$f.csv > $L/$f.csv.gz; done
       tar -czf "$OUT/gab_logs.tar.gz" -C /tmp gablogs ;;
+    cublas)
+      # Issue 16's cuBLAS target: the public dense problems of >= CB_GFLOP (default 5) GFLOP, the
+      # shipped model's top CB_TOP (default 8) kernels each with native cuDNN beside them, then
+      # cuDNN through PyTorch and torch.matmul on the equivalent GEMM (cuBLAS) in the same call.
+      python3 -c "import json,sys; l=[json.loads(x) for x in open('problems/cudnn_public_h200.jsonl') if x.strip()]; \
+        sys.stdout.write(''.join(json.dumps(r)+'\n' for r in l if 'about' not in r and r['G']==1 and \
+        r.get('gflop',0)>=float(sys.argv[1])))" "${CB_GFLOP:-5}" > /tmp/cb.jsonl
+      echo "cublas: $(wc -l < /tmp/cb.jsonl) problems"; rm -f /tmp/cb.csv
+      timeout -k 10 "${CB_S:-300}" .device/gconv bench --problems /tmp/cb.jsonl --policy "topk:${CB_TOP:-8}" \
+        --provider gconv,cudnn --out /tmp/cb.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 \
+        2> "$OUT/cublas_bench.txt"
+      echo "cublas bench rc=$?"; grep -v "ETA" "$OUT/cublas_bench.txt" | tail -n 8
+      pack /tmp/cb.csv "$OUT/cublas_sweep.csv.zst"
+      PYTHONUNBUFFERED=1 python3 bench/cudnn_torch.py --problems /tmp/cb.jsonl --out "$OUT/cublas_torch.jsonl" \
+        --gemm-gflop "${CB_GFLOP:-5}" --modes exh 2> "$OUT/cublas_torch.log"
+      python3 bench/compare_cudnn.py --sweep /tmp/cb.csv --cudnn "$OUT/cublas_torch.jsonl" --by-family \
+        --per-problem "$OUT/cublas_compare.csv" > "$OUT/cublas_compare.txt"; tail -n 30 "$OUT/cublas_compare.txt" ;;
     policy)
       timeout -k 10 "${POL_S:-360}" .device/gconv bench --problems "${POL_PROBLEMS:-problems/cudnn_public_h200.jsonl}" \
         ${POL_DIRECTIONS:+--directions "$POL_DIRECTIONS"} ${POL_SHARD:+--shard "$POL_SHARD"} --policy heuristic --provider gconv,cudnn --out /tmp/pol.csv --warmup 2 --repeats 5 \
