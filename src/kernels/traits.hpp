@@ -76,9 +76,9 @@ struct KernelTraits {
   // igemm fwd / bwd_data with groups_per_block > 1: the groups form one
   // block-diagonal GEMM with a shared A tile (src/kernels/igemm/config.cuh).
   bool packed = false;
-  // igemm: the operands along an odd channel count (fwd: x and w, C/G; bwd:
-  // dy, K/G) read in 16-byte vectors realigned in registers
-  // (src/kernels/igemm/realign.cuh).
+  // igemm: the operands along an odd channel count (fwd: x and w, C/G;
+  // bwd_data: dy, K/G; bwd_weight: dy along K/G or x along C/G) read in
+  // 16-byte vectors realigned in registers (src/kernels/igemm/realign.cuh).
   bool realign = false;
 
   // direct: output tile per block (block_h x block_w), outputs per thread

@@ -14,8 +14,8 @@
 //                 split ["1","8p","4s",...], vec [ints], groups_per_block [ints],
 //                 packed [bools] (optional, default [false]: the groups of a
 //                 block as one block-diagonal GEMM), realign [bools]
-//                 (optional, default [false]: dy read in realigned 16-byte
-//                 vectors, for K/G off a multiple of vec)
+//                 (optional, default [false]: the odd channel count's operand
+//                 read in realigned 16-byte vectors: docs/realign.md)
 //   wgmma group:  tile_m tile_n tile_k [ints], consumers [ints] (consumer
 //                 warpgroups: warps_m), stages [ints], split [...], vec [ints],
 //                 tma [bools] (optional, default [false]: the producer gathers

@@ -104,7 +104,8 @@ std::vector<Problem> packed_problems(Direction d, DType t) {
 }
 
 // Realigned igemm kernels (an odd channel count read in 16-byte vectors from
-// any offset: fwd C/G, bwd K/G with C/G a multiple of 8): r2plus1d's 921
+// any offset: fwd C/G, bwd K/G with C/G a multiple of 8, bwd_weight also C/G
+// with K/G a multiple of 8): r2plus1d's 921
 // channels (several K tiles per tap, the last one partial), G = 2 (a group's
 // channels start mid-vector), stride-2 phases, dilation, 3D with a
 // depth-only filter, 1D, 1x1; each shape serves bwd (odd K) and its
@@ -118,6 +119,20 @@ std::vector<Problem> realign_problems(Direction d, DType t) {
                   d, t);
   if (d == Direction::fwd)
     for (Problem& p : out) std::swap(p.c, p.k);  // odd C for fwd (G divides both)
+  // bwd_weight also reads x along an odd C/G (K/G on the vector; columns per
+  // tap rounded up to 8, config.cuh OddCgConfig): r2plus1d's 921 (several
+  // N tiles per tap, tap boundaries mid-tile) and 45, G = 2 (C/G 45 from mid-
+  // vector), K/G of 16 and 24 (a partial M tile), dilation, stride, 1x1, 5
+  // taps of 25 (the padding adds an N tile), 1D / 2D / 3D.
+  if (d == Direction::bwd_weight) {
+    const std::vector<Problem> odd_c =
+        problems_of({"n2c45k64_d4h6w6_z3y1x1_p1,0,0", "n1c921k64_d2h3w3_z3y1x1_s2,1,1_p1,0,0", "n2c45k64_h9w11_y3x3_p1",
+                     "n2c21k24_h11w11_y3x3_p2_dil2", "n2c90k48g2_h8w8_y3x3_p1", "n2c13k16_w40_x3_p1",
+                     "n1c921k16_w50_x3_p1", "n2c231k24_d3h5w6_z1y3x3_s1,2,2_p0,1,1", "n2c71k32_w37_x5_s2_p2_dil2",
+                     "n1c301k16_h7w7_y1x1", "n2c25k64_w40_x5_p2", "n2c45k64_d3h5w5_z3y3x3_p1"},
+                    d, t);
+    out.insert(out.end(), odd_c.begin(), odd_c.end());
+  }
   return out;
 }
 

@@ -78,8 +78,8 @@ __host__ __device__ constexpr int tile_pad(bool k_major, int dtype) { return !k_
 // (operands.cuh).
 // RA (realign): the operands along an odd channel count are read in 16-byte
 // vectors from any element offset (realign.cuh) instead of 2-byte copies:
-// fwd x and w (C/G), bwd_data / bwd_weight dy (K/G; their other operand
-// stays aligned, C/G a multiple of vec).
+// fwd x and w (C/G), bwd_data dy (K/G; w stays aligned, C/G a multiple of
+// vec), bwd_weight dy (odd K/G) or x (odd C/G, OddCgConfig below).
 template <int DIR, int DT, int NDIM, int TM, int TN, int TK, int WARPS_M, int WARPS_N, int STAGES, int SPLIT, int VEC,
           int GPB, int PK = 0, int RA = 0>
 struct IgemmConfig {
@@ -163,6 +163,31 @@ struct IgemmConfig {
   static_assert(VEC * kElemBytes <= 16 && (VEC & (VEC - 1)) == 0, "vec: 1, 2, 4 or 8 (16-bit), 1, 2 or 4 (fp32)");
   static_assert(!kRealign || (kVecBytes == 16 && !kPacked && GPB == 1),
                 "realign: 16-byte vectors, one group per block, not packed");
+};
+
+// A realigned bwd_weight instance (RA) runs one of two bodies, picked per
+// launch by C/G (igemm.cuh igemm_main): on the vector, the IgemmConfig itself
+// (dy realigned along an odd K/G, x on cp.async); odd, OddCgConfig: x (B)
+// realigned along C/G, the GEMM's columns (tap, c) with c over C/G rounded
+// up to vec so that a vector never spans two taps (the rounding's columns
+// load zeros and are never written, params.cuh OddCgCols), dy (A) on
+// cp.async (K/G on the vector). One name, one traits flag: which operand
+// runs off the vector is the problem's business, not the pool's.
+template <class Cfg>
+struct OddCgConfig : Cfg {
+  static constexpr bool kRealign = false;  // A, dy along K/G: cp.async
+  static constexpr bool kOddCg = true;     // B, x along C/G: realigned
+  static constexpr bool kDeferFlush = true;
+};
+// Cfg::kOddCg where a config defines it (OddCgConfig), else false (IgemmConfig,
+// the wgmma producers' loader configs).
+template <class C, class = void>
+struct OddCgOf {
+  static constexpr bool value = false;
+};
+template <class C>
+struct OddCgOf<C, decltype(void(C::kOddCg))> {
+  static constexpr bool value = C::kOddCg;
 };
 
 }  // namespace igemm

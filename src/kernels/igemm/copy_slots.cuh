@@ -86,6 +86,16 @@ struct RealignState {
 template <int P>
 struct RealignState<false, P> {};
 
+// The batch a realigning loader holds from load() to flush() (member held);
+// nothing otherwise, as an empty base: an empty member still changed the
+// other kernels' PTX (bwd_weight vec 1).
+template <bool RA, class B>
+struct HeldBatch {
+  B held;
+};
+template <class B>
+struct HeldBatch<false, B> {};
+
 // What a loader that holds nothing keeps between load() and flush().
 struct NoBatch {
   __device__ __forceinline__ void flush() {}

@@ -72,7 +72,8 @@ struct EpiStage {
 };
 
 // out[row_off(m) + (g0 + gi) * col_group_stride + nn] for each accumulator,
-// where column c of the tile is group gi = c / GroupN, nn = n0 + c % GroupN.
+// where column c of the tile is group gi = c / GroupN, nn = n0 + c % GroupN
+// (odd C/G bwd_weight: nn's place in the filter row, params.cuh OddCgCols).
 // row_off(m) is only called for m < gemm_m. The staged path reuses the
 // pipeline's shared memory after a barrier; every thread must call this.
 template <class Cfg, class RowOff>
@@ -80,6 +81,7 @@ __device__ __forceinline__ void epilogue(const WarpMma<Cfg>& w, const IgemmParam
                                          int g0, int ngroups, int gemm_m, int gemm_n, int col_group_stride,
                                          RowOff&& row_off, unsigned char* smem, int role = kFixAdd) {
   constexpr int MI = Cfg::kMI, NI = Cfg::kNI;
+  constexpr bool kOddCg = OddCgOf<Cfg>::value;
   const int g = w.lane >> 2, t = w.lane & 3;
   if constexpr (EpiStage<Cfg>::kUse) {
     typedef EpiStage<Cfg> ES;
@@ -111,28 +113,35 @@ __device__ __forceinline__ void epilogue(const WarpMma<Cfg>& w, const IgemmParam
       const int roff = rows[row];
       const int gi = col / Cfg::kGroupN, nn = n0 + col % Cfg::kGroupN;
       if (roff < 0 || gi >= ngroups || nn >= gemm_n) continue;
-      const long long idx = static_cast<long long>(roff) + (g0 + gi) * col_group_stride + nn +
+      // Odd C/G: the vector's offset in the filter row and its columns that
+      // exist (up to its tap's end).
+      int coff = nn, avail = 0;
+      if constexpr (kOddCg) {
+        coff = OddCgCols(p, Cfg::kVec).map(nn, avail);
+        if (avail <= 0) continue;
+      }
+      const long long idx = static_cast<long long>(roff) + (g0 + gi) * col_group_stride + coff +
                             (Cfg::kSplit == kSplitParallel ? static_cast<long long>(split) * p.out_elems : 0);
       const uint4 val = *reinterpret_cast<const uint4*>(smem + row * ES::kPitch + col * ES::kOutBytes);
       if constexpr (ES::kF32Out) {
         float* out = Cfg::kSplit == kSplitParallel ? p.ws : static_cast<float*>(p.dst);
-        if (nn + ES::kVec <= gemm_n && idx % ES::kVec == 0) {
+        if ((kOddCg ? avail >= ES::kVec : nn + ES::kVec <= gemm_n) && idx % ES::kVec == 0) {
           *reinterpret_cast<uint4*>(out + idx) = val;
         } else {
           const float* e = reinterpret_cast<const float*>(&val);
 #pragma unroll
           for (int k = 0; k < ES::kVec; ++k)
-            if (nn + k < gemm_n) out[idx + k] = e[k];
+            if (kOddCg ? k < avail : nn + k < gemm_n) out[idx + k] = e[k];
         }
       } else {
         typename Cfg::T* out = static_cast<typename Cfg::T*>(p.dst);
-        if (nn + ES::kVec <= gemm_n && idx % ES::kVec == 0) {
+        if ((kOddCg ? avail >= ES::kVec : nn + ES::kVec <= gemm_n) && idx % ES::kVec == 0) {
           *reinterpret_cast<uint4*>(out + idx) = val;
         } else {
           const typename Cfg::T* e = reinterpret_cast<const typename Cfg::T*>(&val);
 #pragma unroll
           for (int k = 0; k < ES::kVec; ++k)
-            if (nn + k < gemm_n) out[idx + k] = e[k];
+            if (kOddCg ? k < avail : nn + k < gemm_n) out[idx + k] = e[k];
         }
       }
     }
@@ -142,6 +151,7 @@ __device__ __forceinline__ void epilogue(const WarpMma<Cfg>& w, const IgemmParam
     // and only where j is row m's group (m / Kg). F * Cg is even (packed
     // vectors are 2 elements or wider and divide Cg), so a pair of columns
     // never spans two groups.
+    // Odd C/G: a pair of columns (nn even) lies in one tap, contiguous in dw.
     constexpr bool kDiag = Cfg::kPacked && Cfg::kDir == kBwdWeight;
     const int fcg = p.filt_vol * p.Cg;
     int coff[NI], cgrp[NI];
@@ -153,6 +163,12 @@ __device__ __forceinline__ void epilogue(const WarpMma<Cfg>& w, const IgemmParam
       ok0[j] = gi < ngroups && nn < gemm_n;
       ok1[j] = gi < ngroups && nn + 1 < gemm_n;
       coff[j] = (g0 + gi) * col_group_stride + nn;
+      if constexpr (kOddCg) {
+        int avail;
+        coff[j] = (g0 + gi) * col_group_stride + OddCgCols(p, Cfg::kVec).map(nn, avail);
+        ok0[j] = gi < ngroups && avail >= 1;
+        ok1[j] = gi < ngroups && avail >= 2;
+      }
       cgrp[j] = 0;
       if constexpr (kDiag) {
         cgrp[j] = nn / fcg;

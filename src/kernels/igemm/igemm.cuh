@@ -39,6 +39,14 @@ struct FixupTile {
   __device__ __forceinline__ int row_off(int m) const { return ops.row_off(p, m); }
   __device__ __forceinline__ int col_off(int c, bool& ok) const {
     const int gi = c / Cfg::kGroupN, nn = n0 + c % Cfg::kGroupN;
+    if constexpr (OddCgOf<Cfg>::value) {
+      // Odd C/G (params.cuh OddCgCols): 4-column vectors stay in one tap,
+      // so a vector whose last column exists is whole and contiguous.
+      int avail;
+      const int off = OddCgCols(p, Cfg::kVec).map(nn, avail);
+      ok = gi < b.ngroups && avail >= 1;
+      return (b.g0 + gi) * ops.col_stride(p) + off;
+    }
     ok = gi < b.ngroups && nn < ops.gemm_n(p);
     const int off = (b.g0 + gi) * ops.col_stride(p) + nn;  // element offsets fit int32 (params.cuh)
     if constexpr (kDiag) return off - (nn / (p.filt_vol * p.Cg)) * (p.filt_vol * p.Cg);
@@ -99,7 +107,7 @@ __device__ __forceinline__ void fixup_epilogue(const WarpMma<Cfg>& mma, const Fi
 }
 
 template <class Cfg>
-__device__ __forceinline__ void igemm_main(const IgemmParams& p) {
+__device__ __forceinline__ void igemm_body(const IgemmParams& p) {
   const int tid = threadIdx.x;
   const BlockPos b = block_pos(p, Cfg::kGpb, blockIdx.x);
   typedef typename OperandsOf<Cfg, Cfg::kDir>::type Ops;
@@ -136,6 +144,24 @@ __device__ __forceinline__ void igemm_main(const IgemmParams& p) {
   if (Cfg::kSplit == kSplitSerial && ktiles == 0) return;
   epilogue<Cfg>(mma, p, b.split, m0, n0, b.g0, b.ngroups, ops.gemm_m, ops.gemm_n(p), ops.col_stride(p), row_off,
                 igemm_smem);
+}
+
+// A realigned bwd_weight instance picks its body by the launch's C/G
+// (config.cuh OddCgConfig; the branch is uniform, taken once): on the
+// vector, dy realigned along an odd K/G; odd, x realigned over padded
+// columns with dy on cp.async (K/G on the vector: igemm_plan.cpp refuses
+// both odd). A third body for both odd measured 104 -> 140 registers on the
+// 32x64 tile (ptxas, sm_90a): 3 blocks per SM instead of 4 for every
+// problem of the kernel, and a third more compile time.
+template <class Cfg>
+__device__ __forceinline__ void igemm_main(const IgemmParams& p) {
+  if constexpr (Cfg::kRealign && Cfg::kDir == kBwdWeight) {
+    if (p.Cg % Cfg::kVec != 0) {
+      igemm_body<OddCgConfig<Cfg>>(p);
+      return;
+    }
+  }
+  igemm_body<Cfg>(p);
 }
 
 }  // namespace igemm

@@ -81,6 +81,15 @@ int64_t group_n(const Problem& p) {
   return 0;
 }
 
+// Per-group GEMM N as the kernel tiles it: a realigned bwd_weight kernel's
+// columns run over (tap, c) with c over C/G rounded up to vec, so that a
+// vector of x never spans two taps (config.cuh OddCgConfig; C/G on the
+// vector leaves it unchanged).
+int64_t tiled_group_n(const KernelTraits& t, Direction d, int64_t group_n, int64_t cg) {
+  if (!t.realign || d != Direction::bwd_weight || cg % t.vec == 0 || cg <= 0) return group_n;
+  return group_n / cg * (ceil_div(cg, t.vec) * t.vec);
+}
+
 int64_t output_elements(const Problem& p) {
   switch (p.direction) {
     case Direction::fwd: return p.n * p.out_volume() * p.k;
@@ -128,7 +137,7 @@ void grid_shape(const KernelTraits& t, const Problem& p, int64_t* m_tiles, int64
 // Output tiles (blocks of one split) and blocks of the grid.
 int64_t out_tiles(const KernelTraits& t, const ProblemFacts& f) {
   const int64_t m_tiles = ceil_div(block_rows(t, f.problem->direction, f.m_rows), t.tile_m);
-  const int64_t n_tiles = n_tiles_of(t, f.group_n);
+  const int64_t n_tiles = n_tiles_of(t, tiled_group_n(t, f.problem->direction, f.group_n, f.cg));
   const int64_t g_blocks = ceil_div(f.problem->g, t.groups_per_block);
   return saturated_product(n_tiles, g_blocks, m_tiles, f.phases);
 }
@@ -320,21 +329,40 @@ bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) 
                                  std::to_string(vec_b(t)) + " elements)")
                  : false;
   } else if (t.realign) {
-    // fwd reads x and w along C/G from any offset, bwd_data / bwd_weight dy
-    // along K/G; the other operand stays aligned. Only where the aligned
-    // kernels would copy single elements (vec 1): an odd channel count
-    // (where 2 or 4 divide it, their vec 2 / 4 kernels measured faster) of
-    // more than one vector (below, the rounding up to vec wastes most of
-    // the tile: depthwise C/G = 1, RGB stems).
-    const int64_t run = p.direction == Direction::fwd ? f.cg : f.kg;
-    const char* what = p.direction == Direction::fwd ? "C/G" : "K/G";
-    if (p.direction != Direction::fwd && f.cg % t.vec != 0) return not_divisible(f.cg, "C/G");
-    if (run % 2 == 0)
-      return fail(why, std::string("realign serves an odd ") + what + " (" + std::to_string(run) +
-                           " is even: the aligned kernels serve it)");
-    if (run <= t.vec)
-      return fail(why, std::string("realign serves ") + what + " of more than one vector (" + std::to_string(run) +
-                           " <= vec " + std::to_string(t.vec) + ")");
+    // fwd reads x and w along C/G from any offset, bwd_data dy along K/G
+    // (w stays aligned), bwd_weight dy along an odd K/G or x along an odd
+    // C/G, the other count on the vector (one kernel body for each,
+    // config.cuh OddCgConfig; a third for both odd cost the 32-row tiles a
+    // block per SM, igemm.cuh). Only where the aligned kernels would copy
+    // single elements (vec 1): an odd channel count (where 2 or 4 divide it,
+    // their vec 2 / 4 kernels measured faster) of more than one vector
+    // (below, the rounding up to vec wastes most of the tile: depthwise C/G
+    // = 1, RGB stems).
+    const auto odd_run = [&](int64_t run, const char* what) {
+      if (!why) return run % 2 != 0 && run > t.vec;  // ranking: no strings
+      if (run % 2 == 0)
+        return fail(why, std::string("realign serves an odd ") + what + " (" + std::to_string(run) +
+                             " is even: the aligned kernels serve it)");
+      if (run <= t.vec)
+        return fail(why, std::string("realign serves ") + what + " of more than one vector (" +
+                             std::to_string(run) + " <= vec " + std::to_string(t.vec) + ")");
+      return true;
+    };
+    if (p.direction == Direction::bwd_weight) {
+      if (f.kg % t.vec == 0 && f.cg % t.vec == 0)
+        return fail(why, "realign serves an odd K/G or C/G (both are multiples of vec: the aligned kernels serve it)");
+      if (f.kg % t.vec != 0 && f.cg % t.vec != 0)
+        return why ? fail(why, "realign serves one count off the vector: K/G (" + std::to_string(f.kg) + ") and C/G (" +
+                                   std::to_string(f.cg) + ") are both not multiples of vec (" +
+                                   std::to_string(t.vec) + ")")
+                   : false;
+      if (f.kg % t.vec != 0 && !odd_run(f.kg, "K/G")) return false;
+      if (f.cg % t.vec != 0 && !odd_run(f.cg, "C/G")) return false;
+    } else {
+      if (p.direction == Direction::bwd_data && f.cg % t.vec != 0) return not_divisible(f.cg, "C/G");
+      if (!odd_run(p.direction == Direction::fwd ? f.cg : f.kg, p.direction == Direction::fwd ? "C/G" : "K/G"))
+        return false;
+    }
   } else {
     if (f.cg % t.vec != 0) return not_divisible(f.cg, "C/G");
     if (p.direction != Direction::fwd && f.kg % t.vec != 0) return not_divisible(f.kg, "K/G");
@@ -456,8 +484,10 @@ LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
       q.gemm_k = int(F * kg);
       break;
     case Direction::bwd_weight:
+      // Packed: the block's groups' columns; realigned odd C/G: C/G rounded
+      // up to vec per tap (tiled_group_n).
       q.gemm_m = int(kg);
-      q.gemm_n = int(F * cg * (t.packed ? t.groups_per_block : 1));  // packed: the block's groups' columns
+      q.gemm_n = int(tiled_group_n(t, p.direction, F * cg, cg) * (t.packed ? t.groups_per_block : 1));
       q.gemm_k = int(p.n * p.out_volume());
       break;
   }
@@ -481,7 +511,7 @@ LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
 
   int64_t m_tiles = 0, phases = 0;
   grid_shape(t, p, &m_tiles, &phases);
-  q.n_tiles = int(n_tiles_of(t, group_n(p)));
+  q.n_tiles = int(n_tiles_of(t, tiled_group_n(t, p.direction, group_n(p), cg)));
   q.g_blocks = int(ceil_div(p.g, t.groups_per_block));
   q.m_tiles = int(m_tiles);
   q.splits = t.split_k;

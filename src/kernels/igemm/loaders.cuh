@@ -20,7 +20,8 @@
 // Realigned (Cfg::kRealign, realign.cuh): GatherKMajor (fwd x, bwd_data dy;
 // its channel digit then runs over C/G or K/G rounded up to the vector) and
 // StridedMNMajor (bwd_weight dy) read 16-byte vectors from any element
-// offset; TapMNMajor skips the rounded-up channels.
+// offset; TapMNMajor skips the rounded-up channels; GatherMNMajor (bwd_weight
+// x) does both for an odd C/G (config.cuh OddCgConfig).
 #pragma once
 
 #include "common/ptx.cuh"
@@ -364,12 +365,21 @@ struct StridedMNMajor : RealignState<Cfg::kRealign, StridedMNSlots<Cfg>::kP> {
 // MN-major gather (bwd_weight B): row kk = (n, output position), column =
 // (group, tap, c); B[kk][col] = x[n, o * s - pad + f * dil, g * Cg + c].
 // Columns are fixed per thread (tap coordinates in registers); rows step.
+// Odd C/G (OddCgOf<Cfg>, config.cuh): c runs over C/G rounded up to vec
+// (p.gemm_n is F times that), each vector is realigned (realign.cuh
+// RealignColBatch) with its column's valid bytes, and held until flush().
 template <class Cfg>
-struct GatherMNMajor {
+using GatherMNSlots = SlotMap<Cfg::kTileK, Cfg::kTileN / Cfg::kVec, Cfg::kThreads, false>;
+template <class Cfg>
+using GatherMNHeld = RealignColBatch<GatherMNSlots<Cfg>::kKP * GatherMNSlots<Cfg>::kP>;
+template <class Cfg>
+struct GatherMNMajor : RealignState<OddCgOf<Cfg>::value, GatherMNSlots<Cfg>::kP>,
+                       HeldBatch<OddCgOf<Cfg>::value, GatherMNHeld<Cfg>> {
   typedef typename Cfg::T T;
   typedef typename Cfg::TileB Tile;
   static constexpr int kNdim = Cfg::kNdim, kF = 3 - kNdim;
-  typedef SlotMap<Cfg::kTileK, Cfg::kTileN / Cfg::kVec, Cfg::kThreads, false> Map;
+  static constexpr bool kOddCg = OddCgOf<Cfg>::value;
+  typedef GatherMNSlots<Cfg> Map;
 
   const T* src;
   int clin[Map::kP];
@@ -394,8 +404,11 @@ struct GatherMNMajor {
 #pragma unroll
       for (int d = 0; d < 3; ++d) ctc[s][d] = 0;
       if (in_gemm && gi < ngroups) {
-        const int c = n % p.Cg;
-        int f = n / p.Cg, lin = (g0 + gi) * p.Cg + c;
+        // The channel digit's radix: C/G, or (odd C/G) C/G rounded up to vec.
+        const int cpk = kOddCg ? (p.Cg + Cfg::kVec - 1) / Cfg::kVec * Cfg::kVec : p.Cg;
+        const int c = n % cpk;
+        int f = n / cpk, lin = (g0 + gi) * p.Cg + c;
+        if constexpr (kOddCg) this->nbytes[s] = (p.Cg - c < Cfg::kVec ? p.Cg - c : Cfg::kVec) * Cfg::kElemBytes;
 #pragma unroll
         for (int d = 2; d >= kF; --d) {
           const int fd = f % p.filt[d];
@@ -407,6 +420,7 @@ struct GatherMNMajor {
       } else {
         clin[s] = 0;
         ctc[s][2] = kInvalidCoord;
+        if constexpr (kOddCg) this->nbytes[s] = 0;
       }
     }
 #pragma unroll
@@ -417,7 +431,17 @@ struct GatherMNMajor {
   }
 
   __device__ __forceinline__ void load(u32 stage, const IgemmParams& p, int tid) {
-    CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP> batch;
+    if constexpr (kOddCg) {
+      this->held.stage = stage;
+      load_into(this->held, stage, p, tid);  // odd C/G: held until flush()
+    } else {
+      CopyBatch<Cfg::kVecBytes, Map::kKP * Map::kP> batch;
+      load_into(batch, stage, p, tid);
+      batch.flush();
+    }
+  }
+  template <class B>
+  __device__ __forceinline__ void load_into(B& batch, u32 stage, const IgemmParams& p, int tid) {
 #pragma unroll
     for (int q = 0; q < Map::kKP; ++q) {
       const int ks = Map::kslot(tid, q);
@@ -437,15 +461,36 @@ struct GatherMNMajor {
         bool v = kv && in_tile;
 #pragma unroll
         for (int d = kF; d < 3; ++d) v &= unsigned(pc[d] + ctc[s][d]) < unsigned(p.in[d]);
-        batch.add(q * Map::kP + s, stage + Tile::elem_offset(ks, mn * Cfg::kVec), v ? src + (rbase + clin[s]) : src, v,
-                  in_tile);
+        if constexpr (kOddCg) {
+          // A column outside the GEMM has no valid bytes (init): zeros.
+          batch.add(q * Map::kP + s, reinterpret_cast<const char*>(v ? src + (rbase + clin[s]) : src),
+                    v ? this->nbytes[s] : 0, this->end);
+        } else {
+          batch.add(q * Map::kP + s, stage + Tile::elem_offset(ks, mn * Cfg::kVec), v ? src + (rbase + clin[s]) : src,
+                    v, in_tile);
+        }
       }
       kk[q] += Cfg::kTileK;
       ctr[q].step(p.kc_radix, p.kc_inc);
     }
-    batch.flush();
   }
-  __device__ __forceinline__ void flush() {}
+  // Odd C/G: the held vectors to the stage, each with its column's valid
+  // bytes, at the slot load() read it for.
+  __device__ __forceinline__ void flush() {
+    if constexpr (kOddCg) {
+      const int tid = threadIdx.x;
+#pragma unroll
+      for (int q = 0; q < Map::kKP; ++q)
+#pragma unroll
+        for (int s = 0; s < Map::kP; ++s) {
+          const int mn = Map::mnslot(tid, s);
+          if (!Map::mn_ok(mn)) continue;
+          const uint4 v = this->held.finish(q * Map::kP + s, this->nbytes[s]);
+          dev::st_shared_v4(this->held.stage + Tile::elem_offset(Map::kslot(tid, q), mn * Cfg::kVec), v.x, v.y, v.z,
+                            v.w);
+        }
+    }
+  }
 };
 
 }  // namespace igemm

@@ -230,7 +230,9 @@ struct BwdDataOperands {
 // Packed bwd_weight: rows m < ngroups * Kg (output channel g0 * Kg + m),
 // columns (group j, tap, c) < ngroups * F * Cg (p.gemm_n is GPB * F * Cg);
 // the epilogue keeps the diagonal blocks (j == m / Kg) and moves column nn
-// to nn - j * F * Cg (epilogue.cuh).
+// to nn - j * F * Cg (epilogue.cuh). Odd C/G (config.cuh OddCgConfig):
+// columns (tap, c) < F * (Cg rounded up to vec) (p.gemm_n), column nn lands
+// at tap * Cg + c where c < Cg (params.cuh OddCgCols).
 template <class LCfg>
 struct BwdWeightOperands {
   typedef typename LCfg::T T;
@@ -248,6 +250,8 @@ struct BwdWeightOperands {
     if constexpr (LCfg::kRealign)
       la.end = reinterpret_cast<const char*>(static_cast<const T*>(p.a) + p.batch * p.out_vol * p.K);
     lb.init(p, b.g0, b.ngroups, n0, k0, tid);
+    if constexpr (OddCgOf<LCfg>::value)
+      lb.end = reinterpret_cast<const char*>(static_cast<const T*>(p.b) + p.batch * p.in_vol * p.C);
   }
   __device__ __forceinline__ void load(const IgemmParams& p, u32 sa, u32 sb, int tid) {
     la.load(sa, tid);
@@ -260,9 +264,10 @@ struct BwdWeightOperands {
   __device__ __forceinline__ int gemm_n(const IgemmParams& p) const {
     return LCfg::kPacked ? ngroups * p.filt_vol * p.Cg : p.gemm_n;
   }
-  // A filter row: F * Cg elements (p.gemm_n unless packed); a group: Kg rows.
+  // A filter row: F * Cg elements (p.gemm_n unless packed or, odd C/G,
+  // padded: params.cuh OddCgCols); a group: Kg rows.
   __device__ __forceinline__ static int filter_row(const IgemmParams& p) {
-    return LCfg::kPacked ? p.filt_vol * p.Cg : p.gemm_n;
+    return LCfg::kPacked || OddCgOf<LCfg>::value ? p.filt_vol * p.Cg : p.gemm_n;
   }
   __device__ __forceinline__ int col_stride(const IgemmParams& p) const { return p.Kg * filter_row(p); }
   __device__ __forceinline__ int row_off(const IgemmParams& p, int m) const { return m * filter_row(p); }

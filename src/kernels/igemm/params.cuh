@@ -97,5 +97,31 @@ struct IgemmParams {
   int tma_lower[3];
 };
 
+// bwd_weight with an odd C/G (realigned x: config.cuh OddCgConfig): GEMM
+// column nn is (tap, c) with c over C/G rounded up to vec (cpk; p.gemm_n is
+// filt_vol * cpk); it lands at tap * C/G + c of its filter row, and only c <
+// C/G exists. A run of columns from a multiple of 4 stays inside one tap
+// (cpk is a multiple of vec: 4 or 8), so it is contiguous in dw up to the
+// tap's last channel: the epilogue's vectors and pairs and the split-K
+// fixup's 4-column vectors rely on that. Host and device (the host tests
+// check the map).
+struct OddCgCols {
+  int cg, cpk, gemm_n;
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+  __host__ __device__
+#endif
+  OddCgCols(const IgemmParams& p, int vec) : cg(p.Cg), cpk((p.Cg + vec - 1) / vec * vec), gemm_n(p.gemm_n) {}
+  // Column nn's offset in its filter row; avail: the columns nn, nn + 1, ...
+  // that exist before the tap's padding (<= 0: nn itself does not).
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+  __host__ __device__
+#endif
+  int map(int nn, int& avail) const {
+    const int f = nn / cpk, c = nn - f * cpk;
+    avail = nn < gemm_n ? cg - c : 0;
+    return f * cg + c;
+  }
+};
+
 }  // namespace igemm
 }  // namespace gconv

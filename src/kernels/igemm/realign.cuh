@@ -95,5 +95,37 @@ struct RealignBatch {
   }
 };
 
+// RealignBatch for a loader whose columns are fixed per thread (bwd_weight
+// x, loaders.cuh GatherMNMajor): the valid bytes are the column's and the
+// shared-memory slots the thread's own, so only the chunks, their shift, a
+// bit for whether the row exists and the stage are held; the loader's
+// flush() supplies the rest. (RealignBatch's per-copy bytes and address
+// took the 3D 32x64 kernel from 126 to 131 registers, past the 128 that
+// keep 4 blocks per SM; ptxas, sm_90a.)
+template <int N>
+struct RealignColBatch {
+  uint4 lo[N], hi[N];
+  int sh[N];
+  bool on[N];
+  u32 stage;
+
+  __device__ __forceinline__ void add(int i, const char* src, int nbytes, const char* end) {
+    const RawVec r = load_raw(src, nbytes, end);
+    lo[i] = r.lo;
+    hi[i] = r.hi;
+    sh[i] = r.sh;
+    on[i] = nbytes > 0;
+  }
+  // Vector i in place, zeros past nbytes (none where its row is out).
+  __device__ __forceinline__ uint4 finish(int i, int nbytes) const {
+    RawVec r;
+    r.lo = lo[i];
+    r.hi = hi[i];
+    r.sh = sh[i];
+    r.nbytes = on[i] ? nbytes : 0;
+    return igemm::finish(r);
+  }
+};
+
 }  // namespace igemm
 }  // namespace gconv
