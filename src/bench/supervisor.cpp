@@ -28,8 +28,10 @@ struct Worker {
   bool retiring = false;  // said "#retire": gets no more items
   long item = -1;  // in flight, or -1
   Clock::time_point deadline;
+  Clock::time_point spawned;
   std::string buf;
   std::vector<std::string> lines;
+  std::string phases;  // the in-flight item's "#phases" line
   int startup_failures = 0;
 };
 
@@ -62,6 +64,7 @@ int reap(Worker& w, bool kill_first) {
   w.retiring = false;
   w.buf.clear();
   w.lines.clear();
+  w.phases.clear();
   return st;
 }
 
@@ -106,6 +109,7 @@ Status spawn(const WorkerSlot& slot, Worker& w) {
   w.out = from_child[0];
   w.ready = false;
   w.item = -1;
+  w.spawned = Clock::now();
   return Status::Ok();
 }
 
@@ -153,19 +157,23 @@ Status run_supervised(size_t n, const std::function<std::string(size_t)>& encode
   size_t done = 0;
   Status fatal;
 
-  auto finish = [&](Worker& w, ItemResult r) {
-    const size_t item = size_t(w.item);
-    w.item = -1;
+  auto deliver = [&](size_t item, const ItemResult& r) {
     if (r.failure == "crashed") ++st.crashed;
     if (r.failure == "timeout") ++st.timed_out;
     ++done;
     on_result(item, r);
+  };
+  auto finish = [&](Worker& w, ItemResult r) {
+    const size_t item = size_t(w.item);
+    w.item = -1;
+    deliver(item, r);
   };
   auto assign = [&](Worker& w) {
     if (queue.empty() || !w.ready || w.retiring || w.item >= 0) return;
     w.item = long(queue.front());
     queue.pop_front();
     w.lines.clear();
+    w.phases.clear();
     w.deadline = o.timeout_s > 0 ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                       std::chrono::duration<double>(o.timeout_s))
                                  : Clock::time_point::max();
@@ -179,7 +187,7 @@ Status run_supervised(size_t n, const std::function<std::string(size_t)>& encode
     const int status = reap(w, false);
     if (w.item >= 0) {
       w.startup_failures = 0;
-      finish(w, ItemResult{{}, "crashed", describe_exit(status)});
+      finish(w, ItemResult{{}, "crashed", describe_exit(status), ""});
     } else if (!was_ready && ++w.startup_failures >= 3) {
       fatal = internal_error("worker '" + o.slots[slot].argv[0] + "' failed to start 3 times (" + describe_exit(status) +
                              ")");
@@ -232,13 +240,26 @@ Status run_supervised(size_t n, const std::function<std::string(size_t)>& encode
         if (line == "#ready") {
           w.ready = true;
           w.startup_failures = 0;
+          st.startup_s += std::chrono::duration<double>(Clock::now() - w.spawned).count();
         } else if (line == "#retire") {
           w.retiring = true;
           close_fd(w.in);
         } else if (line == "#end") {
-          if (w.item >= 0) finish(w, ItemResult{std::move(w.lines), "", ""});
-          w.lines.clear();
-          assign(w);
+          if (w.item >= 0) {
+            const size_t item = size_t(w.item);
+            w.item = -1;
+            ItemResult r{std::move(w.lines), "", "", std::move(w.phases)};
+            // The next item first: the worker measures it while this one's
+            // rows are written (the parent's per-row work left the worker
+            // idle before; issue 19: sweep throughput). The item in flight
+            // is still the one a crash is charged to.
+            assign(w);
+            deliver(item, r);
+          } else {
+            assign(w);
+          }
+        } else if (line.rfind("#phases", 0) == 0 && w.item >= 0) {
+          w.phases = std::move(line);
         } else if (!line.empty() && line[0] != '#' && w.item >= 0) {
           w.lines.push_back(std::move(line));
         }
@@ -248,7 +269,7 @@ Status run_supervised(size_t n, const std::function<std::string(size_t)>& encode
     for (auto& w : ws) {
       if (w.pid >= 0 && w.item >= 0 && now >= w.deadline) {
         reap(w, true);
-        finish(w, ItemResult{{}, "timeout", "no result within " + std::to_string(o.timeout_s) + " s; worker killed"});
+        finish(w, ItemResult{{}, "timeout", "no result within " + std::to_string(o.timeout_s) + " s; worker killed", ""});
       }
     }
   }

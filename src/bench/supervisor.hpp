@@ -8,6 +8,8 @@
 //   worker -> parent  zero or more result lines, then "#end"
 //   worker -> parent  "#retire" (before "#end"): it will exit after this item
 //                     (e.g. a sticky CUDA error); it gets no further item
+//   worker -> parent  "#phases ..." (before "#end", optional): where the
+//                     item's time went (bench/phases.hpp), passed on as is
 // Other lines starting with '#' are ignored. The worker exits on EOF of its
 // stdin. Its stderr is the parent's.
 //
@@ -18,7 +20,8 @@
 // "#ready" is a startup failure: after 3 in a row on one slot the run stops
 // with an error (a bad worker command must not turn every item into a crash).
 // Items go to whichever worker is idle (dynamic distribution over slots, e.g.
-// one slot per GPU).
+// one slot per GPU). A worker gets its next item as soon as it has answered
+// one, before on_result runs for that one.
 #pragma once
 
 #include <functional>
@@ -44,11 +47,13 @@ struct ItemResult {
   std::vector<std::string> lines;  // the worker's result lines (empty on failure)
   std::string failure;             // "", "crashed" or "timeout"
   std::string detail;              // e.g. "killed by signal 11 (Segmentation fault)"
+  std::string phases;              // the item's "#phases" line, or ""
 };
 
 struct SupervisorStats {
   size_t workers_started = 0;
   size_t crashed = 0, timed_out = 0;
+  double startup_s = 0;  // spawn to "#ready", summed over the workers started
 };
 
 // Runs items 0..n-1 (encode(i) is the line sent for item i; it must hold no

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/phases.hpp"
 #include "gconv/problem_file.hpp"
 #include "kernels/traits.hpp"
 #include "perf/sweep_csv.hpp"
@@ -52,19 +53,9 @@ struct ProblemBuffers {
   cudaStream_t stream = nullptr;
 };
 
-// Where a worker's time goes, per phase of SweepWorker::run (wall seconds
-// summed over its items): loading the kernel's module, filling the problem's
-// buffers, checking against the naive kernel, timing (flushes and gates
-// included), and of that the timed kernels themselves. What is left of the
-// sweep's wall time is the parent's and the pipes' (issue 19: sweep rate).
-struct PhaseSeconds {
-  size_t items = 0;
-  double load = 0, fill = 0, check = 0, timing = 0, kernel = 0;
-  std::string summary() const;  // one line for stderr
-};
-
 // Measures items in the current process: owns one stream, timer and set of
-// buffers (re-filled when the problem changes). Not thread-safe.
+// buffers (re-filled when the problem changes), and keeps every kernel it has
+// loaded (or failed to compile) for the items after. Not thread-safe.
 class SweepWorker {
  public:
   static Result<std::unique_ptr<SweepWorker>> create(const SweepOptions& options);
@@ -73,8 +64,10 @@ class SweepWorker {
   // One row for (t, e); per-item failures are rows. A non-ok Status means the
   // process's CUDA context is unusable (sticky error): the caller should exit
   // after writing `*row` (which then holds the launch_error row).
-  Status run(const KernelTraits& t, const ProblemEntry& e, SweepRow* row);
-  const PhaseSeconds& phase_seconds() const;
+  // `phases` (may be null) receives the host time of this call's phases
+  // (lookup, fill, setup, check, enqueue, gpu; bench/phases.hpp), added to
+  // what it holds.
+  Status run(const KernelTraits& t, const ProblemEntry& e, SweepRow* row, ItemPhases* phases = nullptr);
   // The buffers filled for `p` (for other providers' rows).
   Result<ProblemBuffers> buffers_for(const Problem& p);
 

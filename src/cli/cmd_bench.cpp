@@ -5,9 +5,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -16,6 +18,7 @@
 #include <sstream>
 
 #include "bench/cudnn_provider.hpp"
+#include "bench/phases.hpp"
 #include "bench/pick_summary.hpp"
 #include "bench/plan.hpp"
 #include "bench/progress.hpp"
@@ -98,8 +101,19 @@ void run_worker(const CommonOpts& o) {
   const std::string fault = fault_env ? fault_env : "";
   std::printf("#ready\n");
   std::fflush(stdout);
+  // Phase accounting (bench/phases.hpp): a handful of clock reads an item.
+  using clock = std::chrono::steady_clock;
+  auto since = [](clock::time_point& mark) {
+    const auto now = clock::now();
+    const double s = std::chrono::duration<double>(now - mark).count();
+    mark = now;
+    return s;
+  };
+  auto mark = clock::now();  // the end of the previous item's phases line (or #ready)
   std::string line;
   while (std::getline(std::cin, line)) {
+    bench::ItemPhases ph;
+    ph[bench::Phase::wait] = since(mark);  // the parent's work, the pipes, flushing our last answer
     std::istringstream in(line);
     int pi = -1, ki = -1, prov = 0;
     in >> pi >> ki >> prov;
@@ -115,9 +129,13 @@ void run_worker(const CommonOpts& o) {
         std::raise(SIGSEGV);
       }
       bench::SweepRow row;
-      sticky = (*worker)->run(plan->kernels[size_t(ki)], e, &row);
+      mark = clock::now();
+      sticky = (*worker)->run(plan->kernels[size_t(ki)], e, &row, &ph);
+      mark = clock::now();
       std::printf("%s\n", bench::sweep_csv_row(row, gpu).c_str());
+      ph[bench::Phase::output] += since(mark);
     } else if (kProviders[size_t(prov)] == "cudnn") {
+      mark = clock::now();
       auto pb = (*worker)->buffers_for(e.problem);
       if (!pb.ok()) {
         sticky = pb.status();
@@ -143,7 +161,10 @@ void run_worker(const CommonOpts& o) {
         std::printf("%s\n", bench::sweep_csv_row(x, gpu).c_str());
         if (sticky.code() != StatusCode::cuda_error && sticky.code() != StatusCode::no_device) sticky = Status::Ok();
       }
+      ph[bench::Phase::provider] += since(mark);
     }
+    std::printf("%s\n", bench::encode_phases(ph).c_str());
+    mark = clock::now();
     if (!sticky.ok()) std::printf("#retire\n");  // no further item may be sent to this process
     std::printf("#end\n");
     std::fflush(stdout);
@@ -153,15 +174,13 @@ void run_worker(const CommonOpts& o) {
       std::exit(3);
     }
   }
-  if (std::getenv("GCONV_BENCH_PHASES"))
-    std::fprintf(stderr, "gconv bench-worker: %s\n", (*worker)->phase_seconds().summary().c_str());
 }
 
 struct BenchOpts {
   CommonOpts c;
   std::string out, shard, devices, provider = "gconv", worker_cmd;
   int jobs = 0, sample = 0;
-  std::string pairs, policy, model;
+  std::string pairs, policy, model, phase_trace;
   double timeout_s = 10, progress_s = 30;
   bool write_unsupported = false;
 };
@@ -345,14 +364,33 @@ void run_bench(const BenchOpts& o) {
   }
   size_t n_done = 0, failed = 0, rows = 0, ok_rows = 0;
   double timed_ms = 0;
+  // Where the time went (bench/phases.hpp): the workers' per-item phases,
+  // summed here; with --phase-trace also each item's line.
+  bench::PhaseTotals phases;
+  std::ofstream trace;
+  if (!o.phase_trace.empty()) {
+    trace.open(o.phase_trace, std::ios::trunc);
+    if (!trace) fail(cmd, "--phase-trace: cannot write " + o.phase_trace);
+    trace << bench::phase_trace_header() << "\n";
+  }
   bench::Progress progress(items.size(), o.progress_s);
   Status io;
   auto encode = [&](size_t i) {
     const auto& it = items[i];
     return std::to_string(it.problem) + " " + std::to_string(it.kernel) + " " + std::to_string(it.provider);
   };
+  bench::SupervisorStats sup_stats;
   Status s = bench::run_supervised(items.size(), encode, so, [&](size_t i, const bench::ItemResult& r) {
+    const auto parent_t0 = std::chrono::steady_clock::now();
     const auto& it = items[i];
+    if (bench::ItemPhases ph; !r.phases.empty() && bench::parse_phases(r.phases, &ph)) {
+      phases.add(ph);
+      if (trace.is_open())
+        trace << bench::phase_trace_row(i, kProviders[size_t(it.provider)],
+                                        it.kernel >= 0 ? plan.kernel_names[size_t(it.kernel)] : "",
+                                        plan.specs[size_t(it.problem)], ph)
+              << "\n";
+    }
     std::vector<std::string> lines = r.lines;
     if (!r.failure.empty()) {
       bench::SweepRow row;
@@ -386,12 +424,20 @@ void run_bench(const BenchOpts& o) {
     }
     failed += item_failed;
     progress.update(++n_done, failed);
-  });
+    phases.parent_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - parent_t0).count();
+  }, &sup_stats);
   progress.finish(n_done, failed);
   const double wall = progress.elapsed_s();
   std::fprintf(stderr,
                "gconv bench: %zu rows (%zu ok), %.1f measurements/s, %.1f%% of wall time inside timed kernels\n",
                rows, ok_rows, wall > 0 ? double(ok_rows) / wall : 0.0, wall > 0 ? 100.0 * timed_ms / 1e3 / wall : 0.0);
+  phases.workers_started = sup_stats.workers_started;
+  phases.startup_s = sup_stats.startup_s;
+  if (!items.empty()) std::fprintf(stderr, "gconv bench: %s\n", phases.summary(wall, so.slots.size()).c_str());
+  if (trace.is_open()) {
+    trace.close();
+    if (!trace) std::fprintf(stderr, "gconv bench: --phase-trace %s: write failed\n", o.phase_trace.c_str());
+  }
   if (policy) {
     std::string prov_names;
     for (int p : providers)
@@ -433,6 +479,8 @@ void register_bench_command(CLI::App& app) {
   cmd->add_option("--model", o->model, "a model folder, or a folder of models (the one for this GPU), for --policy heuristic (default "
                   "models/; 'off': none)");
   cmd->add_option("--progress-s", o->progress_s, "seconds between progress lines when stderr is not a terminal");
+  cmd->add_option("--phase-trace", o->phase_trace,
+                  "CSV of each item's host phases in microseconds (wait, lookup, fill, ...; README, Running a sweep)");
   cmd->add_option("--worker-cmd", o->worker_cmd, "test hook: worker command line (space-separated)")->group("");
   cmd->callback([o] { run_bench(*o); });
 
