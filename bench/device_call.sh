@@ -108,6 +108,9 @@
 #             2048 / 4096 on the public set's grouped and depthwise bwd_weight problems
 #             (.device/wgrad_pub.jsonl, every direct tile kernel; GAB_WB='' skips it); then gbench's
 #             comparison again, and on an H200 (GT_GPU) every direct tile kernel on .device/grouped_train.txt
+#   oddbw     bwd_weight with channel counts 8 does not divide: correctness + sanitizers of the wgmma
+#             vec 4 / 2 one-launch splits and the igemm realigned kernels, then every kernel + cuDNN
+#   obrows    selector rows of those kernels on .device/ob_train.txt and .device/ob_hold.txt
 #   cublas    dense public problems >= CB_GFLOP GFLOP: the model's top CB_TOP kernels + native cuDNN,
 #             then cuDNN and cuBLAS (torch.matmul on the equivalent GEMM) through PyTorch, compared
 #   policy    what a user gets: `gconv bench --policy heuristic --provider gconv,cudnn` (the shipped
@@ -873,6 +876,24 @@ PY
       fi
       for f in wb_1024 wb_2048 wb_4096 ga_dir ga_gemm; do [ -f /tmp/$f.csv ] && gzip -c /tmp/$f.csv > $L/$f.csv.gz; done
       tar -czf "$OUT/gab_logs.tar.gz" -C /tmp gablogs ;;
+    oddbw)
+      # bwd_weight with channel counts 8 does not divide: the wgmma vec 4 / 2 kernels' one-launch
+      # splits and the igemm realigned kernels (odd C/G: x read in 16-byte vectors from any offset)
+      # against the reference with sanitizers, then every applicable kernel and native cuDNN on the
+      # public problems of the kind (.device/odd_bw.jsonl), OB_S seconds.
+      check_kernels obw wgmma 'direction==bwd_weight && family==wgmma && vec<8 && split_k>1 && split_mode!=parallel' \
+        'Pools/PoolCorrectness.*' 'Pools/PoolCorrectness.*/bwd_weight_bf16_*'
+      check_kernels obr igemm "${OB_RA_FILTER:-direction==bwd_weight && family==igemm && realign}" \
+        'Pools/PoolCorrectness.*' 'Pools/PoolCorrectness.*/bwd_weight_bf16_*'
+      rm -f /tmp/obw.csv
+      timeout -k 10 "${OB_S:-240}" .device/gconv bench --problems .device/odd_bw.jsonl --provider gconv,cudnn \
+        --out /tmp/obw.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/obw_bench.log"
+      echo "obw bench rc=$?"; grep -v ETA "$OUT/obw_bench.log" | tail -n 2
+      pack /tmp/obw.csv "$OUT/obw.csv.zst" ;;
+    obrows)
+      # Selector rows of the kernels oddbw checks, on the bf16 bwd_weight problems of the training and
+      # holdout sweeps with a channel count 8 does not divide (.device/ob_train.txt, ob_hold.txt), OBR_S s each.
+      bench_rows ob "${OBR_FILTER:-direction==bwd_weight && ((family==wgmma && vec<8 && split_k>1 && split_mode!=parallel) || (family==igemm && realign))}" "${OBR_S:-150}" ;;
     cublas)
       # Issue 16's cuBLAS target: the public dense problems of >= CB_GFLOP (default 5) GFLOP, the
       # shipped model's top CB_TOP (default 8) kernels each with native cuDNN beside them, then
@@ -892,7 +913,7 @@ PY
         --per-problem "$OUT/cublas_compare.csv" > "$OUT/cublas_compare.txt"; tail -n 30 "$OUT/cublas_compare.txt" ;;
     policy)
       timeout -k 10 "${POL_S:-360}" .device/gconv bench --problems "${POL_PROBLEMS:-problems/cudnn_public_h200.jsonl}" \
-        ${POL_DIRECTIONS:+--directions "$POL_DIRECTIONS"} ${POL_SHARD:+--shard "$POL_SHARD"} --policy heuristic --provider gconv,cudnn --out /tmp/pol.csv --warmup 2 --repeats 5 \
+        ${POL_DIRECTIONS:+--directions "$POL_DIRECTIONS"} ${POL_SHARD:+--shard "$POL_SHARD"} --policy "${POL_POLICY:-heuristic}" --provider gconv,cudnn --out /tmp/pol.csv --warmup 2 --repeats 5 \
         --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/policy_summary_${POL_TAG:-pub}.txt"
       echo "policy bench rc=$?"; grep -v "ETA" "$OUT/policy_summary_${POL_TAG:-pub}.txt" | tail -n 24
       pack /tmp/pol.csv "$OUT/policy_${POL_TAG:-pub}.csv.zst" ;;

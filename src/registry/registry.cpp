@@ -251,6 +251,19 @@ class RegistryImpl final : public Registry {
   bool uses_model(const Problem& p, const Policy& policy) const {
     return policy.kind == Policy::Kind::heuristic && learned_.selector && learned_.selector->covers(p.dtype);
   }
+  // Whether topk:K takes its K candidates in the model's order (else the
+  // analytic estimate's): the model's top K holds the fastest kernel far
+  // more often than the estimate's (the estimate's top 8 missed it by up to
+  // 1.7x on large weight gradients, H100, 2026-11-27).
+  bool topk_by_model(const Problem& p, const Policy& policy) const {
+    return policy.kind == Policy::Kind::topk && learned_.selector && learned_.selector->covers(p.dtype);
+  }
+  // a's model candidates, best score first (equal scores keep the analytic
+  // order).
+  void model_ranked(const Problem& p, Applicable& a, std::vector<Candidate>& out) const {
+    score_by_model(p, a, out);
+    std::stable_sort(out.begin(), out.end(), by_score);
+  }
   // The Solution of a model-ranked candidate: the model's predicted time
   // (when it predicts one) and a reason naming the model and the candidate's
   // analytic rank among `applicable` kernels.
@@ -550,6 +563,16 @@ Result<Solution> RegistryImpl::select(const Problem& given, const Policy& policy
       const Candidate& best = *std::min_element(scored.begin(), scored.end(), by_score);
       s = model_solution(best, p, analytic_rank(a, best), a.found.size());
     }
+  } else if (topk_by_model(p, policy)) {
+    Applicable& a = scratch();
+    GCONV_RETURN_IF_ERROR(applicable(p, a));
+    if (a.found.empty()) {
+      s = fallback(p);
+    } else {
+      std::vector<Candidate> by_model;
+      model_ranked(p, a, by_model);
+      return select_measured(p, policy, by_model);
+    }
   } else if (auto cands = ranked(p); !cands.ok()) {
     return cands.status();
   } else if (cands->empty()) {
@@ -630,7 +653,7 @@ Result<std::vector<Solution>> RegistryImpl::rank(const Problem& given, const Pol
   const Problem p = fold_patches(given);
   GCONV_RETURN_IF_ERROR(p.validate());
   std::vector<Solution> out;
-  if (uses_model(p, policy)) {
+  if (uses_model(p, policy) || topk_by_model(p, policy)) {
     Applicable& a = scratch();
     GCONV_RETURN_IF_ERROR(applicable(p, a));
     if (a.found.empty()) {
@@ -638,9 +661,7 @@ Result<std::vector<Solution>> RegistryImpl::rank(const Problem& given, const Pol
       return out;
     }
     std::vector<Candidate> by_model;
-    score_by_model(p, a, by_model);
-    // Stable: equal scores keep the analytic order.
-    std::stable_sort(by_model.begin(), by_model.end(), by_score);
+    model_ranked(p, a, by_model);
     for (size_t i = 0; i < by_model.size() && out.size() < limit; ++i)
       out.push_back(model_solution(by_model[i], p, analytic_rank(a, by_model[i]), a.found.size()));
     return out;
