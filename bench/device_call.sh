@@ -110,6 +110,7 @@
 #             comparison again, and on an H200 (GT_GPU) every direct tile kernel on .device/grouped_train.txt
 #   oddbw     bwd_weight with channel counts 8 does not divide: correctness + sanitizers of the wgmma
 #             vec 4 / 2 one-launch splits and the igemm realigned kernels, then every kernel + cuDNN
+#   stemra    the realigned bwd_weight kernels' run merge (C = 3 stems): checks, stems + odd_bw benches, rows
 #   obrows    selector rows of those kernels on .device/ob_train.txt and .device/ob_hold.txt
 #   cublas    dense public problems >= CB_GFLOP GFLOP: the model's top CB_TOP kernels + native cuDNN,
 #             then cuDNN and cuBLAS (torch.matmul on the equivalent GEMM) through PyTorch, compared
@@ -890,6 +891,22 @@ PY
         --out /tmp/obw.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/obw_bench.log"
       echo "obw bench rc=$?"; grep -v ETA "$OUT/obw_bench.log" | tail -n 2
       pack /tmp/obw.csv "$OUT/obw.csv.zst" ;;
+    stemra)
+      # The realigned bwd_weight kernels' run merge (x's X * C elements of a filter row as one run: the
+      # C = 3 stems, docs/realign.md): correctness and sanitizers of every realigned bwd_weight kernel,
+      # every applicable kernel and native cuDNN on the public stems (.device/stem7.jsonl) and the
+      # realigned kernels + cuDNN again on .device/odd_bw.jsonl, then rows of the realigned kernels on
+      # .device/sm_train.txt / sm_hold.txt (SMR_S seconds each).
+      check_kernels smr igemm 'direction==bwd_weight && family==igemm && realign' \
+        'Pools/PoolCorrectness.*' 'Pools/PoolCorrectness.*/bwd_weight_bf16_*'
+      rm -f /tmp/stem7.csv /tmp/obra.csv
+      timeout -k 10 "${SM_S:-150}" .device/gconv bench --problems .device/stem7.jsonl --provider gconv,cudnn \
+        --out /tmp/stem7.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/stem7_bench.log"
+      echo "stem7 bench rc=$?"; grep -v ETA "$OUT/stem7_bench.log" | tail -n 2; pack /tmp/stem7.csv "$OUT/stem7.csv.zst"
+      timeout -k 10 "${SM_S:-150}" .device/gconv bench --problems .device/odd_bw.jsonl --provider gconv,cudnn --filter realign \
+        --out /tmp/obra.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/obra_bench.log"
+      echo "obra bench rc=$?"; grep -v ETA "$OUT/obra_bench.log" | tail -n 2; pack /tmp/obra.csv "$OUT/obra.csv.zst"
+      bench_rows sm 'direction==bwd_weight && family==igemm && realign' "${SMR_S:-90}" ;;
     obrows)
       # Selector rows of the kernels oddbw checks, on the bf16 bwd_weight problems of the training and
       # holdout sweeps with a channel count 8 does not divide (.device/ob_train.txt, ob_hold.txt), OBR_S s each.

@@ -132,6 +132,20 @@ std::vector<Problem> realign_problems(Direction d, DType t) {
                      "n1c301k16_h7w7_y1x1", "n2c25k64_w40_x5_p2", "n2c45k64_d3h5w5_z3y3x3_p1"},
                     d, t);
     out.insert(out.end(), odd_c.begin(), odd_c.end());
+    // The run merge (one group, W dilation 1: a filter row's X taps as one
+    // run of X x C elements, igemm_plan.cpp merges_run): the stems' C = 3 x
+    // 7 at stride 2 (2D, 3D at stride 1,2,2, 1D), a longer reduction over
+    // three N tiles, C = 5 x 5 and 7 x 3, C = 9 (merged above one vector),
+    // C = 1 x 9; runs crossing the image's edges mid-vector: rows of 6
+    // elements (both edges in one vector) and 9, asymmetric padding, W
+    // stride 3, stride 1.
+    const std::vector<Problem> merged =
+        problems_of({"n2c3k16_h17w19_y7x7_s2_p3", "n2c3k64_d4h9w9_z3y7x7_s1,2,2_p1,3,3", "n2c3k8_w50_x7_s2_p3",
+                     "n4c3k64_h56w56_y7x7_s2_p3", "n1c5k32_h11w13_y3x5_p1,2", "n2c7k16_h8w8_y3x3_p1",
+                     "n2c9k16_h8w9_y3x3_p1", "n2c1k16_w40_x9_p4", "n1c3k8_h4w2_y3x7_p1,3", "n1c3k16_h5w3_y3x5_p1:0,2:1",
+                     "n2c3k16_h9w12_y3x7_s1,3_p1,4:2", "n2c3k24_h15w15_y3x3_p1"},
+                    d, t);
+    out.insert(out.end(), merged.begin(), merged.end());
   }
   return out;
 }

@@ -171,8 +171,10 @@ struct IgemmConfig {
 // realigned along C/G, the GEMM's columns (tap, c) with c over C/G rounded
 // up to vec so that a vector never spans two taps (the rounding's columns
 // load zeros and are never written, params.cuh OddCgCols), dy (A) on
-// cp.async (K/G on the vector). One name, one traits flag: which operand
-// runs off the vector is the problem's business, not the pool's.
+// cp.async (K/G on the vector). The same body runs the run merge (one
+// group, W dilation 1: columns (Z x Y tap, j) with j over X x C, the
+// launch's IgemmParams::xrun). One name, one traits flag: which operand
+// runs off the vector, and how, is the problem's business, not the pool's.
 template <class Cfg>
 struct OddCgConfig : Cfg {
   static constexpr bool kRealign = false;  // A, dy along K/G: cp.async

@@ -81,13 +81,43 @@ int64_t group_n(const Problem& p) {
   return 0;
 }
 
+// The run merge of a realigned bwd_weight kernel on an odd C (docs/realign.md):
+// with one group and W dilation 1, the X taps of a filter row read X * C
+// contiguous elements of x, so B's columns can be (Z x Y taps, j) with j
+// over X * C rounded up to vec instead of (taps, c) with c over C rounded
+// up (params.cuh IgemmParams::xrun). It needs a whole vector in the run
+// (X * C > vec). Below one vector of channels (the RGB stems' C = 3) it is
+// the only realigned geometry (per tap, realign refuses C/G <= vec: the
+// rounding wastes most of the tile); above, it takes over only where it
+// saves a quarter of B's columns or more (C = 9 with X = 3: 32 against 48),
+// as the per-tap vectors never cross the image's edges (load_row_raw's slow
+// path) and serve those problems as measured (C = 45 or 13 with X = 3 keep
+// them: 136 against 144, 40 against 48).
+bool merges_run(const Problem& p, int vec) {
+  if (p.direction != Direction::bwd_weight || p.g != 1 || p.dilation[2] != 1 || p.filter[2] < 2) return false;
+  const int64_t c = p.c, run = p.filter[2] * c;
+  if (c % 2 == 0 || run <= vec) return false;
+  const int64_t merged = ceil_div(run, vec) * vec, per_tap = p.filter[2] * (ceil_div(c, vec) * vec);
+  return c < vec || 4 * merged <= 3 * per_tap;
+}
+
+// x's run along B's column vectors for a realigned bwd_weight kernel on an
+// odd C/G: C/G, or X * C where the run merges (IgemmParams::xrun); 0 where
+// the kernel reads x on the vector or is not realigned.
+int64_t realign_x_run(const KernelTraits& t, const Problem& p) {
+  const int64_t cg = p.c_per_group();
+  if (!t.realign || p.direction != Direction::bwd_weight || cg <= 0 || cg % t.vec == 0) return 0;
+  return merges_run(p, t.vec) ? p.filter[2] * cg : cg;
+}
+
 // Per-group GEMM N as the kernel tiles it: a realigned bwd_weight kernel's
-// columns run over (tap, c) with c over C/G rounded up to vec, so that a
+// columns run over (tap, j) with j over x's run rounded up to vec, so that a
 // vector of x never spans two taps (config.cuh OddCgConfig; C/G on the
 // vector leaves it unchanged).
-int64_t tiled_group_n(const KernelTraits& t, Direction d, int64_t group_n, int64_t cg) {
-  if (!t.realign || d != Direction::bwd_weight || cg % t.vec == 0 || cg <= 0) return group_n;
-  return group_n / cg * (ceil_div(cg, t.vec) * t.vec);
+int64_t tiled_group_n(const KernelTraits& t, const Problem& p, int64_t group_n) {
+  const int64_t run = realign_x_run(t, p);
+  if (run == 0) return group_n;
+  return group_n / run * (ceil_div(run, t.vec) * t.vec);
 }
 
 int64_t output_elements(const Problem& p) {
@@ -137,7 +167,7 @@ void grid_shape(const KernelTraits& t, const Problem& p, int64_t* m_tiles, int64
 // Output tiles (blocks of one split) and blocks of the grid.
 int64_t out_tiles(const KernelTraits& t, const ProblemFacts& f) {
   const int64_t m_tiles = ceil_div(block_rows(t, f.problem->direction, f.m_rows), t.tile_m);
-  const int64_t n_tiles = n_tiles_of(t, tiled_group_n(t, f.problem->direction, f.group_n, f.cg));
+  const int64_t n_tiles = n_tiles_of(t, tiled_group_n(t, *f.problem, f.group_n));
   const int64_t g_blocks = ceil_div(f.problem->g, t.groups_per_block);
   return saturated_product(n_tiles, g_blocks, m_tiles, f.phases);
 }
@@ -337,7 +367,8 @@ bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) 
     // single elements (vec 1): an odd channel count (where 2 or 4 divide it,
     // their vec 2 / 4 kernels measured faster) of more than one vector
     // (below, the rounding up to vec wastes most of the tile: depthwise C/G
-    // = 1, RGB stems).
+    // = 1), or bwd_weight's x merged over the filter's X taps into a run of
+    // more than one vector (RGB stems: merges_run).
     const auto odd_run = [&](int64_t run, const char* what) {
       if (!why) return run % 2 != 0 && run > t.vec;  // ranking: no strings
       if (run % 2 == 0)
@@ -357,7 +388,14 @@ bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) 
                                    std::to_string(t.vec) + ")")
                    : false;
       if (f.kg % t.vec != 0 && !odd_run(f.kg, "K/G")) return false;
-      if (f.cg % t.vec != 0 && !odd_run(f.cg, "C/G")) return false;
+      if (f.cg % t.vec != 0 && !merges_run(p, t.vec) && !odd_run(f.cg, "C/G")) {
+        // C/G of one vector or less (odd_run's reason): the run merge did not apply either.
+        if (why && f.cg <= t.vec && f.cg % 2 != 0)
+          *why += "; nor does the run merge (one group, W dilation 1, X x C of more than one vector: G " +
+                  std::to_string(p.g) + ", dil_w " + std::to_string(p.dilation[2]) + ", X x C " +
+                  std::to_string(p.filter[2] * f.cg) + ")";
+        return false;
+      }
     } else {
       if (p.direction == Direction::bwd_data && f.cg % t.vec != 0) return not_divisible(f.cg, "C/G");
       if (!odd_run(p.direction == Direction::fwd ? f.cg : f.kg, p.direction == Direction::fwd ? "C/G" : "K/G"))
@@ -453,6 +491,8 @@ LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
   q.G = int(p.g);
   q.Cg = int(cg);
   q.Kg = int(kg);
+  const int64_t xrun = realign_x_run(t, p);
+  q.xrun = int(xrun > 0 ? xrun : cg);
   for (int d = 0; d < 3; ++d) {
     q.in[d] = int(p.in[d]);
     q.out[d] = int(p.out(d));
@@ -484,10 +524,10 @@ LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
       q.gemm_k = int(F * kg);
       break;
     case Direction::bwd_weight:
-      // Packed: the block's groups' columns; realigned odd C/G: C/G rounded
-      // up to vec per tap (tiled_group_n).
+      // Packed: the block's groups' columns; realigned odd C/G: x's run (C/G,
+      // or X * C merged) rounded up to vec per tap (tiled_group_n).
       q.gemm_m = int(kg);
-      q.gemm_n = int(tiled_group_n(t, p.direction, F * cg, cg) * (t.packed ? t.groups_per_block : 1));
+      q.gemm_n = int(tiled_group_n(t, p, F * cg) * (t.packed ? t.groups_per_block : 1));
       q.gemm_k = int(p.n * p.out_volume());
       break;
   }
@@ -511,7 +551,7 @@ LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
 
   int64_t m_tiles = 0, phases = 0;
   grid_shape(t, p, &m_tiles, &phases);
-  q.n_tiles = int(n_tiles_of(t, tiled_group_n(t, p.direction, group_n(p), cg)));
+  q.n_tiles = int(n_tiles_of(t, tiled_group_n(t, p, group_n(p))));
   q.g_blocks = int(ceil_div(p.g, t.groups_per_block));
   q.m_tiles = int(m_tiles);
   q.splits = t.split_k;

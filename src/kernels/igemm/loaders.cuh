@@ -365,13 +365,17 @@ struct StridedMNMajor : RealignState<Cfg::kRealign, StridedMNSlots<Cfg>::kP> {
 // MN-major gather (bwd_weight B): row kk = (n, output position), column =
 // (group, tap, c); B[kk][col] = x[n, o * s - pad + f * dil, g * Cg + c].
 // Columns are fixed per thread (tap coordinates in registers); rows step.
-// Odd C/G (OddCgOf<Cfg>, config.cuh): c runs over C/G rounded up to vec
-// (p.gemm_n is F times that), each vector is realigned (realign.cuh
-// RealignColBatch) with its column's valid bytes, and held until flush().
+// Odd C/G (OddCgOf<Cfg>, config.cuh): the column is (tap, j) with j over
+// the run p.xrun rounded up to vec (params.cuh OddCgCols: C/G, or the run
+// merge's X * C, whose taps are the filter's without X), each vector is
+// realigned (realign.cuh RealignColBatch) with its column's valid bytes,
+// and held until flush(). Validity along W is per element (load_row_raw):
+// a merged run crosses the image's edges mid-vector; a per-tap vector lies
+// in one pixel, so the test comes out as the pixel's.
 template <class Cfg>
 using GatherMNSlots = SlotMap<Cfg::kTileK, Cfg::kTileN / Cfg::kVec, Cfg::kThreads, false>;
 template <class Cfg>
-using GatherMNHeld = RealignColBatch<GatherMNSlots<Cfg>::kKP * GatherMNSlots<Cfg>::kP>;
+using GatherMNHeld = RealignColBatch<GatherMNSlots<Cfg>::kKP * GatherMNSlots<Cfg>::kP, Cfg::kElemBytes, Cfg::kVec>;
 template <class Cfg>
 struct GatherMNMajor : RealignState<OddCgOf<Cfg>::value, GatherMNSlots<Cfg>::kP>,
                        HeldBatch<OddCgOf<Cfg>::value, GatherMNHeld<Cfg>> {
@@ -383,7 +387,7 @@ struct GatherMNMajor : RealignState<OddCgOf<Cfg>::value, GatherMNSlots<Cfg>::kP>
 
   const T* src;
   int clin[Map::kP];
-  int ctc[Map::kP][3];
+  int ctc[Map::kP][3];  // odd C/G: [2] is the vector's place in its x row, less the row's pixel (ow * sw - pad) * C
   KCounter<kNdim + 1> ctr[Map::kKP];  // (n, o...) of the row
   int kk[Map::kKP];
 
@@ -404,19 +408,23 @@ struct GatherMNMajor : RealignState<OddCgOf<Cfg>::value, GatherMNSlots<Cfg>::kP>
 #pragma unroll
       for (int d = 0; d < 3; ++d) ctc[s][d] = 0;
       if (in_gemm && gi < ngroups) {
-        // The channel digit's radix: C/G, or (odd C/G) C/G rounded up to vec.
-        const int cpk = kOddCg ? (p.Cg + Cfg::kVec - 1) / Cfg::kVec * Cfg::kVec : p.Cg;
+        // The channel digit's radix: C/G, or (odd C/G) the run rounded up to
+        // vec; the run merge (xrun != C/G) has no X digit (its radix 1).
+        const int run = kOddCg ? p.xrun : p.Cg;
+        const int cpk = kOddCg ? (run + Cfg::kVec - 1) / Cfg::kVec * Cfg::kVec : p.Cg;
         const int c = n % cpk;
         int f = n / cpk, lin = (g0 + gi) * p.Cg + c;
-        if constexpr (kOddCg) this->nbytes[s] = (p.Cg - c < Cfg::kVec ? p.Cg - c : Cfg::kVec) * Cfg::kElemBytes;
+        if constexpr (kOddCg) this->nbytes[s] = (run - c < Cfg::kVec ? run - c : Cfg::kVec) * Cfg::kElemBytes;
 #pragma unroll
         for (int d = 2; d >= kF; --d) {
-          const int fd = f % p.filt[d];
-          f /= p.filt[d];
+          const int radix = kOddCg && d == 2 && p.xrun != p.Cg ? 1 : p.filt[d];
+          const int fd = f % radix;
+          f /= radix;
           ctc[s][d] = fd * p.dil[d];
           lin += ctc[s][d] * p.in_inner[d] * p.C;
         }
         clin[s] = lin;
+        if constexpr (kOddCg) ctc[s][2] = ctc[s][2] * p.C + (g0 + gi) * p.Cg + c;
       } else {
         clin[s] = 0;
         ctc[s][2] = kInvalidCoord;
@@ -459,12 +467,13 @@ struct GatherMNMajor : RealignState<OddCgOf<Cfg>::value, GatherMNSlots<Cfg>::kP>
         const int mn = Map::mnslot(tid, s);
         const bool in_tile = Map::mn_ok(mn);
         bool v = kv && in_tile;
+        // Odd C/G: W is tested per element (load_row_raw), the rest per pixel.
 #pragma unroll
-        for (int d = kF; d < 3; ++d) v &= unsigned(pc[d] + ctc[s][d]) < unsigned(p.in[d]);
+        for (int d = kF; d < (kOddCg ? 2 : 3); ++d) v &= unsigned(pc[d] + ctc[s][d]) < unsigned(p.in[d]);
         if constexpr (kOddCg) {
           // A column outside the GEMM has no valid bytes (init): zeros.
           batch.add(q * Map::kP + s, reinterpret_cast<const char*>(v ? src + (rbase + clin[s]) : src),
-                    v ? this->nbytes[s] : 0, this->end);
+                    v ? this->nbytes[s] : 0, this->end, pc[2] * p.C + ctc[s][2], p.in[2] * p.C);
         } else {
           batch.add(q * Map::kP + s, stage + Tile::elem_offset(ks, mn * Cfg::kVec), v ? src + (rbase + clin[s]) : src,
                     v, in_tile);

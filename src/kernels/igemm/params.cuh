@@ -95,31 +95,41 @@ struct IgemmParams {
   // im2col map per slot, common to every stride phase (wgmma/tma.hpp
   // bwd_data_corners); a phase's filter bases lie its own shift beyond it.
   int tma_lower[3];
+  // Realigned bwd_weight reading x along an odd C/G (config.cuh
+  // OddCgConfig): the run of contiguous x elements its column vectors walk.
+  // C/G: one tap's channels; X * C (one group, W dilation 1): the run
+  // merge, the X taps of a filter row folded into one run (for W stride sw,
+  // output pixel ow, row (n, z, y), x[ow * sw - pad_w + fx, c] sits at
+  // (ow * sw - pad_w) * C + fx * C + c of the row). igemm_plan.cpp
+  // realign_x_run picks it; C/G elsewhere. (Last: see div_mul.)
+  int xrun;
 };
 
 // bwd_weight with an odd C/G (realigned x: config.cuh OddCgConfig): GEMM
-// column nn is (tap, c) with c over C/G rounded up to vec (cpk; p.gemm_n is
-// filt_vol * cpk); it lands at tap * C/G + c of its filter row, and only c <
-// C/G exists. A run of columns from a multiple of 4 stays inside one tap
-// (cpk is a multiple of vec: 4 or 8), so it is contiguous in dw up to the
-// tap's last channel: the epilogue's vectors and pairs and the split-K
-// fixup's 4-column vectors rely on that. Host and device (the host tests
-// check the map).
+// column nn is (tap, j) with j over the run xrun rounded up to vec (cpk;
+// p.gemm_n is taps * cpk), the taps the filter's (the run merge: its Z x Y,
+// X folded into the run); it lands at tap * xrun + j of its filter row (dw
+// is K x taps x X x C/G, so a merged run's (fx, c) are contiguous there
+// too), and only j < xrun exists. A run of columns from a multiple of 4
+// stays inside one tap (cpk is a multiple of vec: 4 or 8), so it is
+// contiguous in dw up to the run's end: the epilogue's vectors and pairs
+// and the split-K fixup's 4-column vectors rely on that. Host and device
+// (the host tests check the map).
 struct OddCgCols {
-  int cg, cpk, gemm_n;
+  int run, cpk, gemm_n;
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
   __host__ __device__
 #endif
-  OddCgCols(const IgemmParams& p, int vec) : cg(p.Cg), cpk((p.Cg + vec - 1) / vec * vec), gemm_n(p.gemm_n) {}
+  OddCgCols(const IgemmParams& p, int vec) : run(p.xrun), cpk((p.xrun + vec - 1) / vec * vec), gemm_n(p.gemm_n) {}
   // Column nn's offset in its filter row; avail: the columns nn, nn + 1, ...
-  // that exist before the tap's padding (<= 0: nn itself does not).
+  // that exist before the run's padding (<= 0: nn itself does not).
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
   __host__ __device__
 #endif
   int map(int nn, int& avail) const {
     const int f = nn / cpk, c = nn - f * cpk;
-    avail = nn < gemm_n ? cg - c : 0;
-    return f * cg + c;
+    avail = nn < gemm_n ? run - c : 0;
+    return f * run + c;
   }
 };
 

@@ -95,34 +95,71 @@ struct RealignBatch {
   }
 };
 
+// load_raw for a vector of x in a row of `row` elements (W x C, bwd_weight:
+// RealignColBatch), its elements at [e, e + nbytes / EB) of the row, where e
+// may lie off it: a tap in the padding (the whole vector), or the run
+// merge's run crossing the image's left or right edge (OddCgCols). A
+// vector whose VEC elements lie in the row takes load_raw's two chunks
+// (the row lies in the tensor, so the first chunk does; the second is
+// checked against end); else, only at the image's edges and the tensor's
+// end, 2-byte loads of exactly its elements in the row, in place (sh = 0),
+// zeros elsewhere: nothing is read left of the row (the tensor's first
+// row: below its base) or right of it. (The fast test asks for VEC
+// elements, not nbytes: one compare; a run's short last vector at the
+// right edge goes the slow way.)
+template <int EB, int VEC>
+__device__ __forceinline__ RawVec load_row_raw(const char* p, int nbytes, const char* end, int e, int row) {
+  RawVec v;
+  v.lo = make_uint4(0u, 0u, 0u, 0u);
+  v.hi = v.lo;
+  v.sh = int(reinterpret_cast<size_t>(p) & 15);
+  v.nbytes = nbytes;
+  const int fit = row >= VEC ? row - VEC + 1 : 0;  // e in [0, fit): VEC elements in the row
+  const uint4* q = reinterpret_cast<const uint4*>(p - v.sh);
+  if (nbytes > 0 && unsigned(e) < unsigned(fit) && reinterpret_cast<const char*>(q + 2) <= end) {
+    v.lo = __ldg(q);
+    v.hi = __ldg(q + 1);
+  } else if (nbytes > 0) {
+    const unsigned short* h = reinterpret_cast<const unsigned short*>(p);
+    u32 r[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+      if (2 * i < nbytes && unsigned(e + 2 * i / EB) < unsigned(row)) r[i / 2] |= u32(__ldg(h + i)) << (16 * (i % 2));
+    v.lo = make_uint4(r[0], r[1], r[2], r[3]);
+    v.sh = 0;
+  }
+  return v;
+}
+
 // RealignBatch for a loader whose columns are fixed per thread (bwd_weight
 // x, loaders.cuh GatherMNMajor): the valid bytes are the column's and the
-// shared-memory slots the thread's own, so only the chunks, their shift, a
-// bit for whether the row exists and the stage are held; the loader's
-// flush() supplies the rest. (RealignBatch's per-copy bytes and address
-// took the 3D 32x64 kernel from 126 to 131 registers, past the 128 that
-// keep 4 blocks per SM; ptxas, sm_90a.)
-template <int N>
+// shared-memory slots the thread's own, so only the chunks, their shift and
+// the stage are held; the loader's flush() supplies the rest. (RealignBatch's
+// per-copy bytes and address took the 3D 32x64 kernel from 126 to 131
+// registers, past the 128 that keep 4 blocks per SM; ptxas, sm_90a.) A
+// vector with nothing to read holds zero chunks, so finish() needs no flag
+// for it.
+template <int N, int EB, int VEC>
 struct RealignColBatch {
   uint4 lo[N], hi[N];
   int sh[N];
-  bool on[N];
   u32 stage;
 
-  __device__ __forceinline__ void add(int i, const char* src, int nbytes, const char* end) {
-    const RawVec r = load_raw(src, nbytes, end);
+  // load_row_raw: nbytes 0 where the vector's pixel is out along D or H (or
+  // its row past the GEMM), e its first element's place in its x row of `row`.
+  __device__ __forceinline__ void add(int i, const char* src, int nbytes, const char* end, int e, int row) {
+    const RawVec r = load_row_raw<EB, VEC>(src, nbytes, end, e, row);
     lo[i] = r.lo;
     hi[i] = r.hi;
     sh[i] = r.sh;
-    on[i] = nbytes > 0;
   }
-  // Vector i in place, zeros past nbytes (none where its row is out).
+  // Vector i in place, zeros past nbytes (the column's valid bytes).
   __device__ __forceinline__ uint4 finish(int i, int nbytes) const {
     RawVec r;
     r.lo = lo[i];
     r.hi = hi[i];
     r.sh = sh[i];
-    r.nbytes = on[i] ? nbytes : 0;
+    r.nbytes = nbytes;
     return igemm::finish(r);
   }
 };
