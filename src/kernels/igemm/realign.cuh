@@ -30,14 +30,18 @@ struct RawVec {
   uint4 lo, hi;
   int sh, nbytes;
 };
-__device__ __forceinline__ RawVec load_raw(const char* p, int nbytes, const char* end) {
+// The body of load_raw and load_row_raw: the two chunks where `fits` (and
+// the second lies before end), else 2-byte loads, in place (sh = 0), of the
+// elements i < nbytes / 2 that `in_row(i)` admits, zeros elsewhere.
+template <class InRow>
+__device__ __forceinline__ RawVec load_chunks(const char* p, int nbytes, const char* end, bool fits, InRow in_row) {
   RawVec v;
   v.lo = make_uint4(0u, 0u, 0u, 0u);
   v.hi = v.lo;
   v.sh = int(reinterpret_cast<size_t>(p) & 15);
   v.nbytes = nbytes;
   const uint4* q = reinterpret_cast<const uint4*>(p - v.sh);
-  if (nbytes > 0 && reinterpret_cast<const char*>(q + 2) <= end) {
+  if (nbytes > 0 && fits && reinterpret_cast<const char*>(q + 2) <= end) {
     v.lo = __ldg(q);
     v.hi = __ldg(q + 1);
   } else if (nbytes > 0) {
@@ -45,11 +49,14 @@ __device__ __forceinline__ RawVec load_raw(const char* p, int nbytes, const char
     u32 r[4] = {0u, 0u, 0u, 0u};
 #pragma unroll
     for (int i = 0; i < 8; ++i)
-      if (2 * i < nbytes) r[i / 2] |= u32(__ldg(h + i)) << (16 * (i % 2));
+      if (2 * i < nbytes && in_row(i)) r[i / 2] |= u32(__ldg(h + i)) << (16 * (i % 2));
     v.lo = make_uint4(r[0], r[1], r[2], r[3]);
     v.sh = 0;
   }
   return v;
+}
+__device__ __forceinline__ RawVec load_raw(const char* p, int nbytes, const char* end) {
+  return load_chunks(p, nbytes, end, true, [](int) { return true; });
 }
 
 // The 16 bytes at p: the chunks shifted left by sh bytes (selects for the
@@ -109,26 +116,9 @@ struct RealignBatch {
 // right edge goes the slow way.)
 template <int EB, int VEC>
 __device__ __forceinline__ RawVec load_row_raw(const char* p, int nbytes, const char* end, int e, int row) {
-  RawVec v;
-  v.lo = make_uint4(0u, 0u, 0u, 0u);
-  v.hi = v.lo;
-  v.sh = int(reinterpret_cast<size_t>(p) & 15);
-  v.nbytes = nbytes;
   const int fit = row >= VEC ? row - VEC + 1 : 0;  // e in [0, fit): VEC elements in the row
-  const uint4* q = reinterpret_cast<const uint4*>(p - v.sh);
-  if (nbytes > 0 && unsigned(e) < unsigned(fit) && reinterpret_cast<const char*>(q + 2) <= end) {
-    v.lo = __ldg(q);
-    v.hi = __ldg(q + 1);
-  } else if (nbytes > 0) {
-    const unsigned short* h = reinterpret_cast<const unsigned short*>(p);
-    u32 r[4] = {0u, 0u, 0u, 0u};
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-      if (2 * i < nbytes && unsigned(e + 2 * i / EB) < unsigned(row)) r[i / 2] |= u32(__ldg(h + i)) << (16 * (i % 2));
-    v.lo = make_uint4(r[0], r[1], r[2], r[3]);
-    v.sh = 0;
-  }
-  return v;
+  return load_chunks(p, nbytes, end, unsigned(e) < unsigned(fit),
+                     [&](int i) { return unsigned(e + 2 * i / EB) < unsigned(row); });
 }
 
 // RealignBatch for a loader whose columns are fixed per thread (bwd_weight
