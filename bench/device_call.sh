@@ -56,6 +56,10 @@
 #   wncheck   wgmma fwd tiles 96/144/192 wide: correctness, sanitizers, every such kernel + cuDNN on the public
 #             fwd problems, the shipped model's top WN_TOP of the other kernels there (before)
 #   wnrows    their selector rows: .device/wn_{train,hold}.csv with .device/wn_pairs.csv / wn_hold_pairs.csv
+#   clab      cluster split-K's batched reduction: correctness, sanitizers, A/B on .device/r8_pub.jsonl, rows of
+#             the deep-ring and cluster bwd_weight kernels on .device/r8_train.txt / r8_hold.txt
+#   ring8     wgmma bwd_weight deep rings (6 / 8 stages): correctness, sanitizers, every TMA bwd_weight kernel and
+#             the model's top R8_TOP + native cuDNN on .device/r8_pub.jsonl
 #   stemrows  the same for the stem entry (.device/stem_train.txt, stem_hold.txt), plus the shipped model's
 #             top STEM_TOP other kernels and native cuDNN on those problems
 #   oddab     igemm vec 1 (odd channels, batched loads): correctness, sanitizers, then before
@@ -907,6 +911,38 @@ PY
         --out /tmp/obra.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/obra_bench.log"
       echo "obra bench rc=$?"; grep -v ETA "$OUT/obra_bench.log" | tail -n 2; pack /tmp/obra.csv "$OUT/obra.csv.zst"
       bench_rows sm 'direction==bwd_weight && family==igemm && realign' "${SMR_S:-90}" ;;
+    ring8)
+      # wgmma bwd_weight deep rings (6 / 8 stages, TMA): correctness and sanitizers, then on the public
+      # dense bwd_weight problems the TMA producer reads (.device/r8_pub.jsonl: G = 1, C a multiple
+      # of 64) every TMA bwd_weight kernel without parallel split, and the shipped model's top R8_TOP
+      # (default 8) with native cuDNN beside them, R8_S seconds each.
+      check_kernels r8 wgmma 'direction==bwd_weight && family==wgmma && tma && stages>=6' \
+        'Pools/PoolCorrectness.*' 'Pools/PoolCorrectness.*/bwd_weight_bf16_*'
+      rm -f /tmp/r8_tma.csv /tmp/r8_top.csv
+      timeout -k 10 "${R8_S:-200}" .device/gconv bench --problems .device/r8_pub.jsonl --policy "topk:${R8_TOP:-8}" \
+        --provider gconv,cudnn --out /tmp/r8_top.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" --progress-s 60 \
+        2> "$OUT/r8_top.log"
+      echo "r8 top bench rc=$?"; grep -v ETA "$OUT/r8_top.log" | tail -n 4; pack /tmp/r8_top.csv "$OUT/r8_top.csv.zst"
+      timeout -k 10 "${R8_S:-200}" .device/gconv bench --problems .device/r8_pub.jsonl \
+        --filter 'direction==bwd_weight && family==wgmma && tma && split_mode!=parallel' \
+        --out /tmp/r8_tma.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/r8_tma.log"
+      echo "r8 tma bench rc=$?"; grep -v ETA "$OUT/r8_tma.log" | tail -n 2; pack /tmp/r8_tma.csv "$OUT/r8_tma.csv.zst" ;;
+    clab)
+      # Cluster split-K's batched reduction (wgmma/epilogue.cuh reduce_cluster_batched): every cluster
+      # kernel against the reference (all directions), sanitizers on bwd_weight; A/B of every bwd_weight
+      # cluster kernel on .device/r8_pub.jsonl with GCONV_WGMMA_CLUSTER_BATCH=0 (the per-vector loop) and
+      # on; then selector rows of the deep-ring and cluster bwd_weight kernels on .device/r8_train.txt /
+      # r8_hold.txt (CL_ROWS_S seconds each).
+      check_kernels cl wgmma 'family==wgmma && split_mode==cluster' 'Pools/PoolCorrectness.*' \
+        'Pools/PoolCorrectness.*/bwd_weight_bf16_*'
+      for mode in 0 1; do
+        rm -f /tmp/clab_$mode.csv
+        GCONV_WGMMA_CLUSTER_BATCH=$mode timeout -k 10 "${CLAB_S:-120}" .device/gconv bench --problems .device/r8_pub.jsonl \
+          --filter 'direction==bwd_weight && family==wgmma && split_mode==cluster' --out /tmp/clab_$mode.csv \
+          --warmup 2 --repeats 7 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/clab_$mode.log"
+        echo "clab $mode rc=$?"; grep -v ETA "$OUT/clab_$mode.log" | tail -n 1; pack /tmp/clab_$mode.csv "$OUT/clab_$mode.csv.zst"
+      done
+      bench_rows r8 'direction==bwd_weight && family==wgmma && ((tma && stages>=6) || split_mode==cluster)' "${CL_ROWS_S:-150}" ;;
     obrows)
       # Selector rows of the kernels oddbw checks, on the bf16 bwd_weight problems of the training and
       # holdout sweeps with a channel count 8 does not divide (.device/ob_train.txt, ob_hold.txt), OBR_S s each.

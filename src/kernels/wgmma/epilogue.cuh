@@ -271,9 +271,88 @@ __device__ __forceinline__ void store_tma(const WgAcc<Cfg>& acc, const TensorMap
 // the cluster's ranks in rank order (distributed shared memory, so the sum
 // is the same whatever the timing), converts and stores them. One launch, no
 // workspace, no atomics.
+// Stores one summed 4-column vector of the output (element by element at a
+// tail or a misaligned offset).
+template <class Cfg>
+__device__ __forceinline__ void store_sum4(typename Cfg::T* out, long long idx, int n, int gemm_n, const float4& s) {
+  if (n + 4 <= gemm_n && idx % 4 == 0) {
+    dev::Elem<Cfg::kDType>::store2(out + idx, s.x, s.y);
+    dev::Elem<Cfg::kDType>::store2(out + idx + 2, s.z, s.w);
+  } else {
+    const float e[4] = {s.x, s.y, s.z, s.w};
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      if (n + k < gemm_n) out[idx + k] = dev::Elem<Cfg::kDType>::from_f32(e[k]);
+  }
+}
+
+// reduce_cluster for a cluster of S blocks (2, 4, 8): each thread requests
+// the S ranks' vectors of 8 / S of its vectors before it adds any, so eight
+// distributed-shared-memory loads are in flight per thread where the
+// one-vector loop had S (its `asm volatile` loads with a memory clobber stay
+// behind the previous vector's global stores). Same registers (eight float4)
+// and the same rank-order sums. A small gain: every bwd_weight cluster kernel
+// on the 67 public dense problems it applies to, A/B in one H100 run
+// (GCONV_WGMMA_CLUSTER_BATCH=0, 2026-11-28): 1.0065 over 4,497 pairs (2c
+// 1.011, 4c 0.999, 8c 1.013). The trace's interval from staging to reduced
+// (4.9k SM cycles for 128 x 128 of two blocks, 7.7k for 128 x 256 of four)
+// is mostly the cluster barrier's wait for the slowest block, not the loads.
+template <class Cfg, int S, class Ops>
+__device__ __forceinline__ void reduce_cluster_batched(const IgemmParams& p, const Ops& ops, const BlockPos& b,
+                                                       int n0, u32 ring, const unsigned char* ring_ptr, int tid) {
+  constexpr int P = Cfg::kOutPitch, VPR = Cfg::kTileN / 4, B = 8 / S;
+  constexpr int rows_per = Cfg::kTileM / S, total = rows_per * VPR;
+  const int r0 = b.split * rows_per;
+  const int* rows = reinterpret_cast<const int*>(ring_ptr + Cfg::kTileM * P);
+  const int gemm_n = ops.gemm_n(p);
+  const long long goff = (long long)b.g0 * ops.col_stride(p);
+  typename Cfg::T* out = static_cast<typename Cfg::T*>(p.dst);
+  for (int v0 = tid; v0 < total; v0 += B * Cfg::kThreads) {
+    float4 u[B][S];
+    long long idx[B];
+    int n[B];
+    bool ok[B];
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+      const int v = v0 + j * Cfg::kThreads;
+      const int row = r0 + v / VPR, col = (v % VPR) * 4;
+      const int roff = v < total ? rows[row] : -1;
+      n[j] = n0 + col;
+      ok[j] = roff >= 0 && n[j] < gemm_n;
+      idx[j] = roff + goff + n[j];
+      if (ok[j]) {
+        const u32 local = ring + row * P + col * 4;
+#pragma unroll
+        for (int q = 0; q < S; ++q) u[j][q] = dev::ld_cluster_v4(local, static_cast<unsigned>(q));
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+      if (!ok[j]) continue;
+      float4 s = u[j][0];
+#pragma unroll
+      for (int q = 1; q < S; ++q) {
+        s.x += u[j][q].x;
+        s.y += u[j][q].y;
+        s.z += u[j][q].z;
+        s.w += u[j][q].w;
+      }
+      store_sum4<Cfg>(out, idx[j], n[j], gemm_n, s);
+    }
+  }
+}
+
 template <class Cfg, class Ops>
 __device__ __forceinline__ void reduce_cluster(const IgemmParams& p, const Ops& ops, const BlockPos& b, int n0,
                                                u32 ring, const unsigned char* ring_ptr, int tid) {
+#if !defined(GCONV_WGMMA_CLUSTER_SERIAL) && !defined(GCONV_WGMMA_CLUSTER_NOBATCH)
+  // Cluster sizes of the pool (wgmma_plan.cpp: 2, 4 or 8); any other takes the loop below.
+  if constexpr (Cfg::kTileM % 8 == 0) {
+    if (p.splits == 2) return reduce_cluster_batched<Cfg, 2>(p, ops, b, n0, ring, ring_ptr, tid);
+    if (p.splits == 4) return reduce_cluster_batched<Cfg, 4>(p, ops, b, n0, ring, ring_ptr, tid);
+    if (p.splits == 8) return reduce_cluster_batched<Cfg, 8>(p, ops, b, n0, ring, ring_ptr, tid);
+  }
+#endif
   constexpr int P = Cfg::kOutPitch, VPR = Cfg::kTileN / 4;  // fp32 staging, 4-column vectors per row
   constexpr int kClusterMax = 8;  // the portable cluster size bounds a cluster kernel's split_k (wgmma_plan.cpp)
   const int S = p.splits, rows_per = Cfg::kTileM / S, r0 = b.split * rows_per;
@@ -317,16 +396,7 @@ __device__ __forceinline__ void reduce_cluster(const IgemmParams& p, const Ops& 
         s.w += u[q].w;
       }
 #endif
-    const long long idx = roff + goff + n;
-    if (n + 4 <= gemm_n && idx % 4 == 0) {
-      dev::Elem<Cfg::kDType>::store2(out + idx, s.x, s.y);
-      dev::Elem<Cfg::kDType>::store2(out + idx + 2, s.z, s.w);
-    } else {
-      const float e[4] = {s.x, s.y, s.z, s.w};
-#pragma unroll
-      for (int k = 0; k < 4; ++k)
-        if (n + k < gemm_n) out[idx + k] = dev::Elem<Cfg::kDType>::from_f32(e[k]);
-    }
+    store_sum4<Cfg>(out, roff + goff + n, n, gemm_n, s);
   }
 }
 

@@ -229,6 +229,10 @@ std::string instance_source(const KernelTraits& t) {
   // the earlier serial loads (wgmma/epilogue.cuh reduce_cluster), A/B runs.
   static const bool cluster_ahead = jit::process_env_on("GCONV_WGMMA_CLUSTER_AHEAD");
   if (!cluster_ahead && t.split_mode == SplitKMode::cluster) s += "#define GCONV_WGMMA_CLUSTER_SERIAL 1\n";
+  // GCONV_WGMMA_CLUSTER_BATCH=0 (read once): the one-vector-at-a-time
+  // reduction instead of the batched one (reduce_cluster_batched), A/B runs.
+  static const bool cluster_batch = jit::process_env_on("GCONV_WGMMA_CLUSTER_BATCH");
+  if (!cluster_batch && t.split_mode == SplitKMode::cluster) s += "#define GCONV_WGMMA_CLUSTER_NOBATCH 1\n";
   s += "#include \"wgmma/wgmma.cuh\"\n";
   s += "typedef gconv::wg::WgmmaConfig<" + std::to_string(dir_id(t.direction)) + ", " +
        std::to_string(dtype_id(t.dtype)) + ", " + std::to_string(t.ndim) + ", " + std::to_string(t.tile_m) + ", " +
