@@ -56,6 +56,8 @@
 #   wncheck   wgmma fwd tiles 96/144/192 wide: correctness, sanitizers, every such kernel + cuDNN on the public
 #             fwd problems, the shipped model's top WN_TOP of the other kernels there (before)
 #   wnrows    their selector rows: .device/wn_{train,hold}.csv with .device/wn_pairs.csv / wn_hold_pairs.csv
+#   nbcheck   realigned igemm bwd_data on a C/G off the vector: correctness, sanitizers, every such kernel and
+#             the model's top NB_TOP + native cuDNN on .device/nb_pub.jsonl, rows on .device/nb_{train,hold}.txt
 #   clab      cluster split-K's batched reduction: correctness, sanitizers, A/B on .device/r8_pub.jsonl, rows of
 #             the deep-ring and cluster bwd_weight kernels on .device/r8_train.txt / r8_hold.txt
 #   ring8     wgmma bwd_weight deep rings (6 / 8 stages): correctness, sanitizers, every TMA bwd_weight kernel and
@@ -943,6 +945,24 @@ PY
         echo "clab $mode rc=$?"; grep -v ETA "$OUT/clab_$mode.log" | tail -n 1; pack /tmp/clab_$mode.csv "$OUT/clab_$mode.csv.zst"
       done
       bench_rows r8 'direction==bwd_weight && family==wgmma && ((tma && stages>=6) || split_mode==cluster)' "${CL_ROWS_S:-150}" ;;
+    nbcheck)
+      # Realigned igemm bwd_data on a C/G off the vector (config.cuh NarrowBConfig: w in 2-byte pieces,
+      # dy in 16-byte vectors): every such kernel against the reference (bf16 all, fp16 / fp32 samples),
+      # sanitizers; on the public problems it serves (.device/nb_pub.jsonl) every realigned bwd_data
+      # kernel, then the shipped model's top NB_TOP (default 8) with native cuDNN; rows of the
+      # realigned bwd_data kernels on .device/nb_train.txt / nb_hold.txt (NB_ROWS_S seconds each).
+      check_kernels nb igemm 'direction==bwd_data && family==igemm && realign' 'Pools/PoolCorrectness.*' \
+        'Pools/PoolCorrectness.*/bwd_data_bf16_*'
+      rm -f /tmp/nb_ra.csv /tmp/nb_top.csv
+      timeout -k 10 "${NB_S:-120}" .device/gconv bench --problems .device/nb_pub.jsonl \
+        --filter 'direction==bwd_data && family==igemm && realign' --out /tmp/nb_ra.csv --warmup 2 --repeats 7 \
+        --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/nb_ra.log"
+      echo "nb ra bench rc=$?"; grep -v ETA "$OUT/nb_ra.log" | tail -n 1; pack /tmp/nb_ra.csv "$OUT/nb_ra.csv.zst"
+      timeout -k 10 "${NB_S:-120}" .device/gconv bench --problems .device/nb_pub.jsonl --policy "topk:${NB_TOP:-8}" \
+        --provider gconv,cudnn --out /tmp/nb_top.csv --warmup 2 --repeats 7 --check none --jobs "$ncpu" --progress-s 60 \
+        2> "$OUT/nb_top.log"
+      echo "nb top bench rc=$?"; grep -v ETA "$OUT/nb_top.log" | tail -n 3; pack /tmp/nb_top.csv "$OUT/nb_top.csv.zst"
+      bench_rows nb 'direction==bwd_data && family==igemm && realign' "${NB_ROWS_S:-90}" ;;
     obrows)
       # Selector rows of the kernels oddbw checks, on the bf16 bwd_weight problems of the training and
       # holdout sweeps with a channel count 8 does not divide (.device/ob_train.txt, ob_hold.txt), OBR_S s each.

@@ -124,7 +124,9 @@ std::vector<Problem> realign_problems(Direction d, DType t) {
   // N tiles per tap, tap boundaries mid-tile) and 45, G = 2 (C/G 45 from mid-
   // vector), K/G of 16 and 24 (a partial M tile), dilation, stride, 1x1, 5
   // taps of 25 (the padding adds an N tile), 1D / 2D / 3D.
-  if (d == Direction::bwd_weight) {
+  // bwd_data serves the same odd C/G (dx's channels, K/G on the vector)
+  // with its narrow-B body (config.cuh NarrowBConfig: w in 2-byte pieces).
+  if (d == Direction::bwd_weight || d == Direction::bwd_data) {
     const std::vector<Problem> odd_c =
         problems_of({"n2c45k64_d4h6w6_z3y1x1_p1,0,0", "n1c921k64_d2h3w3_z3y1x1_s2,1,1_p1,0,0", "n2c45k64_h9w11_y3x3_p1",
                      "n2c21k24_h11w11_y3x3_p2_dil2", "n2c90k48g2_h8w8_y3x3_p1", "n2c13k16_w40_x3_p1",
@@ -132,6 +134,7 @@ std::vector<Problem> realign_problems(Direction d, DType t) {
                      "n1c301k16_h7w7_y1x1", "n2c25k64_w40_x5_p2", "n2c45k64_d3h5w5_z3y3x3_p1"},
                     d, t);
     out.insert(out.end(), odd_c.begin(), odd_c.end());
+    if (d == Direction::bwd_data) return out;
     // The run merge (one group, W dilation 1: a filter row's X taps as one
     // run of X x C elements, igemm_plan.cpp merges_run): the stems' C = 3 x
     // 7 at stride 2 (2D, 3D at stride 1,2,2, 1D), a longer reduction over

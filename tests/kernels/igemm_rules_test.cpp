@@ -175,8 +175,9 @@ TEST(IgemmRules, PackedGroupsFillOneTileAndWidenK) {
 // Realigned kernels read the operands along an odd channel count in 16-byte
 // vectors from any offset (fwd: C/G, bwd: dy's K/G): one group per block,
 // 16-byte vectors; only odd counts (even ones go to the vec 2 / 4 kernels);
-// bwd's C/G must stay on a multiple of vec. fwd's K counter runs over C/G
-// rounded up to vec (bwd_data's device side rounds K/G the same way).
+// bwd_data also takes a C/G off the vector with K/G on it (w narrowed).
+// fwd's K counter runs over C/G rounded up to vec (bwd_data's device side
+// rounds K/G the same way).
 TEST(IgemmRules, RealignServesOddChannelCountsOnly) {
   KernelTraits t = traits(Direction::bwd_data, DType::bf16, 2);
   t.tile_m = t.tile_n = 64;
@@ -195,9 +196,17 @@ TEST(IgemmRules, RealignServesOddChannelCountsOnly) {
     EXPECT_FALSE(accepts(t, even, &why)) << k;
     EXPECT_NE(why.find("odd"), std::string::npos) << why;
   }
-  const Problem odd_c = conv2d(Direction::bwd_data, DType::bf16, 2, 45, 45, 1, 9, 9, 3, 1, 1);
-  EXPECT_FALSE(accepts(t, odd_c, &why));
-  EXPECT_NE(why.find("C/G"), std::string::npos) << why;
+  // dx's C/G off the vector with K/G on it: the narrow-B body (w in 2-byte
+  // pieces, config.cuh NarrowBConfig), odd or even; not both off, not one
+  // vector or less.
+  for (int c : {45, 921, 230}) {
+    const Problem odd_c = conv2d(Direction::bwd_data, DType::bf16, 2, c, 64, 1, 9, 9, 3, 1, 1);
+    EXPECT_TRUE(accepts(t, odd_c, &why)) << c << ": " << why;
+  }
+  EXPECT_FALSE(accepts(t, conv2d(Direction::bwd_data, DType::bf16, 2, 45, 45, 1, 9, 9, 3, 1, 1), &why));
+  EXPECT_NE(why.find("both not multiples"), std::string::npos) << why;
+  EXPECT_FALSE(accepts(t, conv2d(Direction::bwd_data, DType::bf16, 2, 3, 64, 1, 9, 9, 3, 1, 1), &why));
+  EXPECT_NE(why.find("more than one vector"), std::string::npos) << why;
   const Problem grouped = conv2d(Direction::bwd_weight, DType::bf16, 2, 32, 26, 2, 9, 9, 3, 1, 1);  // K/G 13, C/G 16
   t.direction = Direction::bwd_weight;
   EXPECT_TRUE(accepts(t, grouped, &why)) << why;

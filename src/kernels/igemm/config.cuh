@@ -181,6 +181,22 @@ struct OddCgConfig : Cfg {
   static constexpr bool kOddCg = true;     // B, x along C/G: realigned
   static constexpr bool kDeferFlush = true;
 };
+// A realigned bwd_data instance's second body (igemm.cuh igemm_main), for
+// an odd C/G (dx's channels) with K/G on the vector: w (B, MN-major along
+// C/G: its rows of C/G elements start at any offset) in 2-byte pieces, dy
+// (A, K-major along K/G) on cp.async in 16-byte vectors and the K counter
+// unrounded; the epilogue stores dx's odd rows element by element where a
+// vector would be misaligned. w is the small operand every M tile re-reads
+// from L1/L2, so narrowing only it keeps dy, the one that streams, on 16
+// bytes, where the vec 1 kernels copied both 2 bytes at a time (r2plus1d's
+// C = 45 and 921 bwd_data layers ran at 0.45-0.70 of cuDNN that way).
+template <class Cfg>
+struct NarrowBConfig : Cfg {
+  static constexpr bool kRealign = false;
+  static constexpr bool kDeferFlush = false;
+  static constexpr int kVecB = 1;
+  static constexpr int kVecBBytes = Cfg::kElemBytes;
+};
 // Cfg::kOddCg where a config defines it (OddCgConfig), else false (IgemmConfig,
 // the wgmma producers' loader configs).
 template <class C, class = void>

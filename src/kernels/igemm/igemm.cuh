@@ -153,11 +153,20 @@ __device__ __forceinline__ void igemm_body(const IgemmParams& p) {
 // both odd). A third body for both odd measured 104 -> 140 registers on the
 // 32x64 tile (ptxas, sm_90a): 3 blocks per SM instead of 4 for every
 // problem of the kernel, and a third more compile time.
+// A realigned bwd_data instance likewise: odd K/G, dy realigned (w on the
+// vector); C/G off the vector, NarrowBConfig (dy on the vector, w in 2-byte
+// pieces; igemm_plan.cpp refuses both off).
 template <class Cfg>
 __device__ __forceinline__ void igemm_main(const IgemmParams& p) {
   if constexpr (Cfg::kRealign && Cfg::kDir == kBwdWeight) {
     if (p.Cg % Cfg::kVec != 0) {
       igemm_body<OddCgConfig<Cfg>>(p);
+      return;
+    }
+  }
+  if constexpr (Cfg::kRealign && Cfg::kDir == kBwdData) {
+    if (p.Cg % Cfg::kVec != 0) {
+      igemm_body<NarrowBConfig<Cfg>>(p);
       return;
     }
   }
