@@ -398,13 +398,11 @@ bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) 
       }
     } else if (p.direction == Direction::bwd_data && f.cg % t.vec != 0) {
       // dx's C/G off the vector: the narrow-B body (config.cuh NarrowBConfig:
-      // w in 2-byte pieces, dy in vectors) needs K/G on the vector. Any C/G
-      // off it, even ones too: the vec 2 / 4 kernels narrow dy as well;
-      // above one vector (C = 3 stems: tinyc; a 64-wide N tile for 8 or
-      // fewer channels is mostly waste).
-      if (f.cg <= t.vec)
-        return fail(why, "realign serves C/G of more than one vector (" + std::to_string(f.cg) + " <= vec " +
-                             std::to_string(t.vec) + ")");
+      // w in 2-byte pieces, dy in vectors) needs K/G on the vector. Odd C/G
+      // only, as for the other realigned geometries: on r2plus1d's 230 and
+      // 460 the wgmma vec 2 / 4 kernels ran 1.25-1.5x faster (H100,
+      // docs/realign.md); above one vector (C = 3 stems: tinyc).
+      if (!odd_run(f.cg, "C/G")) return false;
       if (f.kg % t.vec != 0)
         return why ? fail(why, "realign serves one count off the vector: K/G (" + std::to_string(f.kg) + ") and C/G (" +
                                    std::to_string(f.cg) + ") are both not multiples of vec (" +
