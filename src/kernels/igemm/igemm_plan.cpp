@@ -359,9 +359,10 @@ bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) 
                                  std::to_string(vec_b(t)) + " elements)")
                  : false;
   } else if (t.realign) {
-    // fwd reads x and w along C/G from any offset, bwd_data dy along K/G
-    // (w stays aligned), bwd_weight dy along an odd K/G or x along an odd
-    // C/G, the other count on the vector (one kernel body for each,
+    // fwd reads x and w along C/G from any offset, bwd_data dy along an odd
+    // K/G or w in 2-byte pieces along an odd C/G (config.cuh NarrowBConfig),
+    // bwd_weight dy along an odd K/G or x along an odd C/G; in both bwd
+    // directions the other count on the vector (one kernel body for each,
     // config.cuh OddCgConfig; a third for both odd cost the 32-row tiles a
     // block per SM, igemm.cuh). Only where the aligned kernels would copy
     // single elements (vec 1): an odd channel count (where 2 or 4 divide it,
@@ -379,14 +380,14 @@ bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) 
                              std::to_string(run) + " <= vec " + std::to_string(t.vec) + ")");
       return true;
     };
+    if (p.direction != Direction::fwd && f.kg % t.vec != 0 && f.cg % t.vec != 0)
+      return why ? fail(why, "realign serves one count off the vector: K/G (" + std::to_string(f.kg) + ") and C/G (" +
+                                 std::to_string(f.cg) + ") are both not multiples of vec (" +
+                                 std::to_string(t.vec) + ")")
+                 : false;
     if (p.direction == Direction::bwd_weight) {
       if (f.kg % t.vec == 0 && f.cg % t.vec == 0)
         return fail(why, "realign serves an odd K/G or C/G (both are multiples of vec: the aligned kernels serve it)");
-      if (f.kg % t.vec != 0 && f.cg % t.vec != 0)
-        return why ? fail(why, "realign serves one count off the vector: K/G (" + std::to_string(f.kg) + ") and C/G (" +
-                                   std::to_string(f.cg) + ") are both not multiples of vec (" +
-                                   std::to_string(t.vec) + ")")
-                   : false;
       if (f.kg % t.vec != 0 && !odd_run(f.kg, "K/G")) return false;
       if (f.cg % t.vec != 0 && !merges_run(p, t.vec) && !odd_run(f.cg, "C/G")) {
         // C/G of one vector or less (odd_run's reason): the run merge did not apply either.
@@ -398,16 +399,11 @@ bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) 
       }
     } else if (p.direction == Direction::bwd_data && f.cg % t.vec != 0) {
       // dx's C/G off the vector: the narrow-B body (config.cuh NarrowBConfig:
-      // w in 2-byte pieces, dy in vectors) needs K/G on the vector. Odd C/G
+      // w in 2-byte pieces, dy in vectors; K/G on the vector, above). Odd C/G
       // only, as for the other realigned geometries: on r2plus1d's 230 and
       // 460 the wgmma vec 2 / 4 kernels ran 1.25-1.5x faster (H100,
       // docs/realign.md); above one vector (C = 3 stems: tinyc).
       if (!odd_run(f.cg, "C/G")) return false;
-      if (f.kg % t.vec != 0)
-        return why ? fail(why, "realign serves one count off the vector: K/G (" + std::to_string(f.kg) + ") and C/G (" +
-                                   std::to_string(f.cg) + ") are both not multiples of vec (" +
-                                   std::to_string(t.vec) + ")")
-                   : false;
     } else {
       if (!odd_run(p.direction == Direction::fwd ? f.cg : f.kg, p.direction == Direction::fwd ? "C/G" : "K/G"))
         return false;

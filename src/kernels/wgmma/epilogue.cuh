@@ -264,13 +264,6 @@ __device__ __forceinline__ void store_tma(const WgAcc<Cfg>& acc, const TensorMap
   }
 }
 
-// Cluster split-K (Cfg::kCluster): the p.splits blocks of one output tile
-// are one cluster (rank = split) and each has staged its fp32 partial tile
-// (stage_tile). Block `rank` owns rows [rank, rank + 1) * kTileM / splits of
-// the tile: every thread of the block sums those rows' 4-column vectors over
-// the cluster's ranks in rank order (distributed shared memory, so the sum
-// is the same whatever the timing), converts and stores them. One launch, no
-// workspace, no atomics.
 // Stores one summed 4-column vector of the output (element by element at a
 // tail or a misaligned offset).
 template <class Cfg>
@@ -342,6 +335,13 @@ __device__ __forceinline__ void reduce_cluster_batched(const IgemmParams& p, con
   }
 }
 
+// Cluster split-K (Cfg::kCluster): the p.splits blocks of one output tile
+// are one cluster (rank = split) and each has staged its fp32 partial tile
+// (stage_tile). Block `rank` owns rows [rank, rank + 1) * kTileM / splits of
+// the tile: every thread of the block sums those rows' 4-column vectors over
+// the cluster's ranks in rank order (distributed shared memory, so the sum
+// is the same whatever the timing), converts and stores them. One launch, no
+// workspace, no atomics.
 template <class Cfg, class Ops>
 __device__ __forceinline__ void reduce_cluster(const IgemmParams& p, const Ops& ops, const BlockPos& b, int n0,
                                                u32 ring, const unsigned char* ring_ptr, int tid) {
