@@ -59,9 +59,12 @@ constexpr int kDirectVecFirst = kWindowStreamClass + 1;
 constexpr int kPackedFirst = kDirectVecFirst + 5;
 // Realigned igemm kernels (an odd channel count in realigned 16-byte
 // vectors), one class (appended, as above): they compete with the vec 1
-// kernels the estimate also ranks by bytes per copy.
+// kernels the estimate also ranks by bytes per copy. Realigned wgmma kernels
+// (a channel count off the vector: 230, 460, 921) a class of their own: the
+// estimate ranks them as vec 8 wgmma kernels, above the igemm ones.
 constexpr int kRealignClass = kPackedFirst + 5;
-constexpr int kClasses = kRealignClass + 1;
+constexpr int kWgmmaRealignClass = kRealignClass + 1;
+constexpr int kClasses = kWgmmaRealignClass + 1;
 
 }  // namespace
 
@@ -76,7 +79,7 @@ int kernel_class(const KernelTraits& t) {
   }
   if (t.family == Family::tinyc) return kTinycClass;
   if (t.packed) return kPackedFirst + vec_index(t.vec);
-  if (t.realign) return kRealignClass;
+  if (t.realign) return t.family == Family::wgmma ? kWgmmaRealignClass : kRealignClass;
   const int large = t.tile_m * t.tile_n >= 128 * 128 ? 1 : 0;
   if (t.split_mode == SplitKMode::cluster) return kClusterFirst + large * 5 + vec_index(t.vec);
   const int split = t.split_mode == SplitKMode::none ? 0 : t.split_mode == SplitKMode::parallel ? 1 : 2;

@@ -184,8 +184,9 @@ bool canonical(const KernelTraits& t, std::string* why) {
     *why = "canonical: only igemm kernels are packed";
     return false;
   }
-  if (t.realign && (t.family != Family::igemm || t.packed || t.groups_per_block != 1)) {
-    *why = "canonical: only igemm kernels of one group per block realign";
+  if (t.realign && ((t.family != Family::igemm && t.family != Family::wgmma) || t.packed ||
+                    t.groups_per_block != 1 || t.tma)) {
+    *why = "canonical: only igemm and wgmma (cp.async) kernels of one group per block realign";
     return false;
   }
   if (t.family == Family::tinyc) return true;  // tinyc::traits_ok checks its own canonical form

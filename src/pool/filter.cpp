@@ -47,7 +47,7 @@ const std::vector<FieldDef>& fields() {
     d.push_back({"vec", {}, [](R, T t) -> int64_t { return t.vec; }});
     d.push_back({"groups_per_block", {}, ig(&KernelTraits::groups_per_block)});
     d.push_back({"packed", {"false", "true"}, [](R, T t) -> int64_t { return t.packed ? 1 : 0; }});  // igemm only
-    d.push_back({"realign", {"false", "true"}, [](R, T t) -> int64_t { return t.realign ? 1 : 0; }});  // igemm only
+    d.push_back({"realign", {"false", "true"}, [](R, T t) -> int64_t { return t.realign ? 1 : 0; }});  // igemm, wgmma
     // Enum names by value: Family is {igemm, direct, wgmma, tinyc}.
     d.push_back({"family", {"igemm", "direct", "wgmma", "tinyc"}, [](R, T t) -> int64_t { return static_cast<int64_t>(t.family); }});
     d.push_back({"ndim", {}, [](R, T t) -> int64_t { return t.ndim; }});

@@ -117,7 +117,8 @@ Status read_group(const JsonReader& r, const json& v, const std::string& path, F
       GCONV_RETURN_IF_ERROR(r.read_bool_list(v["realign"], join(path, "realign"), &g->realign));
   } else if (family == Family::wgmma) {
     GCONV_RETURN_IF_ERROR(r.check_object(
-        v, path, {"tile_m", "tile_n", "tile_k", "consumers", "stages", "split", "vec", "tma", "ndims", "exclude"},
+        v, path,
+        {"tile_m", "tile_n", "tile_k", "consumers", "stages", "split", "vec", "tma", "realign", "ndims", "exclude"},
         {"tile_m", "tile_n", "tile_k", "consumers", "stages", "split", "vec"}));
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_m"], join(path, "tile_m"), &g->tile_m));
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_n"], join(path, "tile_n"), &g->tile_n));
@@ -128,6 +129,9 @@ Status read_group(const JsonReader& r, const json& v, const std::string& path, F
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["vec"], join(path, "vec"), &g->vec));
     g->tma = {false};
     if (v.contains("tma")) GCONV_RETURN_IF_ERROR(r.read_bool_list(v["tma"], join(path, "tma"), &g->tma));
+    g->realign = {false};
+    if (v.contains("realign"))
+      GCONV_RETURN_IF_ERROR(r.read_bool_list(v["realign"], join(path, "realign"), &g->realign));
   } else if (family == Family::tinyc) {
     GCONV_RETURN_IF_ERROR(r.check_object(v, path, {"tile", "warps", "ndims", "exclude"}, {"tile", "warps"}));
     GCONV_RETURN_IF_ERROR(r.read_pair_list(v["tile"], join(path, "tile"), &g->tiles));
@@ -241,17 +245,19 @@ std::vector<KernelTraits> candidates(const PoolConfig& c, DType dt, const PoolGr
             for (int st : g.stages)
               for (auto [mode, sk] : g.split)
                 for (int v : g.vec)
-                  for (bool tma : g.tma) {
-                    KernelTraits t = base;
-                    t.tile_m = tm, t.tile_n = tn, t.tile_k = tk;
-                    t.warps_m = cw, t.warps_n = 1;  // as parse_kernel_name reads a wgmma name
-                    t.groups_per_block = 1;
-                    t.stages = st;
-                    t.split_mode = mode, t.split_k = sk;
-                    t.vec = v;
-                    t.tma = tma;
-                    out.push_back(t);
-                  }
+                  for (bool tma : g.tma)
+                    for (bool ra : g.realign) {
+                      KernelTraits t = base;
+                      t.tile_m = tm, t.tile_n = tn, t.tile_k = tk;
+                      t.warps_m = cw, t.warps_n = 1;  // as parse_kernel_name reads a wgmma name
+                      t.groups_per_block = 1;
+                      t.stages = st;
+                      t.split_mode = mode, t.split_k = sk;
+                      t.vec = v;
+                      t.tma = tma;
+                      t.realign = ra;
+                      out.push_back(t);
+                    }
   } else if (c.family == Family::tinyc) {
     for (auto [bh, bw] : g.tiles)
       for (int w : g.warps_per_block) {

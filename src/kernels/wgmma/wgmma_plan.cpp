@@ -161,6 +161,8 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   if (kmajor < 1 || !slots_fit(ka) || !slots_fit(kb))
     return fail(why, "the producer's K slots (tile_k / vec for K-major tiles, tile_k for MN-major) must divide "
                      "128 threads or be a multiple of them");
+  if (t.realign && (t.tma || t.vec * eb != 16 || eb != 2))
+    return fail(why, "realign: the cp.async producer (not tma) of 16-bit types with 16-byte vectors (vec 8)");
   if (t.tma && row_bytes != 128 && row_bytes != 256)
     return fail(why, "tma: the TMA producer needs 128-byte K rows (tile_k 64 or 128 for 16-bit types, 32 for fp32)");
   if (t.tma && t.direction != Direction::fwd && (t.tile_n % 64 != 0 || t.tile_m % 64 != 0))
@@ -239,7 +241,8 @@ std::string instance_source(const KernelTraits& t) {
        std::to_string(t.tile_n) + ", " + std::to_string(t.tile_k) + ", " + std::to_string(t.warps_m) + ", " +
        std::to_string(t.stages) + ", " + std::to_string(split_id(t.split_mode)) + ", " + std::to_string(t.vec) +
        (t.tma ? ", true" : ", false") + ", " + std::to_string(epilogue_min_outputs()) + ", " +
-       std::to_string(instr_n_max()) + ", " + std::to_string(tma_issuers()) + "> Cfg;\n";
+       std::to_string(instr_n_max()) + ", " + std::to_string(tma_issuers()) + (t.realign ? ", true" : "") +
+       "> Cfg;\n";
   // The launch's dynamic shared memory is the host's mirror of the config.
   s += "static_assert(Cfg::kSmemBytes == " + std::to_string(smem_bytes(t)) +
        ", \"wgmma_plan.cpp smem_bytes mirrors WgmmaConfig::kSmemBytes\");\n";

@@ -1,0 +1,110 @@
+// Realigned wgmma kernels (the cp.async producer reading a channel run off
+// the 16-byte vector as aligned chunks shifted in registers; name suffix
+// _ra, docs/realign.md "wgmma"): which problems they take and which they
+// refuse with a reason, their names, and their canonical form. Compiles:
+// WgmmaCompile; the GPU check against the reference: Pools/PoolCorrectness
+// (tests/gpu, realign_problems).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kernels/family.hpp"
+#include "pool/arch_rules.hpp"
+
+namespace gconv {
+namespace {
+
+KernelTraits ra(Direction d, DType t = DType::bf16, int ndim = 3) {
+  KernelTraits k;
+  k.family = Family::wgmma;
+  k.direction = d;
+  k.dtype = t;
+  k.ndim = ndim;
+  k.tile_m = 128;
+  k.tile_n = 128;
+  k.tile_k = 64;
+  k.warps_m = 1;
+  k.warps_n = 1;
+  k.stages = 4;
+  k.split_mode = d == Direction::bwd_weight ? SplitKMode::serial : SplitKMode::none;
+  k.split_k = d == Direction::bwd_weight ? 16 : 1;
+  k.vec = 8;
+  k.realign = true;
+  return k;
+}
+
+Problem spec(const char* s, Direction d, DType t = DType::bf16) {
+  Problem p = *Problem::parse_spec(s);
+  p.direction = d;
+  p.dtype = t;
+  return p;
+}
+
+bool accepts(const KernelTraits& t, const Problem& p, std::string* why) {
+  why->clear();
+  return wgmma_family().can_implement(t, p, why);
+}
+
+TEST(WgmmaRealign, TakesChannelRunsOffTheVectorEvenOrOdd) {
+  std::string why;
+  // r2plus1d's 230 / 460 / 921 channel layers: dy along K/G in the bwd
+  // directions, x along C/G in fwd.
+  for (const char* s : {"n4c128k230_d8h28w28_z1y3x3_p0,1,1", "n4c64k230_d16h56w56_z1y3x3_s1,2,2_p0,1,1",
+                        "n4c128k460_d8h28w28_z1y3x3_s1,2,2_p0,1,1", "n4c512k921_d2h7w7_z3y1x1_p1,0,0",
+                        "n2c16k108g2_h8w8_y3x3_p1", "n2c16k58_w40_x3_p1"}) {
+    for (Direction d : {Direction::bwd_data, Direction::bwd_weight}) {
+      const Problem p = spec(s, d, DType::fp16);
+      EXPECT_TRUE(accepts(ra(d, DType::fp16, p.ndim), p, &why)) << s << " " << to_string(d) << ": " << why;
+    }
+    Problem f = spec(s, Direction::fwd);
+    std::swap(f.c, f.k);
+    EXPECT_TRUE(accepts(ra(Direction::fwd, DType::bf16, f.ndim), f, &why)) << f.to_spec() << ": " << why;
+  }
+}
+
+TEST(WgmmaRealign, RefusesWhatItDoesNotServeWithAReason) {
+  std::string why;
+  // On the vector: the aligned kernels (TMA among them) serve it.
+  EXPECT_FALSE(accepts(ra(Direction::bwd_weight), spec("n4c128k232_d8h28w28_z1y3x3_p0,1,1", Direction::bwd_weight),
+                       &why));
+  EXPECT_NE(why.find("off the vector"), std::string::npos) << why;
+  EXPECT_NE(why.find("K/G"), std::string::npos) << why;
+  // One vector or less: the rounding would waste most of the tile.
+  EXPECT_FALSE(accepts(ra(Direction::fwd, DType::bf16, 2), spec("n2c6k64_h9w9_y3x3_p1", Direction::fwd), &why));
+  EXPECT_NE(why.find("more than one vector"), std::string::npos) << why;
+  // The bwd directions read dy realigned and x / w on cp.async: C/G must be
+  // on the vector (no second body, unlike igemm's).
+  for (Direction d : {Direction::bwd_data, Direction::bwd_weight}) {
+    EXPECT_FALSE(accepts(ra(d, DType::bf16, 2), spec("n2c45k230_h9w9_y3x3_p1", d), &why)) << to_string(d);
+    EXPECT_NE(why.find("C/G (45)"), std::string::npos) << why;
+  }
+  // fp32 and the TMA producer are not realigned.
+  KernelTraits f32 = ra(Direction::fwd, DType::fp32, 2);
+  f32.vec = 4;
+  f32.tile_k = 32;
+  EXPECT_FALSE(accepts(f32, spec("n2c45k64_h9w9_y3x3_p1", Direction::fwd, DType::fp32), &why));
+  EXPECT_NE(why.find("realign"), std::string::npos) << why;
+  KernelTraits tma = ra(Direction::fwd, DType::bf16, 2);
+  tma.tma = true;
+  EXPECT_FALSE(accepts(tma, spec("n2c45k64_h9w9_y3x3_p1", Direction::fwd), &why));
+  EXPECT_NE(why.find("realign"), std::string::npos) << why;
+}
+
+TEST(WgmmaRealign, NamesRoundTripAndTheArchRulesKeepThem) {
+  const KernelTraits t = ra(Direction::bwd_weight);
+  const std::string name = kernel_name(t);
+  EXPECT_EQ(name, "wgmma_bwd_weight_bf16_3d_m128n128k64_c1_s4_sk16s_v8_ra");
+  auto back = parse_kernel_name(name);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(*back, t);
+  auto rules = load_default_arch_rules();
+  ASSERT_TRUE(rules.ok()) << rules.status().to_string();
+  std::string why;
+  EXPECT_TRUE(is_legal(*rules, t, &why)) << why;
+  // A TMA name has no realign suffix after it.
+  auto tma = parse_kernel_name("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk1_v8_tma_ra");
+  EXPECT_FALSE(tma.ok());
+}
+
+}  // namespace
+}  // namespace gconv
