@@ -58,6 +58,8 @@
 #   wnrows    their selector rows: .device/wn_{train,hold}.csv with .device/wn_pairs.csv / wn_hold_pairs.csv
 #   wracheck  realigned wgmma kernels (_ra): correctness, sanitizers, every such kernel + cuDNN and the model's
 #             top WRA_TOP of the other kernels on .device/wra_pub.jsonl, rows on .device/wra_{train,hold}.txt
+#   wstcheck  staged dy (wgmma _tma_ra): correctness, sanitizers, every realigned wgmma kernel + cuDNN and the
+#             model's top WST_TOP of the others on .device/wst_pub.jsonl, rows on .device/wst_{train,hold}.txt
 #   nbcheck   realigned igemm bwd_data on a C/G off the vector: correctness, sanitizers, every such kernel and
 #             the model's top NB_TOP + native cuDNN on .device/nb_pub.jsonl, rows on .device/nb_{train,hold}.txt
 #   clab      cluster split-K's batched reduction: correctness, sanitizers, A/B on .device/r8_pub.jsonl, rows of
@@ -987,6 +989,28 @@ PY
         cudnn=/tmp/wra_new.csv:cudnn --per-problem "$OUT/wra_per_problem.csv" > "$OUT/wra_compare.txt" 2>&1
       head -n 20 "$OUT/wra_compare.txt"
       bench_rows wra 'family==wgmma && realign' "${WRA_ROWS_S:-120}" ;;
+    wstcheck)
+      # Staged dy (wgmma _tma_ra: gconv_pad copies dy into the workspace with padded rows, then a TMA
+      # kernel): every such kernel against the reference (bf16 all, fp16 samples), sanitizers on 2
+      # kernels per bf16 pool; on the public problems it serves (.device/wst_pub.jsonl) every realigned
+      # wgmma kernel (staged and cp.async) with native cuDNN, then the shipped model's top WST_TOP
+      # (default 16) without them (what it had before); rows of the staged kernels on
+      # .device/wst_train.txt / wst_hold.txt (WST_ROWS_S seconds each).
+      check_kernels wst wgmma 'family==wgmma && tma && realign' 'Pools/PoolCorrectness.*' \
+        'Pools/PoolCorrectness.*/bwd_*_bf16_*'
+      rm -f /tmp/wst_new.csv /tmp/wst_top.csv
+      timeout -k 10 "${WST_S:-150}" .device/gconv bench --problems .device/wst_pub.jsonl \
+        --filter 'family==wgmma && realign' --provider gconv,cudnn --out /tmp/wst_new.csv --warmup 2 --repeats 7 \
+        --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/wst_new.log"
+      echo "wst new bench rc=$?"; grep -v ETA "$OUT/wst_new.log" | tail -n 1; pack /tmp/wst_new.csv "$OUT/wst_new.csv.zst"
+      timeout -k 10 "${WST_S:-150}" .device/gconv bench --problems .device/wst_pub.jsonl \
+        --filter '!(family==wgmma && realign)' --policy "topk:${WST_TOP:-16}" --provider gconv --out /tmp/wst_top.csv \
+        --warmup 2 --repeats 7 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/wst_top.log"
+      echo "wst top bench rc=$?"; grep -v ETA "$OUT/wst_top.log" | tail -n 1; pack /tmp/wst_top.csv "$OUT/wst_top.csv.zst"
+      python3 bench/best_by_label.py --baseline cudnn new=/tmp/wst_new.csv before=/tmp/wst_top.csv \
+        cudnn=/tmp/wst_new.csv:cudnn --per-problem "$OUT/wst_per_problem.csv" > "$OUT/wst_compare.txt" 2>&1
+      head -n 20 "$OUT/wst_compare.txt"
+      bench_rows wst 'family==wgmma && tma && realign' "${WST_ROWS_S:-90}" ;;
     obrows)
       # Selector rows of the kernels oddbw checks, on the bf16 bwd_weight problems of the training and
       # holdout sweeps with a channel count 8 does not divide (.device/ob_train.txt, ob_hold.txt), OBR_S s each.

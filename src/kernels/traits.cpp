@@ -171,7 +171,7 @@ Status parse_wgmma(NameParser& p, KernelTraits* t) {
   GCONV_RETURN_IF_ERROR(p.expect("v"));
   GCONV_RETURN_IF_ERROR(p.number("vec", &t->vec));
   t->tma = p.accept("_tma");
-  if (!t->tma) t->realign = p.accept("_ra");
+  t->realign = p.accept("_ra");  // after _tma: staged dy (wgmma_plan.hpp stages_dy)
   return Status::Ok();
 }
 
@@ -251,7 +251,7 @@ std::string kernel_name(const KernelTraits& t) {
   }
   if (t.family == Family::wgmma) {
     return head + fmt::format("m{}n{}k{}_c{}_s{}_sk{}{}_v{}{}", t.tile_m, t.tile_n, t.tile_k, t.warps_m, t.stages,
-                              t.split_k, split_suffix(t.split_mode), t.vec, t.tma ? "_tma" : t.realign ? "_ra" : "");
+                              t.split_k, split_suffix(t.split_mode), t.vec, t.tma ? (t.realign ? "_tma_ra" : "_tma") : t.realign ? "_ra" : "");
   }
   if (t.family == Family::tinyc) return head + fmt::format("t{}x{}_w{}", t.block_h, t.block_w, t.warps_m);
   if (t.win_fx > 0) {

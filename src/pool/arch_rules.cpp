@@ -185,8 +185,8 @@ bool canonical(const KernelTraits& t, std::string* why) {
     return false;
   }
   if (t.realign && ((t.family != Family::igemm && t.family != Family::wgmma) || t.packed ||
-                    t.groups_per_block != 1 || t.tma)) {
-    *why = "canonical: only igemm and wgmma (cp.async) kernels of one group per block realign";
+                    t.groups_per_block != 1 || (t.tma && t.family != Family::wgmma))) {
+    *why = "canonical: only igemm and wgmma kernels of one group per block realign (wgmma's TMA ones by a staged copy)";
     return false;
   }
   if (t.family == Family::tinyc) return true;  // tinyc::traits_ok checks its own canonical form

@@ -120,7 +120,11 @@ std::vector<Problem> realign_problems(Direction d, DType t) {
                    // Even counts off the vector (the realigned wgmma kernels': r2plus1d's 230 and 460;
                    // 58; G = 2 with K/G = 54, a group's run from mid-vector).
                    "n2c16k230_d3h5w6_z1y3x3_s1,2,2_p0,1,1", "n2c32k460_h7w9_y3x3_p1", "n2c16k58_w40_x3_p1",
-                   "n2c16k108g2_h8w8_y3x3_p1"},
+                   "n2c16k108g2_h8w8_y3x3_p1",
+                   // Staged dy (wgmma _tma_ra: one group, C a multiple of 64 for the TMA kernels; bwd_data
+                   // also K = 288, on the vector but off its 64-channel blocks; stride-2 phases).
+                   "n2c64k230_d3h6w6_z1y3x3_s1,2,2_p0,1,1", "n2c128k460_h7w9_y3x3_p1", "n1c64k921_w50_x3_p1",
+                   "n2c64k288_h6w8_y3x3_s2_p1"},
                   d, t);
   if (d == Direction::fwd)
     for (Problem& p : out) std::swap(p.c, p.k);  // odd C for fwd (G divides both)

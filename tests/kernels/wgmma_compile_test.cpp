@@ -132,12 +132,22 @@ std::vector<KernelTraits> instances() {
     k.realign = true;
     out.push_back(k);
   }
+  // Staged dy (TMA with realign: gconv_pad copies dy into the workspace
+  // first): both bwd directions.
+  for (Direction d : {Direction::bwd_data, Direction::bwd_weight}) {
+    KernelTraits k = make(d, DType::bf16, 3, {256, 128, 2, 4}, d == Direction::bwd_data ? SplitKMode::none
+                                                                                         : SplitKMode::cluster,
+                          d == Direction::bwd_data ? 1 : 4, 8);
+    k.tma = true;
+    k.realign = true;
+    out.push_back(k);
+  }
   return out;
 }
 
 TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills) {
   const std::vector<KernelTraits> all = instances();
-  ASSERT_EQ(all.size(), 48u);
+  ASSERT_EQ(all.size(), 50u);
   for (const auto& t : all) {
     std::string why;
     ASSERT_TRUE(wgmma::traits_ok(t, &why)) << kernel_name(t) << ": " << why;
@@ -154,9 +164,13 @@ TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills)
 
   for (size_t i = 0; i < all.size(); ++i) {
     testing::expect_built_without_spills(results[i], names[i], wgmma_family().entry_points(all[i]));
-    // A cluster split-K kernel is one entry point with its cluster shape.
+    // A cluster split-K kernel is one entry point with its cluster shape
+    // (and the staged instances' copy of dy).
     if (all[i].split_mode == SplitKMode::cluster) {
-      EXPECT_EQ(wgmma_family().entry_points(all[i]), std::vector<std::string>{"gconv_main"}) << names[i];
+      const std::vector<std::string> want = all[i].tma && all[i].realign
+                                                ? std::vector<std::string>{"gconv_main", "gconv_pad"}
+                                                : std::vector<std::string>{"gconv_main"};
+      EXPECT_EQ(wgmma_family().entry_points(all[i]), want) << names[i];
       EXPECT_NE(sources[i].find("__cluster_dims__(" + std::to_string(all[i].split_k) + ", 1, 1)"), std::string::npos)
           << names[i];
     }

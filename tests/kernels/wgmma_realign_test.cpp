@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/family.hpp"
+#include "kernels/wgmma/wgmma_plan.hpp"
 #include "pool/arch_rules.hpp"
 
 namespace gconv {
@@ -101,9 +102,80 @@ TEST(WgmmaRealign, NamesRoundTripAndTheArchRulesKeepThem) {
   ASSERT_TRUE(rules.ok()) << rules.status().to_string();
   std::string why;
   EXPECT_TRUE(is_legal(*rules, t, &why)) << why;
-  // A TMA name has no realign suffix after it.
-  auto tma = parse_kernel_name("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk1_v8_tma_ra");
-  EXPECT_FALSE(tma.ok());
+  // Staged dy: _tma_ra, the bwd directions only.
+  KernelTraits staged = ra(Direction::bwd_data);
+  staged.tma = true;
+  EXPECT_EQ(kernel_name(staged), "wgmma_bwd_data_bf16_3d_m128n128k64_c1_s4_sk1_v8_tma_ra");
+  auto st = parse_kernel_name(kernel_name(staged));
+  ASSERT_TRUE(st.ok()) << st.status().to_string();
+  EXPECT_EQ(*st, staged);
+  EXPECT_TRUE(is_legal(*rules, staged, &why)) << why;
+  auto fwd = parse_kernel_name("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk1_v8_tma_ra");
+  ASSERT_TRUE(fwd.ok());
+  EXPECT_FALSE(wgmma::traits_ok(*fwd, &why));
+  EXPECT_NE(why.find("bwd_data and bwd_weight only"), std::string::npos) << why;
+}
+
+KernelTraits staged(Direction d, int tm, int tn, int cwg) {
+  KernelTraits k = ra(d);
+  k.tma = true;
+  k.tile_m = tm;
+  k.tile_n = tn;
+  k.warps_m = cwg;
+  k.split_mode = SplitKMode::none;
+  k.split_k = 1;
+  return k;
+}
+
+TEST(WgmmaStagedDy, TakesOneGroupsDyOffTheTmaGrain) {
+  std::string why;
+  // r2plus1d's layers: K = 230 / 460 / 921 (rows off 16 bytes); bwd_data
+  // also K = 288 / 144 (off its 64-channel blocks). C a multiple of 64 for
+  // bwd_weight's TMA x.
+  for (const char* s : {"n4c128k230_d8h28w28_z1y3x3_p0,1,1", "n4c64k230_d16h56w56_z1y3x3_s1,2,2_p0,1,1",
+                        "n4c256k460_d4h14w14_z1y3x3_p0,1,1", "n4c512k921_d2h7w7_z1y3x3_p0,1,1"})
+    for (Direction d : {Direction::bwd_data, Direction::bwd_weight}) {
+      const Problem p = spec(s, d);
+      EXPECT_TRUE(accepts(staged(d, 256, 128, 2), p, &why)) << s << " " << to_string(d) << ": " << why;
+    }
+  EXPECT_TRUE(accepts(staged(Direction::bwd_data, 256, 128, 2),
+                      spec("n4c128k288_d8h28w28_z1y3x3_p0,1,1", Direction::bwd_data), &why))
+      << why;
+  // The copy's size and the padded problem: 8-element rows for bwd_weight,
+  // 64-element blocks for bwd_data.
+  const Problem w = spec("n4c128k230_d8h28w28_z1y3x3_p0,1,1", Direction::bwd_weight);
+  EXPECT_EQ(wgmma::padded_k(w), 232);
+  EXPECT_EQ(wgmma::staged_dy_bytes(w), size_t(4 * 8 * 28 * 28) * 232 * 2);
+  const Problem dd = spec("n4c128k230_d8h28w28_z1y3x3_p0,1,1", Direction::bwd_data);
+  EXPECT_EQ(wgmma::padded_k(dd), 256);
+  EXPECT_EQ(wgmma::padded_problem(dd).k, 256);
+  // The workspace holds the copy first, then the TMA kernel's own.
+  KernelTraits cl = staged(Direction::bwd_weight, 128, 128, 1);
+  cl.split_mode = SplitKMode::serial;
+  cl.split_k = 8;
+  KernelTraits base = cl;
+  base.realign = false;
+  EXPECT_EQ(wgmma_family().workspace_bytes(cl, w),
+            wgmma::staged_dy_bytes(w) + wgmma::workspace_bytes(base, w));
+  EXPECT_GT(wgmma::workspace_bytes(base, w), 0u);
+}
+
+TEST(WgmmaStagedDy, RefusesWhatItDoesNotServeWithAReason) {
+  std::string why;
+  const KernelTraits w = staged(Direction::bwd_weight, 128, 128, 1);
+  // dy already on the grain: the TMA kernels read it as it is.
+  EXPECT_FALSE(accepts(w, spec("n4c128k288_d8h28w28_z1y3x3_p0,1,1", Direction::bwd_weight), &why));
+  EXPECT_NE(why.find("multiple of 8"), std::string::npos) << why;
+  // Groups: a group's padded rows would shift the next group's.
+  EXPECT_FALSE(accepts(w, spec("n2c128k460g2_d3h9w9_z1y3x3_p0,1,1", Direction::bwd_weight), &why));
+  EXPECT_NE(why.find("one group"), std::string::npos) << why;
+  // The padded problem must suit the TMA kernel: bwd_weight's x needs C a multiple of 64.
+  EXPECT_FALSE(accepts(w, spec("n2c32k230_d3h9w9_z1y3x3_p0,1,1", Direction::bwd_weight), &why));
+  EXPECT_NE(why.find("C/G (32) is not a multiple of 64"), std::string::npos) << why;
+  // One block of K or less.
+  EXPECT_FALSE(accepts(staged(Direction::bwd_data, 128, 64, 1), spec("n2c64k45_d3h9w9_z1y3x3_p0,1,1", Direction::bwd_data),
+                       &why));
+  EXPECT_NE(why.find("one block or less"), std::string::npos) << why;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The wgmma KernelFamily: warp-specialized implicit GEMM on Hopper's
 // warpgroup MMA (device code in wgmma/*.cuh, rules and plan in
 // wgmma_plan.cpp; parameters, workspace and launch shared with igemm).
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <span>
@@ -209,10 +210,14 @@ class WgmmaFamily final : public KernelFamily {
         return s.ok();
       };
       const bool on = tma_blocks_enabled();
-      if (on && wgmma::dy_blocks_ok(t, p) && blocks(wgmma::blocks_args(t, p, p.k, t.tile_m / 64), a_ptr, &ta))
+      // A staged instance's dy is its padded copy (launch): A's map has its
+      // rows of padded_k channels; B's (x, or w with its K rows: the padded
+      // channels read zeros) the problem's own.
+      const Problem pa = wgmma::stages_dy(t) ? wgmma::padded_problem(p) : p;
+      if (on && wgmma::dy_blocks_ok(t, pa) && blocks(wgmma::blocks_args(t, pa, pa.k, t.tile_m / 64), a_ptr, &ta))
         plan->params.tma_blocks |= 1;
       else
-        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::a_args(t, p, flat), p.dtype, a_ptr, &ta));
+        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::a_args(t, pa, flat), p.dtype, a_ptr, &ta));
       if (on && wgmma::x_blocks_ok(t, p, flat) && blocks(wgmma::blocks_args(t, p, p.c, t.tile_n / 64), b_ptr, &tb))
         plan->params.tma_blocks |= 2;
       else if (on && wgmma::w_blocks_ok(t, p) && blocks(wgmma::w_blocks_args(t, p), b_ptr, &tb))
@@ -235,8 +240,47 @@ class WgmmaFamily final : public KernelFamily {
     return Status::Ok();
   }
 
-  Status launch(const KernelTraits& t, const LoadedKernel& k, const Problem& p, const ConvArgs& args,
+  // A staged instance (wgmma::stages_dy): gconv_pad copies dy into the
+  // front of the workspace with rows of padded_k channels; the TMA kernel
+  // then runs on that copy with the rest of the workspace.
+  static Status stage_dy(const KernelTraits& t, const LoadedKernel& k, const Problem& p, const ConvArgs& args,
+                         CUstream_st* stream, ConvArgs& staged) {
+    const size_t bytes = wgmma::staged_dy_bytes(p);
+    const std::vector<std::string> names = wgmma::entry_points(t);
+    const size_t at = size_t(std::find(names.begin(), names.end(), "gconv_pad") - names.begin());
+    if (at >= k.entries.size() || k.entries[at] == nullptr)
+      return internal_error("wgmma launch: staged instance lacks gconv_pad");
+    const void* dy = p.direction == Direction::bwd_weight ? args.b : args.a;
+    if (!dy || !args.out) return invalid_argument("wgmma launch: null tensor pointer");
+    if (!args.workspace || args.workspace_bytes < bytes)
+      return invalid_argument("wgmma launch: staged dy needs a workspace of at least " + std::to_string(bytes) +
+                              " bytes, got " + std::to_string(args.workspace ? args.workspace_bytes : 0));
+    if (reinterpret_cast<uintptr_t>(args.workspace) % 256 != 0)
+      return invalid_argument("wgmma launch: staged dy needs a 256-byte aligned workspace");
+    if (reinterpret_cast<uintptr_t>(dy) % 2 != 0) return invalid_argument("wgmma launch: dy must be 2-byte aligned");
+    unsigned rows = unsigned(p.n * p.out_volume()), kk = unsigned(p.k), kp = unsigned(wgmma::padded_k(p));
+    const void* src = dy;
+    void* dst = args.workspace;
+    const uint64_t chunks = uint64_t(rows) * (kp / 8);
+    // A grid-stride loop: 4,096 blocks of 256 threads fill any Hopper part.
+    const unsigned blocks =
+        unsigned(std::min<uint64_t>((chunks + wgmma::kStageThreads - 1) / wgmma::kStageThreads, 4096));
+    void* kargs[] = {&src, &dst, &rows, &kk, &kp};
+    GCONV_RETURN_IF_ERROR(jit::launch(k.entries[at], dim3(blocks), dim3(unsigned(wgmma::kStageThreads)), 0, stream,
+                                      kargs));
+    staged = args;
+    (p.direction == Direction::bwd_weight ? staged.b : staged.a) = args.workspace;
+    staged.workspace = static_cast<char*>(args.workspace) + bytes;
+    staged.workspace_bytes = args.workspace_bytes - bytes;
+    if (staged.workspace_bytes == 0) staged.workspace = nullptr;
+    return Status::Ok();
+  }
+
+  Status launch(const KernelTraits& t, const LoadedKernel& k, const Problem& p, const ConvArgs& args_in,
                 CUstream_st* stream) const override {
+    ConvArgs staged;
+    if (wgmma::stages_dy(t)) GCONV_RETURN_IF_ERROR(stage_dy(t, k, p, args_in, stream, staged));
+    const ConvArgs& args = wgmma::stages_dy(t) ? staged : args_in;
     Prepared* prep = nullptr;
     Prepared fresh;
     if (launch_memo_enabled() && !k.entries.empty()) {

@@ -161,8 +161,10 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   if (kmajor < 1 || !slots_fit(ka) || !slots_fit(kb))
     return fail(why, "the producer's K slots (tile_k / vec for K-major tiles, tile_k for MN-major) must divide "
                      "128 threads or be a multiple of them");
-  if (t.realign && (t.tma || t.vec * eb != 16 || eb != 2))
-    return fail(why, "realign: the cp.async producer (not tma) of 16-bit types with 16-byte vectors (vec 8)");
+  if (t.realign && (t.vec * eb != 16 || eb != 2))
+    return fail(why, "realign: 16-bit types with 16-byte vectors (vec 8)");
+  if (t.realign && t.tma && t.direction == Direction::fwd)
+    return fail(why, "realign with tma (staged dy): bwd_data and bwd_weight only");
   if (t.tma && row_bytes != 128 && row_bytes != 256)
     return fail(why, "tma: the TMA producer needs 128-byte K rows (tile_k 64 or 128 for 16-bit types, 32 for fp32)");
   if (t.tma && t.direction != Direction::fwd && (t.tile_n % 64 != 0 || t.tile_m % 64 != 0))
@@ -177,7 +179,50 @@ bool can_implement(const KernelTraits& t, const igemm::ProblemFacts& f, std::str
   return traits_ok(t, why) && wgmma::problem_ok(t, f, why);
 }
 
+bool stages_dy(const KernelTraits& t) { return t.tma && t.realign; }
+
+int64_t padded_k(const Problem& p) {
+  const int64_t m = p.direction == Direction::bwd_data ? 64 : 8;
+  return (p.k + m - 1) / m * m;
+}
+
+Problem padded_problem(const Problem& p) {
+  Problem q = p;
+  q.k = padded_k(p);
+  return q;
+}
+
+size_t staged_dy_bytes(const Problem& p) {
+  return round_up(size_t(p.n * p.out_volume() * padded_k(p)) * size_t(elem_bytes(p.dtype)), 256);
+}
+
+KernelTraits staged_base(const KernelTraits& t) {
+  KernelTraits b = t;
+  b.realign = false;
+  return b;
+}
+
+namespace {
+
+// A staged instance takes one group's dy off the TMA's grain; the TMA kernel
+// behind it must take the padded problem.
+bool staged_ok(const KernelTraits& t, const Problem& p, std::string* why) {
+  if (p.direction == Direction::fwd) return fail(why, "staged dy (tma + realign): bwd_data and bwd_weight only");
+  if (p.g != 1) return fail(why, "staged dy (tma + realign): one group (a group's padded rows would shift the next's)");
+  if (p.dtype == DType::fp32) return fail(why, "staged dy (tma + realign): 16-bit types");
+  const int64_t grain = p.direction == Direction::bwd_data ? 64 : 8;
+  if (p.k % grain == 0)
+    return fail(why, "staged dy (tma + realign): K (" + std::to_string(p.k) + ") is a multiple of " +
+                         std::to_string(grain) + ": the TMA kernels read dy as it is");
+  if (p.k <= 64) return fail(why, "staged dy (tma + realign): K (" + std::to_string(p.k) + ") of one block or less");
+  const Problem q = padded_problem(p);
+  return wgmma::problem_ok(staged_base(t), igemm::check_problem(q), why);
+}
+
+}  // namespace
+
 bool problem_ok(const KernelTraits& t, const igemm::ProblemFacts& f, std::string* why) {
+  if (stages_dy(t)) return f.valid && staged_ok(t, *f.problem, why);
   return igemm::problem_ok(t, f, why) && (!t.tma || tma_ok(t, *f.problem, why));
 }
 
@@ -193,8 +238,25 @@ int instr_n_max() {
   return v;
 }
 
-size_t workspace_bytes(const KernelTraits& t, const Problem& p) { return igemm::workspace_bytes(t, p); }
-size_t workspace_bytes(const KernelTraits& t, const igemm::ProblemFacts& f) { return igemm::workspace_bytes(t, f); }
+namespace {
+// The problem a staged instance's TMA kernel is planned on: bwd_data's
+// padded one (its K walk takes whole 64-channel blocks of each tap; the
+// weights' map keeps K rows, so the padded ones read zeros); bwd_weight's
+// own (M = K: dw has K rows; dy's padded channels are only read).
+Problem plan_problem(const KernelTraits& t, const Problem& p) {
+  return stages_dy(t) && p.direction == Direction::bwd_data ? padded_problem(p) : p;
+}
+}  // namespace
+
+// A staged instance: dy's copy first, then the TMA kernel's own workspace.
+size_t workspace_bytes(const KernelTraits& t, const Problem& p) {
+  if (stages_dy(t)) return staged_dy_bytes(p) + igemm::workspace_bytes(staged_base(t), plan_problem(t, p));
+  return igemm::workspace_bytes(t, p);
+}
+size_t workspace_bytes(const KernelTraits& t, const igemm::ProblemFacts& f) {
+  if (stages_dy(t)) return workspace_bytes(t, *f.problem);
+  return igemm::workspace_bytes(t, f);
+}
 
 int tma_issuers() {
   static const int v = jit::process_env_on("GCONV_WGMMA_TMA_ISSUERS2") ? 2 : 1;
@@ -241,7 +303,7 @@ std::string instance_source(const KernelTraits& t) {
        std::to_string(t.tile_n) + ", " + std::to_string(t.tile_k) + ", " + std::to_string(t.warps_m) + ", " +
        std::to_string(t.stages) + ", " + std::to_string(split_id(t.split_mode)) + ", " + std::to_string(t.vec) +
        (t.tma ? ", true" : ", false") + ", " + std::to_string(epilogue_min_outputs()) + ", " +
-       std::to_string(instr_n_max()) + ", " + std::to_string(tma_issuers()) + (t.realign ? ", true" : "") +
+       std::to_string(instr_n_max()) + ", " + std::to_string(tma_issuers()) + (t.realign && !t.tma ? ", true" : "") +
        "> Cfg;\n";
   // The launch's dynamic shared memory is the host's mirror of the config.
   s += "static_assert(Cfg::kSmemBytes == " + std::to_string(smem_bytes(t)) +
@@ -262,6 +324,12 @@ std::string instance_source(const KernelTraits& t) {
   s += std::string("gconv::wg::wgmma_main<Cfg>(p") + (t.tma ? ", &ta, &tb" : out ? ", nullptr, nullptr" : "") +
        (out ? ", &tc" : "") + "); }\n";
   if (trace_blocks() > 0) s += "extern \"C\" __global__ void gconv_trace_dump() { gconv::wg::trace::dump(); }\n";
+  if (stages_dy(t)) {
+    s += "#include \"wgmma/stage_dy.cuh\"\n";
+    s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kStageThreads) +
+         ") gconv_pad(const unsigned short* src, uint4* dst, unsigned rows, unsigned k, unsigned kp) { "
+         "gconv::wg::stage_rows(src, dst, rows, k, kp); }\n";
+  }
   if (has_reduce(t)) {
     s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(igemm::kReduceThreads) +
          ") gconv_reduce(const __grid_constant__ gconv::igemm::IgemmParams p) { gconv::igemm::igemm_reduce<Cfg>(p); "
@@ -273,6 +341,7 @@ std::string instance_source(const KernelTraits& t) {
 std::vector<std::string> entry_points(const KernelTraits& t) {
   std::vector<std::string> e = {"gconv_main"};
   if (has_reduce(t)) e.push_back("gconv_reduce");
+  if (stages_dy(t)) e.push_back("gconv_pad");
   if (trace_blocks() > 0) e.push_back("gconv_trace_dump");  // last
   return e;
 }
@@ -280,7 +349,8 @@ std::vector<std::string> entry_points(const KernelTraits& t) {
 Result<igemm::LaunchPlan> make_plan(const KernelTraits& t, const Problem& p) {
   std::string why;
   if (!can_implement(t, p, &why)) return internal_error("wgmma make_plan: instance cannot run problem: " + why);
-  igemm::LaunchPlan plan = igemm::grid_plan(t, p);
+  igemm::LaunchPlan plan =
+      stages_dy(t) ? igemm::grid_plan(staged_base(t), plan_problem(t, p)) : igemm::grid_plan(t, p);
   plan.threads = kWarpgroup * (t.warps_m + 1);
   plan.smem = smem_bytes(t);
   return plan;
