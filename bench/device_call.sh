@@ -56,8 +56,6 @@
 #   wncheck   wgmma fwd tiles 96/144/192 wide: correctness, sanitizers, every such kernel + cuDNN on the public
 #             fwd problems, the shipped model's top WN_TOP of the other kernels there (before)
 #   wnrows    their selector rows: .device/wn_{train,hold}.csv with .device/wn_pairs.csv / wn_hold_pairs.csv
-#   wracheck  realigned wgmma kernels (_ra): correctness, sanitizers, every such kernel + cuDNN and the model's
-#             top WRA_TOP of the other kernels on .device/wra_pub.jsonl, rows on .device/wra_{train,hold}.txt
 #   wstcheck  staged dy (wgmma _tma_ra): correctness, sanitizers, every realigned wgmma kernel + cuDNN and the
 #             model's top WST_TOP of the others on .device/wst_pub.jsonl, rows on .device/wst_{train,hold}.txt
 #   nbcheck   realigned igemm bwd_data on a C/G off the vector: correctness, sanitizers, every such kernel and
@@ -967,28 +965,6 @@ PY
         2> "$OUT/nb_top.log"
       echo "nb top bench rc=$?"; grep -v ETA "$OUT/nb_top.log" | tail -n 3; pack /tmp/nb_top.csv "$OUT/nb_top.csv.zst"
       bench_rows nb 'direction==bwd_data && family==igemm && realign' "${NB_ROWS_S:-90}" ;;
-    wracheck)
-      # Realigned wgmma kernels (_ra: a channel run off the 16-byte vector read as aligned chunks shifted
-      # in the producer's registers): every such kernel against the reference (bf16 all, fp16 samples),
-      # sanitizers on 2 kernels per bf16 pool of each direction; on the public problems they serve
-      # (.device/wra_pub.jsonl) every realigned wgmma kernel with native cuDNN, then the shipped model's
-      # top WRA_TOP (default 16) without them (what it had before); rows of the realigned wgmma kernels
-      # on .device/wra_train.txt / wra_hold.txt (WRA_ROWS_S seconds each).
-      check_kernels wra wgmma 'family==wgmma && realign' 'Pools/PoolCorrectness.*' \
-        'Pools/PoolCorrectness.*/*_bf16_*'
-      rm -f /tmp/wra_new.csv /tmp/wra_top.csv
-      timeout -k 10 "${WRA_S:-150}" .device/gconv bench --problems .device/wra_pub.jsonl \
-        --filter 'family==wgmma && realign' --provider gconv,cudnn --out /tmp/wra_new.csv --warmup 2 --repeats 7 \
-        --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/wra_new.log"
-      echo "wra new bench rc=$?"; grep -v ETA "$OUT/wra_new.log" | tail -n 1; pack /tmp/wra_new.csv "$OUT/wra_new.csv.zst"
-      timeout -k 10 "${WRA_S:-150}" .device/gconv bench --problems .device/wra_pub.jsonl \
-        --filter '!(family==wgmma && realign)' --policy "topk:${WRA_TOP:-16}" --provider gconv --out /tmp/wra_top.csv \
-        --warmup 2 --repeats 7 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/wra_top.log"
-      echo "wra top bench rc=$?"; grep -v ETA "$OUT/wra_top.log" | tail -n 1; pack /tmp/wra_top.csv "$OUT/wra_top.csv.zst"
-      python3 bench/best_by_label.py --baseline cudnn new=/tmp/wra_new.csv before=/tmp/wra_top.csv \
-        cudnn=/tmp/wra_new.csv:cudnn --per-problem "$OUT/wra_per_problem.csv" > "$OUT/wra_compare.txt" 2>&1
-      head -n 20 "$OUT/wra_compare.txt"
-      bench_rows wra 'family==wgmma && realign' "${WRA_ROWS_S:-120}" ;;
     wstcheck)
       # Staged dy (wgmma _tma_ra: gconv_pad copies dy into the workspace with padded rows, then a TMA
       # kernel): every such kernel against the reference (bf16 all, fp16 samples), sanitizers on 2

@@ -184,9 +184,9 @@ bool canonical(const KernelTraits& t, std::string* why) {
     *why = "canonical: only igemm kernels are packed";
     return false;
   }
-  if (t.realign && ((t.family != Family::igemm && t.family != Family::wgmma) || t.packed ||
-                    t.groups_per_block != 1 || (t.tma && t.family != Family::wgmma))) {
-    *why = "canonical: only igemm and wgmma kernels of one group per block realign (wgmma's TMA ones by a staged copy)";
+  if (t.realign && !(t.family == Family::igemm && !t.packed && t.groups_per_block == 1 && !t.tma) &&
+      !(t.family == Family::wgmma && t.tma)) {
+    *why = "canonical: only igemm kernels of one group per block and wgmma TMA kernels (a staged copy of dy) realign";
     return false;
   }
   if (t.family == Family::tinyc) return true;  // tinyc::traits_ok checks its own canonical form

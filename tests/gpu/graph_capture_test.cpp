@@ -15,7 +15,10 @@
 //            way), strided bwd_data on the wgmma TMA producers;
 //   2 nodes: parallel split-K (main + reduce: one block summing all the
 //            slices of its tile would serialize them), deterministic direct
-//            bwd_weight (main + finish, the partials summed in split order).
+//            bwd_weight (main + finish, the partials summed in split order),
+//            staged dy on the wgmma TMA kernels (_tma_ra: gconv_pad copies dy
+//            to padded rows, which no tensor map could read in place, then
+//            the TMA kernel).
 // This test pins today's counts. The workspace starts poisoned and the graph
 // is replayed twice: the one-launch kernels must neither need zeros nor
 // leave state that a replay would trip over.
@@ -151,7 +154,10 @@ INSTANTIATE_TEST_SUITE_P(
                       // tinyc bwd_weight: the slabs' atomics into an accumulator zeroed and converted
                       // inside the launch; strided bwd_data through the TMA producers (phases)
                       Case{"bwd_weight_bf16_n4c128k128g32_h17w19_y3x3_p1", R"(^tinyc_bwd_weight_)", 1},
-                      Case{"bwd_data_bf16_n4c64k128_h18w20_y3x3_s2_p1", R"(^wgmma_.*_tma$)", 1}),
+                      Case{"bwd_data_bf16_n4c64k128_h18w20_y3x3_s2_p1", R"(^wgmma_.*_tma$)", 1},
+                      // staged dy: the copy, then the TMA kernel (serial split-K in the launch)
+                      Case{"bwd_weight_bf16_n2c64k230_h9w11_y3x3_p1", R"(_sk[0-9]+s_.*_tma_ra$)", 2},
+                      Case{"bwd_data_bf16_n2c64k230_h10w12_y3x3_s2_p1", R"(_tma_ra$)", 2}),
     [](const ::testing::TestParamInfo<Case>& i) { return "case" + std::to_string(i.index); });
 
 }  // namespace

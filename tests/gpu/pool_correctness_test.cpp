@@ -105,8 +105,8 @@ std::vector<Problem> packed_problems(Direction d, DType t) {
 
 // Realigned igemm kernels (an odd channel count read in 16-byte vectors from
 // any offset: fwd C/G, bwd K/G with C/G a multiple of 8, bwd_weight also C/G
-// with K/G a multiple of 8; the realigned wgmma kernels also even counts off
-// the vector, the last four): r2plus1d's 921
+// with K/G a multiple of 8; the staged wgmma kernels, _tma_ra, one group's
+// K off the vector, even counts too, or bwd_data's K off 64): r2plus1d's 921
 // channels (several K tiles per tap, the last one partial), G = 2 (a group's
 // channels start mid-vector), stride-2 phases, dilation, 3D with a
 // depth-only filter, 1D, 1x1; each shape serves bwd (odd K) and its
@@ -117,8 +117,8 @@ std::vector<Problem> realign_problems(Direction d, DType t) {
                    "n2c16k26g2_h8w8_y3x3_p1", "n2c16k21_h11w11_y3x3_p2_dil2", "n2c8k45_d4h6w6_z3y1x1_p1,0,0",
                    "n1c32k921_d2h3w3_z3y1x1_s2,1,1_p1,0,0", "n2c16k13_w40_x3_p1", "n1c16k921_w50_x3_p1",
                    "n2c24k231_d3h5w6_z1y3x3_s1,2,2_p0,1,1", "n2c32k71_w37_x5_s2_p2_dil2", "n1c16k301_h7w7_y1x1",
-                   // Even counts off the vector (the realigned wgmma kernels': r2plus1d's 230 and 460;
-                   // 58; G = 2 with K/G = 54, a group's run from mid-vector).
+                   // Even counts off the vector (r2plus1d's 230 and 460; 58; G = 2 with K/G = 54, a
+                   // group's run from mid-vector): the vec 2 / 4 and staged kernels.
                    "n2c16k230_d3h5w6_z1y3x3_s1,2,2_p0,1,1", "n2c32k460_h7w9_y3x3_p1", "n2c16k58_w40_x3_p1",
                    "n2c16k108g2_h8w8_y3x3_p1",
                    // Staged dy (wgmma _tma_ra: one group, C a multiple of 64 for the TMA kernels; bwd_data

@@ -114,24 +114,6 @@ std::vector<KernelTraits> instances() {
     k.tma = true;
     out.push_back(k);
   }
-  // The realigned producer (chunks held in the producer's registers from
-  // the loads to the shifted stores): every direction, the pool's shapes.
-  const struct {
-    Direction d;
-    DType t;
-    int nd;
-    Shape s;
-    SplitKMode mode;
-    int split;
-  } ra[] = {{Direction::fwd, DType::bf16, 3, {128, 128, 1, 4}, SplitKMode::none, 1},
-            {Direction::bwd_data, DType::fp16, 2, {128, 64, 2, 4}, SplitKMode::cluster, 2},
-            {Direction::bwd_weight, DType::bf16, 3, {128, 128, 2, 4}, SplitKMode::serial, 16},
-            {Direction::bwd_weight, DType::fp16, 1, {128, 64, 1, 4}, SplitKMode::cluster, 4}};
-  for (const auto& w : ra) {
-    KernelTraits k = make(w.d, w.t, w.nd, w.s, w.mode, w.split, 8);
-    k.realign = true;
-    out.push_back(k);
-  }
   // Staged dy (TMA with realign: gconv_pad copies dy into the workspace
   // first): both bwd directions.
   for (Direction d : {Direction::bwd_data, Direction::bwd_weight}) {
@@ -147,7 +129,7 @@ std::vector<KernelTraits> instances() {
 
 TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills) {
   const std::vector<KernelTraits> all = instances();
-  ASSERT_EQ(all.size(), 50u);
+  ASSERT_EQ(all.size(), 46u);
   for (const auto& t : all) {
     std::string why;
     ASSERT_TRUE(wgmma::traits_ok(t, &why)) << kernel_name(t) << ": " << why;

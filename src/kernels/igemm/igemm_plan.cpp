@@ -370,32 +370,7 @@ bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) 
     // (below, the rounding up to vec wastes most of the tile: depthwise C/G
     // = 1), or bwd_weight's x merged over the filter's X taps into a run of
     // more than one vector (RGB stems: merges_run).
-    //
-    // wgmma kernels (the cp.async producer, docs/realign.md "wgmma") realign
-    // any count off the vector (230 and 460 too: their vec 2 / 4 producers
-    // copy 4 or 8 bytes a cp.async, 4x or 2x the instructions), with the
-    // other count on it: one body, the base config's (no OddCgConfig or
-    // NarrowBConfig body).
-    const bool wg = t.family == Family::wgmma;
-    if (wg) {
-      const bool bwd = p.direction != Direction::fwd;
-      const int64_t run = p.direction == Direction::fwd ? f.cg : f.kg;
-      const char* what = p.direction == Direction::fwd ? "C/G" : "K/G";
-      if (bwd && f.cg % t.vec != 0)
-        return why ? fail(why, "wgmma realign reads dy along K/G: C/G (" + std::to_string(f.cg) +
-                                   ") must be a multiple of vec (" + std::to_string(t.vec) + ")")
-                   : false;
-      if (run % t.vec == 0)
-        return why ? fail(why, std::string("realign serves ") + what + " off the vector (" + std::to_string(run) +
-                                   " is a multiple of vec " + std::to_string(t.vec) + ": the aligned kernels serve it)")
-                   : false;
-      if (run <= t.vec)
-        return why ? fail(why, std::string("realign serves ") + what + " of more than one vector (" +
-                                   std::to_string(run) + " <= vec " + std::to_string(t.vec) + ")")
-                   : false;
-    }
     const auto odd_run = [&](int64_t run, const char* what) {
-      if (wg) return true;  // checked above
       if (!why) return run % 2 != 0 && run > t.vec;  // ranking: no strings
       if (run % 2 == 0)
         return fail(why, std::string("realign serves an odd ") + what + " (" + std::to_string(run) +
@@ -410,9 +385,7 @@ bool problem_ok(const KernelTraits& t, const ProblemFacts& f, std::string* why) 
                                  std::to_string(f.cg) + ") are both not multiples of vec (" +
                                  std::to_string(t.vec) + ")")
                  : false;
-    if (wg) {
-      // checked above
-    } else if (p.direction == Direction::bwd_weight) {
+    if (p.direction == Direction::bwd_weight) {
       if (f.kg % t.vec == 0 && f.cg % t.vec == 0)
         return fail(why, "realign serves an odd K/G or C/G (both are multiples of vec: the aligned kernels serve it)");
       if (f.kg % t.vec != 0 && !odd_run(f.kg, "K/G")) return false;

@@ -76,14 +76,8 @@ constexpr int kWarpgroup = 128;
 // ISSUERS: the TMA producer's issuing threads (wgmma_plan.cpp
 // tma_issuers): 1, or 2 (lane 0 of warp 0 issues A's loads, lane 0 of warp 1
 // B's, each arming the stage's full barrier with its own bytes).
-// RA: the realigned cp.async producer (name suffix _ra, docs/realign.md
-// "wgmma"): the operand whose channel run is off the 16-byte vector (K/G or
-// C/G = 230, 460, 921: dy or x rows that start anywhere) is read as aligned
-// 16-byte chunks, shifted in registers and stored to the swizzled tile
-// (igemm/realign.cuh), the other on cp.async; TMA cannot describe such rows
-// (global strides must be multiples of 16 bytes).
 template <int DIR, int DT, int NDIM, int TM, int TN, int TK, int CWG, int STAGES, int SPLIT, int VEC, bool TMA = false,
-          int EPI_MIN = 128 * 128, int MAX_N = 256, int ISSUERS = 1, bool RA = false>
+          int EPI_MIN = 128 * 128, int MAX_N = 256, int ISSUERS = 1>
 struct WgmmaConfig {
   static constexpr int kDir = DIR, kDType = DT, kNdim = NDIM;
   // The producer: TMA loads issued by kIssuers threads (fwd: im2col A, tiled
@@ -94,7 +88,7 @@ struct WgmmaConfig {
   static constexpr int kConsumers = CWG, kStages = STAGES, kSplit = SPLIT, kVec = VEC;
   static constexpr int kThreads = kWarpgroup * (CWG + 1);  // producer warpgroup first
   static constexpr int kGpb = 1, kGroupN = TN, kLoadGpb = 1;
-  static constexpr bool kPacked = false, kRealign = RA;
+  static constexpr bool kPacked = false, kRealign = false;
 
   typedef typename dev::Elem<DT>::T T;
   static constexpr int kElemBytes = dev::Elem<DT>::kBytes;
@@ -212,10 +206,9 @@ struct WgmmaConfig {
   static constexpr int kSmemBytes = kEpiOffset + (kEpiSep ? epi_bytes(kEpiCols) : 0) + 1024;
   // Two blocks per SM (128 registers a thread) when the accumulators fit half
   // of that and the producer's copies are at least 8 bytes (narrower ones
-  // mean more copy slots per thread, which spill under the cap), and not
-  // realigned (the producer holds each stage's chunks in registers).
+  // mean more copy slots per thread, which spill under the cap).
   static constexpr int kMinBlocks =
-      (CWG == 1 && kMI * kNI * kAccPerInstr <= 64 && kVecBytes >= 8 && !RA) ? 2 : 1;
+      (CWG == 1 && kMI * kNI * kAccPerInstr <= 64 && kVecBytes >= 8) ? 2 : 1;
 
   // The producer's view for the igemm loaders: one warpgroup loads.
   struct Load {
@@ -226,7 +219,7 @@ struct WgmmaConfig {
     static constexpr int kThreads = kWarpgroup, kVec = VEC, kVecBytes = VEC * dev::Elem<DT>::kBytes;
     static constexpr int kElemBytes = dev::Elem<DT>::kBytes;
     static constexpr int kGpb = 1, kGroupN = TN, kLoadGpb = 1;
-    static constexpr bool kPacked = false, kRealign = RA;
+    static constexpr bool kPacked = false, kRealign = false;
     static constexpr int kVecB = VEC, kVecBBytes = kVecBytes;
   };
 
@@ -247,8 +240,6 @@ struct WgmmaConfig {
   static_assert(!TMA || TK * kElemBytes == 128 || (TK * kElemBytes == 256 && kElemBytes == 2),
                 "TMA producer: one or (16-bit types) two 128-byte K blocks a stage");
   static_assert(!TMA || kKBlocks == 1 || kKBlocks == 2, "one or two K blocks a stage");
-  static_assert(!RA || (!TMA && kVecBytes == 16 && kElemBytes == 2),
-                "realign: the cp.async producer of 16-bit types, 16-byte vectors");
   static_assert(TMA || kKBlocks == 1, "the cp.async producer loads one K block a stage");
   static_assert(!TMA || DIR == kFwd || (kElemBytes == 2 && TN % 64 == 0 && TM % 64 == 0),
                 "TMA producer of bwd_data / bwd_weight: 16-bit types, MN-major tiles of whole 64-element blocks");

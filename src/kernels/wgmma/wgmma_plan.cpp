@@ -161,10 +161,12 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   if (kmajor < 1 || !slots_fit(ka) || !slots_fit(kb))
     return fail(why, "the producer's K slots (tile_k / vec for K-major tiles, tile_k for MN-major) must divide "
                      "128 threads or be a multiple of them");
-  if (t.realign && (t.vec * eb != 16 || eb != 2))
-    return fail(why, "realign: 16-bit types with 16-byte vectors (vec 8)");
-  if (t.realign && t.tma && t.direction == Direction::fwd)
-    return fail(why, "realign with tma (staged dy): bwd_data and bwd_weight only");
+  // A wgmma kernel realigns only by the staged copy of dy (stages_dy): a
+  // realigning cp.async producer (igemm's loaders, chunks shifted in the
+  // producer's registers) measured slower than the kernels already there on
+  // all but 2 of 53 public problems (H100, twenty-ninth session).
+  if (t.realign && (!t.tma || t.direction == Direction::fwd || t.vec * eb != 16 || eb != 2))
+    return fail(why, "realign (staged dy): TMA kernels of bwd_data or bwd_weight, 16-bit types, vec 8");
   if (t.tma && row_bytes != 128 && row_bytes != 256)
     return fail(why, "tma: the TMA producer needs 128-byte K rows (tile_k 64 or 128 for 16-bit types, 32 for fp32)");
   if (t.tma && t.direction != Direction::fwd && (t.tile_n % 64 != 0 || t.tile_m % 64 != 0))
@@ -215,6 +217,16 @@ bool staged_ok(const KernelTraits& t, const Problem& p, std::string* why) {
     return fail(why, "staged dy (tma + realign): K (" + std::to_string(p.k) + ") is a multiple of " +
                          std::to_string(grain) + ": the TMA kernels read dy as it is");
   if (p.k <= 64) return fail(why, "staged dy (tma + realign): K (" + std::to_string(p.k) + ") of one block or less");
+  // bwd_data with dy's rows on 16 bytes (K a multiple of 8 but not of 64):
+  // the copy pays where the GEMM re-reads dy per tap and the padding adds
+  // little (r2plus1d's K = 288 of 3 x 3 taps: 0.0525 against 0.0592 ms);
+  // on pointwise layers (K = 96 .. 672, 1 x 1) it ran 1.4-3x slower than
+  // the cp.async kernels, and K = 144 (+33% MMA) 1.26x slower (H100,
+  // twenty-ninth session).
+  if (p.direction == Direction::bwd_data && p.k % 8 == 0 &&
+      (p.filter_volume() < 3 || padded_k(p) * 8 > p.k * 9))
+    return fail(why, "staged dy (tma + realign): K (" + std::to_string(p.k) +
+                         ") is on the vector; staging it pays only for filters of 3+ taps padded by at most 1/8");
   const Problem q = padded_problem(p);
   return wgmma::problem_ok(staged_base(t), igemm::check_problem(q), why);
 }
@@ -303,8 +315,7 @@ std::string instance_source(const KernelTraits& t) {
        std::to_string(t.tile_n) + ", " + std::to_string(t.tile_k) + ", " + std::to_string(t.warps_m) + ", " +
        std::to_string(t.stages) + ", " + std::to_string(split_id(t.split_mode)) + ", " + std::to_string(t.vec) +
        (t.tma ? ", true" : ", false") + ", " + std::to_string(epilogue_min_outputs()) + ", " +
-       std::to_string(instr_n_max()) + ", " + std::to_string(tma_issuers()) + (t.realign && !t.tma ? ", true" : "") +
-       "> Cfg;\n";
+       std::to_string(instr_n_max()) + ", " + std::to_string(tma_issuers()) + "> Cfg;\n";
   // The launch's dynamic shared memory is the host's mirror of the config.
   s += "static_assert(Cfg::kSmemBytes == " + std::to_string(smem_bytes(t)) +
        ", \"wgmma_plan.cpp smem_bytes mirrors WgmmaConfig::kSmemBytes\");\n";
