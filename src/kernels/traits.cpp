@@ -171,7 +171,7 @@ Status parse_wgmma(NameParser& p, KernelTraits* t) {
   GCONV_RETURN_IF_ERROR(p.expect("v"));
   GCONV_RETURN_IF_ERROR(p.number("vec", &t->vec));
   t->tma = p.accept("_tma");
-  t->realign = p.accept("_ra");  // after _tma: staged dy (wgmma_plan.hpp stages_dy)
+  t->realign = p.accept("_ra");  // after _tma: staged operands (wgmma/staged.hpp)
   return Status::Ok();
 }
 

@@ -18,7 +18,8 @@
 //            bwd_weight (main + finish, the partials summed in split order),
 //            staged dy on the wgmma TMA kernels (_tma_ra: gconv_pad copies dy
 //            to padded rows, which no tensor map could read in place, then
-//            the TMA kernel).
+//            the TMA kernel);
+//   3 nodes: staged fwd (the copies of x and of w, then the TMA kernel).
 // This test pins today's counts. The workspace starts poisoned and the graph
 // is replayed twice: the one-launch kernels must neither need zeros nor
 // leave state that a replay would trip over.
@@ -157,7 +158,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"bwd_data_bf16_n4c64k128_h18w20_y3x3_s2_p1", R"(^wgmma_.*_tma$)", 1},
                       // staged dy: the copy, then the TMA kernel (serial split-K in the launch)
                       Case{"bwd_weight_bf16_n2c64k230_h9w11_y3x3_p1", R"(_sk[0-9]+s_.*_tma_ra$)", 2},
-                      Case{"bwd_data_bf16_n2c64k230_h10w12_y3x3_s2_p1", R"(_tma_ra$)", 2}),
+                      Case{"bwd_data_bf16_n2c64k230_h10w12_y3x3_s2_p1", R"(_tma_ra$)", 2},
+                      // staged fwd: the copies of x and of w, then the TMA kernel
+                      Case{"fwd_bf16_n2c230k64_h9w11_y3x3_p1", R"(_tma_ra$)", 3}),
     [](const ::testing::TestParamInfo<Case>& i) { return "case" + std::to_string(i.index); });
 
 }  // namespace

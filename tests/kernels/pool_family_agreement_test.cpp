@@ -47,8 +47,8 @@ TEST(PoolFamilyAgreement, EveryPoolKernelImplementsSomeProblem) {
                          "n2c3k64_h32w64_y7x7_s2_p3",
                          // realigned igemm (an odd C/G for fwd, an odd K/G with C/G on the vector for bwd)
                          "n2c64k45_h9w9_y3x3_p1", "n2c45k64_h9w9_y3x3_p1",
-                         // staged dy (wgmma _tma_ra: one group, K off 16-byte rows, C a multiple of 64)
-                         "n2c64k230_h9w9_y3x3_p1"};
+                         // staged operands (wgmma _tma_ra: one group, bwd K or fwd C off 16-byte rows)
+                         "n2c64k230_h9w9_y3x3_p1", "n2c230k64_h9w9_y3x3_p1"};
   for (Direction d : {Direction::fwd, Direction::bwd_data, Direction::bwd_weight})
     for (DType t : {DType::bf16, DType::fp16, DType::fp32}) {
       auto pool = load_pool(*rules, d, t);

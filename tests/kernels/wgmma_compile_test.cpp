@@ -114,12 +114,12 @@ std::vector<KernelTraits> instances() {
     k.tma = true;
     out.push_back(k);
   }
-  // Staged dy (TMA with realign: gconv_pad copies dy into the workspace
-  // first): both bwd directions.
-  for (Direction d : {Direction::bwd_data, Direction::bwd_weight}) {
-    KernelTraits k = make(d, DType::bf16, 3, {256, 128, 2, 4}, d == Direction::bwd_data ? SplitKMode::none
-                                                                                         : SplitKMode::cluster,
-                          d == Direction::bwd_data ? 1 : 4, 8);
+  // Staged operands (TMA with realign: gconv_pad copies dy, or fwd's x and
+  // w, into the workspace first): every direction.
+  for (Direction d : {Direction::fwd, Direction::bwd_data, Direction::bwd_weight}) {
+    const bool wg = d == Direction::bwd_weight;
+    KernelTraits k = make(d, DType::bf16, 3, {256, 128, 2, 4}, wg ? SplitKMode::cluster : SplitKMode::none,
+                          wg ? 4 : 1, 8);
     k.tma = true;
     k.realign = true;
     out.push_back(k);
@@ -129,7 +129,7 @@ std::vector<KernelTraits> instances() {
 
 TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills) {
   const std::vector<KernelTraits> all = instances();
-  ASSERT_EQ(all.size(), 46u);
+  ASSERT_EQ(all.size(), 47u);
   for (const auto& t : all) {
     std::string why;
     ASSERT_TRUE(wgmma::traits_ok(t, &why)) << kernel_name(t) << ": " << why;

@@ -1,7 +1,7 @@
-// Staged dy (wgmma TMA kernels with realign, name suffix _tma_ra,
-// wgmma_plan.hpp stages_dy, docs/realign.md "wgmma"): which problems they
-// take and which they refuse with a reason, the copy's size and the
-// workspace, their names and canonical form. Compiles: WgmmaCompile; the
+// Staged operands (wgmma TMA kernels with realign, name suffix _tma_ra,
+// kernels/wgmma/staged.hpp, docs/realign.md "wgmma"): which problems they
+// take and which they refuse with a reason, the copies and the workspace,
+// their names and canonical form. Compiles: WgmmaCompile; the
 // GPU check against the reference: Pools/PoolCorrectness (tests/gpu,
 // realign_problems).
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/family.hpp"
+#include "kernels/wgmma/staged.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
 #include "pool/arch_rules.hpp"
 
@@ -46,7 +47,7 @@ bool accepts(const KernelTraits& t, const Problem& p, std::string* why) {
   return wgmma_family().can_implement(t, p, why);
 }
 
-TEST(WgmmaStagedDy, NamesRoundTripAndOnlyBwdTmaKernelsRealign) {
+TEST(WgmmaStaged, NamesRoundTripAndOnlyBwdTmaKernelsRealign) {
   auto rules = load_default_arch_rules();
   ASSERT_TRUE(rules.ok()) << rules.status().to_string();
   std::string why;
@@ -63,11 +64,16 @@ TEST(WgmmaStagedDy, NamesRoundTripAndOnlyBwdTmaKernelsRealign) {
   EXPECT_FALSE(is_legal(*rules, cp, &why));
   EXPECT_NE(why.find("realign"), std::string::npos) << why;
   EXPECT_FALSE(wgmma::traits_ok(cp, &why));
-  // Nor a staged fwd (x, not dy, is the operand off the vector there).
+  // fwd stages x and w.
   auto fwd = parse_kernel_name("wgmma_fwd_bf16_2d_m128n128k64_c1_s4_sk1_v8_tma_ra");
   ASSERT_TRUE(fwd.ok());
-  EXPECT_FALSE(wgmma::traits_ok(*fwd, &why));
-  EXPECT_NE(why.find("bwd_data or bwd_weight"), std::string::npos) << why;
+  EXPECT_TRUE(wgmma::traits_ok(*fwd, &why)) << why;
+  // fp32 is not staged (its vectors are 4 elements).
+  KernelTraits f32 = *fwd;
+  f32.dtype = DType::fp32;
+  f32.vec = 4;
+  f32.tile_k = 32;
+  EXPECT_FALSE(wgmma::traits_ok(f32, &why));
 }
 
 KernelTraits staged(Direction d, int tm, int tn, int cwg) {
@@ -81,7 +87,7 @@ KernelTraits staged(Direction d, int tm, int tn, int cwg) {
   return k;
 }
 
-TEST(WgmmaStagedDy, TakesOneGroupsDyOffTheTmaGrain) {
+TEST(WgmmaStaged, TakesOneGroupsRowsOffTheTmaGrain) {
   std::string why;
   // r2plus1d's layers: K = 230 / 460 / 921 (rows off 16 bytes); bwd_data
   // also K = 288 / 144 (off its 64-channel blocks). C a multiple of 64 for
@@ -95,31 +101,56 @@ TEST(WgmmaStagedDy, TakesOneGroupsDyOffTheTmaGrain) {
   EXPECT_TRUE(accepts(staged(Direction::bwd_data, 256, 128, 2),
                       spec("n4c128k288_d8h28w28_z1y3x3_p0,1,1", Direction::bwd_data), &why))
       << why;
-  // The copy's size and the padded problem: 8-element rows for bwd_weight,
-  // 64-element blocks for bwd_data.
+  // The copies and the padded problem: 8-element rows of dy for bwd_weight
+  // (the plan keeps K), 64-element blocks for bwd_data; fwd copies x and w
+  // with C padded to 64.
   const Problem w = spec("n4c128k230_d8h28w28_z1y3x3_p0,1,1", Direction::bwd_weight);
-  EXPECT_EQ(wgmma::padded_k(w), 232);
-  EXPECT_EQ(wgmma::staged_dy_bytes(w), size_t(4 * 8 * 28 * 28) * 232 * 2);
+  EXPECT_EQ(wgmma::padded_count(w), 232);
+  const wgmma::StagedCopies cw = wgmma::staged_copies(w);
+  ASSERT_EQ(cw.n, 1);
+  EXPECT_TRUE(cw.copy[0].from_b);  // ConvArgs b = dy in bwd_weight
+  EXPECT_EQ(cw.copy[0].rows, 4 * 8 * 28 * 28);
+  EXPECT_EQ(cw.copy[0].k, 230);
+  EXPECT_EQ(cw.bytes, size_t(4 * 8 * 28 * 28) * 232 * 2);
+  EXPECT_EQ(wgmma::plan_problem(w).k, 230);
   const Problem dd = spec("n4c128k230_d8h28w28_z1y3x3_p0,1,1", Direction::bwd_data);
-  EXPECT_EQ(wgmma::padded_k(dd), 256);
+  EXPECT_EQ(wgmma::padded_count(dd), 256);
   EXPECT_EQ(wgmma::padded_problem(dd).k, 256);
+  EXPECT_EQ(wgmma::plan_problem(dd).k, 256);
+  EXPECT_FALSE(wgmma::staged_copies(dd).copy[0].from_b);
+  const Problem f = spec("n4c921k512_d2h7w7_z3y1x1_p1,0,0", Direction::fwd);
+  EXPECT_TRUE(accepts(staged(Direction::fwd, 128, 128, 1), f, &why)) << why;
+  const wgmma::StagedCopies cf = wgmma::staged_copies(f);
+  ASSERT_EQ(cf.n, 2);
+  EXPECT_EQ(cf.copy[0].rows, 4 * 2 * 7 * 7);  // x: every input pixel
+  EXPECT_EQ(cf.copy[0].kp, 960);
+  EXPECT_TRUE(cf.copy[1].from_b);
+  EXPECT_EQ(cf.copy[1].rows, 512 * 3);  // w: every (k, tap)
+  EXPECT_EQ(cf.copy[1].offset, cf.copy[0].bytes);
+  EXPECT_EQ(cf.copy[0].bytes % 256, 0u);
+  EXPECT_EQ(wgmma::plan_problem(f).c, 960);
   // The workspace holds the copy first, then the TMA kernel's own.
   KernelTraits cl = staged(Direction::bwd_weight, 128, 128, 1);
   cl.split_mode = SplitKMode::serial;
   cl.split_k = 8;
   KernelTraits base = cl;
   base.realign = false;
-  EXPECT_EQ(wgmma_family().workspace_bytes(cl, w),
-            wgmma::staged_dy_bytes(w) + wgmma::workspace_bytes(base, w));
+  EXPECT_EQ(wgmma_family().workspace_bytes(cl, w), wgmma::staged_copies(w).bytes + wgmma::workspace_bytes(base, w));
   EXPECT_GT(wgmma::workspace_bytes(base, w), 0u);
 }
 
-TEST(WgmmaStagedDy, RefusesWhatItDoesNotServeWithAReason) {
+TEST(WgmmaStaged, RefusesWhatItDoesNotServeWithAReason) {
   std::string why;
   const KernelTraits w = staged(Direction::bwd_weight, 128, 128, 1);
-  // dy already on the grain: the TMA kernels read it as it is.
+  // dy already on the grain: the TMA kernels read it as it is (fwd: x).
   EXPECT_FALSE(accepts(w, spec("n4c128k288_d8h28w28_z1y3x3_p0,1,1", Direction::bwd_weight), &why));
   EXPECT_NE(why.find("multiple of 8"), std::string::npos) << why;
+  EXPECT_FALSE(accepts(staged(Direction::fwd, 128, 128, 1), spec("n4c144k64_d8h28w28_z3y1x1_p1,0,0", Direction::fwd),
+                       &why));
+  EXPECT_NE(why.find("C (144) is a multiple of 8"), std::string::npos) << why;
+  // fwd pointwise: the copies cost what the GEMM reads.
+  EXPECT_FALSE(accepts(staged(Direction::fwd, 128, 128, 1), spec("n32c116k116_d1h14w14_z1y1x1", Direction::fwd), &why));
+  EXPECT_NE(why.find("3+ taps"), std::string::npos) << why;
   // Groups: a group's padded rows would shift the next group's.
   EXPECT_FALSE(accepts(w, spec("n2c128k460g2_d3h9w9_z1y3x3_p0,1,1", Direction::bwd_weight), &why));
   EXPECT_NE(why.find("one group"), std::string::npos) << why;

@@ -221,8 +221,8 @@ TEST(RealPools, AtLeast150Bf16KernelsPerDirectionAndNdim) {
     for (const KernelTraits& t : *pool) ++per_ndim[t.ndim];
     for (int nd = 1; nd <= 3; ++nd) {
       EXPECT_GE(per_ndim[nd], 150) << to_string(d) << " " << nd << "d";
-      // igemm + direct up to ~330 (+ 32-46 packed igemm kernels), wgmma 154
-      // (fwd, 32 of them 96, 144 or 192 wide), 126 (bwd_data, 12 staged) or
+      // igemm + direct up to ~330 (+ 32-46 packed igemm kernels), wgmma 160
+      // (fwd, 32 of them 96, 144 or 192 wide, 6 staged), 126 (bwd_data, 12 staged) or
       // 455 (bwd_weight, 68 of them cluster split-K, 15 of 64/128 splits, 7
       // with two-block stages, 64 one-launch splits of the vec 4 / 2 tiles,
       // 30 deep rings of 6 / 8 stages, 20 staged): a pool past 870 a

@@ -85,7 +85,7 @@ TEST(WgmmaRegistry, KernelsAreCandidatesAndWinLargeProblems) {
 
 TEST(WgmmaRegistry, FilterCountsAndTf32DirectionsFollowThePools) {
   auto only = make_registry("family==wgmma");
-  EXPECT_EQ(only->kernel_count(Direction::fwd, DType::bf16), 3u * 154u);
+  EXPECT_EQ(only->kernel_count(Direction::fwd, DType::bf16), 3u * 160u);
   EXPECT_EQ(only->kernel_count(Direction::fwd, DType::fp32), 3u * 40u);
   EXPECT_EQ(only->kernel_count(Direction::bwd_weight, DType::fp16), 3u * 455u);
   EXPECT_EQ(only->kernel_count(Direction::bwd_data, DType::fp32), 0u);

@@ -12,6 +12,7 @@
 #include "kernels/family.hpp"
 #include "kernels/igemm/launch.hpp"
 #include "kernels/wgmma/launch_memo.hpp"
+#include "kernels/wgmma/staged.hpp"
 #include "kernels/wgmma/tma.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
 
@@ -210,22 +211,25 @@ class WgmmaFamily final : public KernelFamily {
         return s.ok();
       };
       const bool on = tma_blocks_enabled();
-      // A staged instance's dy is its padded copy (launch): A's map has its
-      // rows of padded_k channels; B's (x, or w with its K rows: the padded
-      // channels read zeros) the problem's own.
-      const Problem pa = wgmma::stages_dy(t) ? wgmma::padded_problem(p) : p;
+      // A staged instance reads its padded copies (launch): A's map (dy, or
+      // fwd's x) has rows of the padded count; so has fwd's B (w); the bwd
+      // directions' B (x, or w with its K rows: the padded channels read
+      // zeros) is the problem's own.
+      const bool st = wgmma::staged(t);
+      const Problem pa = st ? wgmma::padded_problem(p) : p;
+      const Problem pb = st && p.direction == Direction::fwd ? pa : p;
       if (on && wgmma::dy_blocks_ok(t, pa) && blocks(wgmma::blocks_args(t, pa, pa.k, t.tile_m / 64), a_ptr, &ta))
         plan->params.tma_blocks |= 1;
       else
         GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::a_args(t, pa, flat), p.dtype, a_ptr, &ta));
-      if (on && wgmma::x_blocks_ok(t, p, flat) && blocks(wgmma::blocks_args(t, p, p.c, t.tile_n / 64), b_ptr, &tb))
+      if (on && wgmma::x_blocks_ok(t, pb, flat) && blocks(wgmma::blocks_args(t, pb, pb.c, t.tile_n / 64), b_ptr, &tb))
         plan->params.tma_blocks |= 2;
-      else if (on && wgmma::w_blocks_ok(t, p) && blocks(wgmma::w_blocks_args(t, p), b_ptr, &tb))
+      else if (on && wgmma::w_blocks_ok(t, pb) && blocks(wgmma::w_blocks_args(t, pb), b_ptr, &tb))
         plan->params.tma_blocks |= 2;
       else if (mcast)
-        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_multicast_args(t, p), p.dtype, b_ptr, &tb));
+        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_multicast_args(t, pb), p.dtype, b_ptr, &tb));
       else
-        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_args(t, p, flat), p.dtype, b_ptr, &tb));
+        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_args(t, pb, flat), p.dtype, b_ptr, &tb));
     }
     if (wgmma::tma_store(t)) {
       // Zeros, with p.out_map unset, where the output cannot be written
@@ -240,38 +244,43 @@ class WgmmaFamily final : public KernelFamily {
     return Status::Ok();
   }
 
-  // A staged instance (wgmma::stages_dy): gconv_pad copies dy into the
-  // front of the workspace with rows of padded_k channels; the TMA kernel
-  // then runs on that copy with the rest of the workspace.
-  static Status stage_dy(const KernelTraits& t, const LoadedKernel& k, const Problem& p, const ConvArgs& args,
-                         CUstream_st* stream, ConvArgs& staged) {
-    const size_t bytes = wgmma::staged_dy_bytes(p);
+  // A staged instance (staged.hpp): gconv_pad copies the operands whose
+  // rows no tensor map can read in place (dy; fwd's x and w) into the front
+  // of the workspace with padded rows; the TMA kernel then runs on the
+  // copies with the rest of the workspace.
+  static Status stage_operands(const KernelTraits& t, const LoadedKernel& k, const Problem& p, const ConvArgs& args,
+                               CUstream_st* stream, ConvArgs& staged) {
+    const wgmma::StagedCopies copies = wgmma::staged_copies(p);
     const std::vector<std::string> names = wgmma::entry_points(t);
     const size_t at = size_t(std::find(names.begin(), names.end(), "gconv_pad") - names.begin());
     if (at >= k.entries.size() || k.entries[at] == nullptr)
       return internal_error("wgmma launch: staged instance lacks gconv_pad");
-    const void* dy = p.direction == Direction::bwd_weight ? args.b : args.a;
-    if (!dy || !args.out) return invalid_argument("wgmma launch: null tensor pointer");
-    if (!args.workspace || args.workspace_bytes < bytes)
-      return invalid_argument("wgmma launch: staged dy needs a workspace of at least " + std::to_string(bytes) +
-                              " bytes, got " + std::to_string(args.workspace ? args.workspace_bytes : 0));
+    if (!args.a || !args.b || !args.out) return invalid_argument("wgmma launch: null tensor pointer");
+    if (!args.workspace || args.workspace_bytes < copies.bytes)
+      return invalid_argument("wgmma launch: staged operands need a workspace of at least " +
+                              std::to_string(copies.bytes) + " bytes, got " +
+                              std::to_string(args.workspace ? args.workspace_bytes : 0));
     if (reinterpret_cast<uintptr_t>(args.workspace) % 256 != 0)
-      return invalid_argument("wgmma launch: staged dy needs a 256-byte aligned workspace");
-    if (reinterpret_cast<uintptr_t>(dy) % 2 != 0) return invalid_argument("wgmma launch: dy must be 2-byte aligned");
-    unsigned rows = unsigned(p.n * p.out_volume()), kk = unsigned(p.k), kp = unsigned(wgmma::padded_k(p));
-    const void* src = dy;
-    void* dst = args.workspace;
-    const uint64_t chunks = uint64_t(rows) * (kp / 8);
-    // A grid-stride loop: 4,096 blocks of 256 threads fill any Hopper part.
-    const unsigned blocks =
-        unsigned(std::min<uint64_t>((chunks + wgmma::kStageThreads - 1) / wgmma::kStageThreads, 4096));
-    void* kargs[] = {&src, &dst, &rows, &kk, &kp};
-    GCONV_RETURN_IF_ERROR(jit::launch(k.entries[at], dim3(blocks), dim3(unsigned(wgmma::kStageThreads)), 0, stream,
-                                      kargs));
+      return invalid_argument("wgmma launch: staged operands need a 256-byte aligned workspace");
     staged = args;
-    (p.direction == Direction::bwd_weight ? staged.b : staged.a) = args.workspace;
-    staged.workspace = static_cast<char*>(args.workspace) + bytes;
-    staged.workspace_bytes = args.workspace_bytes - bytes;
+    for (int i = 0; i < copies.n; ++i) {
+      const wgmma::StagedCopy& c = copies.copy[i];
+      const void* src = c.from_b ? args.b : args.a;
+      if (reinterpret_cast<uintptr_t>(src) % 2 != 0)
+        return invalid_argument("wgmma launch: staged operands must be 2-byte aligned");
+      void* dst = static_cast<char*>(args.workspace) + c.offset;
+      unsigned rows = unsigned(c.rows), kk = unsigned(c.k), kp = unsigned(c.kp);
+      const uint64_t chunks = uint64_t(rows) * (kp / 8);
+      // A grid-stride loop: 4,096 blocks of 256 threads fill any Hopper part.
+      const unsigned blocks =
+          unsigned(std::min<uint64_t>((chunks + wgmma::kStageThreads - 1) / wgmma::kStageThreads, 4096));
+      void* kargs[] = {&src, &dst, &rows, &kk, &kp};
+      GCONV_RETURN_IF_ERROR(
+          jit::launch(k.entries[at], dim3(blocks), dim3(unsigned(wgmma::kStageThreads)), 0, stream, kargs));
+      (c.from_b ? staged.b : staged.a) = dst;
+    }
+    staged.workspace = static_cast<char*>(args.workspace) + copies.bytes;
+    staged.workspace_bytes = args.workspace_bytes - copies.bytes;
     if (staged.workspace_bytes == 0) staged.workspace = nullptr;
     return Status::Ok();
   }
@@ -279,8 +288,8 @@ class WgmmaFamily final : public KernelFamily {
   Status launch(const KernelTraits& t, const LoadedKernel& k, const Problem& p, const ConvArgs& args_in,
                 CUstream_st* stream) const override {
     ConvArgs staged;
-    if (wgmma::stages_dy(t)) GCONV_RETURN_IF_ERROR(stage_dy(t, k, p, args_in, stream, staged));
-    const ConvArgs& args = wgmma::stages_dy(t) ? staged : args_in;
+    if (wgmma::staged(t)) GCONV_RETURN_IF_ERROR(stage_operands(t, k, p, args_in, stream, staged));
+    const ConvArgs& args = wgmma::staged(t) ? staged : args_in;
     Prepared* prep = nullptr;
     Prepared fresh;
     if (launch_memo_enabled() && !k.entries.empty()) {

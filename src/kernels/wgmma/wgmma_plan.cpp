@@ -6,6 +6,7 @@
 #include <string>
 
 #include "jit/env.hpp"
+#include "kernels/wgmma/staged.hpp"
 #include "kernels/wgmma/tma.hpp"
 
 namespace gconv::wgmma {
@@ -161,12 +162,12 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   if (kmajor < 1 || !slots_fit(ka) || !slots_fit(kb))
     return fail(why, "the producer's K slots (tile_k / vec for K-major tiles, tile_k for MN-major) must divide "
                      "128 threads or be a multiple of them");
-  // A wgmma kernel realigns only by the staged copy of dy (stages_dy): a
+  // A wgmma kernel realigns only by staged copies (staged.hpp): a
   // realigning cp.async producer (igemm's loaders, chunks shifted in the
   // producer's registers) measured slower than the kernels already there on
   // all but 2 of 53 public problems (H100, twenty-ninth session).
-  if (t.realign && (!t.tma || t.direction == Direction::fwd || t.vec * eb != 16 || eb != 2))
-    return fail(why, "realign (staged dy): TMA kernels of bwd_data or bwd_weight, 16-bit types, vec 8");
+  if (t.realign && (!t.tma || t.vec * eb != 16 || eb != 2))
+    return fail(why, "realign (staged copies): TMA kernels of 16-bit types, vec 8");
   if (t.tma && row_bytes != 128 && row_bytes != 256)
     return fail(why, "tma: the TMA producer needs 128-byte K rows (tile_k 64 or 128 for 16-bit types, 32 for fp32)");
   if (t.tma && t.direction != Direction::fwd && (t.tile_n % 64 != 0 || t.tile_m % 64 != 0))
@@ -181,60 +182,8 @@ bool can_implement(const KernelTraits& t, const igemm::ProblemFacts& f, std::str
   return traits_ok(t, why) && wgmma::problem_ok(t, f, why);
 }
 
-bool stages_dy(const KernelTraits& t) { return t.tma && t.realign; }
-
-int64_t padded_k(const Problem& p) {
-  const int64_t m = p.direction == Direction::bwd_data ? 64 : 8;
-  return (p.k + m - 1) / m * m;
-}
-
-Problem padded_problem(const Problem& p) {
-  Problem q = p;
-  q.k = padded_k(p);
-  return q;
-}
-
-size_t staged_dy_bytes(const Problem& p) {
-  return round_up(size_t(p.n * p.out_volume() * padded_k(p)) * size_t(elem_bytes(p.dtype)), 256);
-}
-
-KernelTraits staged_base(const KernelTraits& t) {
-  KernelTraits b = t;
-  b.realign = false;
-  return b;
-}
-
-namespace {
-
-// A staged instance takes one group's dy off the TMA's grain; the TMA kernel
-// behind it must take the padded problem.
-bool staged_ok(const KernelTraits& t, const Problem& p, std::string* why) {
-  if (p.direction == Direction::fwd) return fail(why, "staged dy (tma + realign): bwd_data and bwd_weight only");
-  if (p.g != 1) return fail(why, "staged dy (tma + realign): one group (a group's padded rows would shift the next's)");
-  if (p.dtype == DType::fp32) return fail(why, "staged dy (tma + realign): 16-bit types");
-  const int64_t grain = p.direction == Direction::bwd_data ? 64 : 8;
-  if (p.k % grain == 0)
-    return fail(why, "staged dy (tma + realign): K (" + std::to_string(p.k) + ") is a multiple of " +
-                         std::to_string(grain) + ": the TMA kernels read dy as it is");
-  if (p.k <= 64) return fail(why, "staged dy (tma + realign): K (" + std::to_string(p.k) + ") of one block or less");
-  // bwd_data with dy's rows on 16 bytes (K a multiple of 8 but not of 64):
-  // the copy pays where the GEMM re-reads dy per tap and the padding adds
-  // little (r2plus1d's K = 288 of 3 x 3 taps: 0.0525 against 0.0592 ms);
-  // on pointwise layers (K = 96 .. 672, 1 x 1) it ran 1.4-3x slower than
-  // the cp.async kernels, and K = 144 (+33% MMA) 1.26x slower (H100,
-  // twenty-ninth session).
-  if (p.direction == Direction::bwd_data && p.k % 8 == 0 &&
-      (p.filter_volume() < 3 || padded_k(p) * 8 > p.k * 9))
-    return fail(why, "staged dy (tma + realign): K (" + std::to_string(p.k) +
-                         ") is on the vector; staging it pays only for filters of 3+ taps padded by at most 1/8");
-  const Problem q = padded_problem(p);
-  return wgmma::problem_ok(staged_base(t), igemm::check_problem(q), why);
-}
-
-}  // namespace
-
 bool problem_ok(const KernelTraits& t, const igemm::ProblemFacts& f, std::string* why) {
-  if (stages_dy(t)) return f.valid && staged_ok(t, *f.problem, why);
+  if (staged(t)) return f.valid && staged_ok(t, *f.problem, why);
   return igemm::problem_ok(t, f, why) && (!t.tma || tma_ok(t, *f.problem, why));
 }
 
@@ -250,23 +199,13 @@ int instr_n_max() {
   return v;
 }
 
-namespace {
-// The problem a staged instance's TMA kernel is planned on: bwd_data's
-// padded one (its K walk takes whole 64-channel blocks of each tap; the
-// weights' map keeps K rows, so the padded ones read zeros); bwd_weight's
-// own (M = K: dw has K rows; dy's padded channels are only read).
-Problem plan_problem(const KernelTraits& t, const Problem& p) {
-  return stages_dy(t) && p.direction == Direction::bwd_data ? padded_problem(p) : p;
-}
-}  // namespace
-
-// A staged instance: dy's copy first, then the TMA kernel's own workspace.
+// A staged instance: the copies first, then the TMA kernel's own workspace.
 size_t workspace_bytes(const KernelTraits& t, const Problem& p) {
-  if (stages_dy(t)) return staged_dy_bytes(p) + igemm::workspace_bytes(staged_base(t), plan_problem(t, p));
+  if (staged(t)) return staged_copies(p).bytes + igemm::workspace_bytes(staged_base(t), plan_problem(p));
   return igemm::workspace_bytes(t, p);
 }
 size_t workspace_bytes(const KernelTraits& t, const igemm::ProblemFacts& f) {
-  if (stages_dy(t)) return workspace_bytes(t, *f.problem);
+  if (staged(t)) return workspace_bytes(t, *f.problem);
   return igemm::workspace_bytes(t, f);
 }
 
@@ -335,8 +274,8 @@ std::string instance_source(const KernelTraits& t) {
   s += std::string("gconv::wg::wgmma_main<Cfg>(p") + (t.tma ? ", &ta, &tb" : out ? ", nullptr, nullptr" : "") +
        (out ? ", &tc" : "") + "); }\n";
   if (trace_blocks() > 0) s += "extern \"C\" __global__ void gconv_trace_dump() { gconv::wg::trace::dump(); }\n";
-  if (stages_dy(t)) {
-    s += "#include \"wgmma/stage_dy.cuh\"\n";
+  if (staged(t)) {
+    s += "#include \"wgmma/stage_rows.cuh\"\n";
     s += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(kStageThreads) +
          ") gconv_pad(const unsigned short* src, uint4* dst, unsigned rows, unsigned k, unsigned kp) { "
          "gconv::wg::stage_rows(src, dst, rows, k, kp); }\n";
@@ -352,7 +291,7 @@ std::string instance_source(const KernelTraits& t) {
 std::vector<std::string> entry_points(const KernelTraits& t) {
   std::vector<std::string> e = {"gconv_main"};
   if (has_reduce(t)) e.push_back("gconv_reduce");
-  if (stages_dy(t)) e.push_back("gconv_pad");
+  if (staged(t)) e.push_back("gconv_pad");
   if (trace_blocks() > 0) e.push_back("gconv_trace_dump");  // last
   return e;
 }
@@ -361,7 +300,7 @@ Result<igemm::LaunchPlan> make_plan(const KernelTraits& t, const Problem& p) {
   std::string why;
   if (!can_implement(t, p, &why)) return internal_error("wgmma make_plan: instance cannot run problem: " + why);
   igemm::LaunchPlan plan =
-      stages_dy(t) ? igemm::grid_plan(staged_base(t), plan_problem(t, p)) : igemm::grid_plan(t, p);
+      staged(t) ? igemm::grid_plan(staged_base(t), plan_problem(p)) : igemm::grid_plan(t, p);
   plan.threads = kWarpgroup * (t.warps_m + 1);
   plan.smem = smem_bytes(t);
   return plan;

@@ -41,7 +41,7 @@ namespace gconv::wgmma {
 
 // Threads of one warpgroup (4 warps): the unit of wgmma and of each role.
 inline constexpr int kWarpgroup = 128;
-// Threads of a block of gconv_pad (staged dy, stage_dy.cuh).
+// Threads of a block of gconv_pad (staged copies, stage_rows.cuh).
 inline constexpr int kStageThreads = 256;
 
 // The K of one block of a ring stage (WgmmaConfig::kBlockK): one 128-byte
@@ -125,23 +125,5 @@ std::vector<std::string> entry_points(const KernelTraits& t);
 
 // Requires can_implement(t, p); returns internal_error otherwise.
 Result<igemm::LaunchPlan> make_plan(const KernelTraits& t, const Problem& p);
-
-// Staged dy (tma && realign, name suffix _tma_ra; docs/realign.md "wgmma"):
-// bwd_data and bwd_weight with one group whose K leaves dy's rows off 16
-// bytes (r2plus1d's 230, 460, 921: no tensor map can describe them) or, for
-// bwd_data, off the 64-channel blocks its TMA walk needs (288, 144): a first
-// kernel of the instance (gconv_pad) copies dy into the workspace with rows
-// of padded_k channels, zeros past K; the TMA kernel then reads that copy.
-bool stages_dy(const KernelTraits& t);
-// K rounded up to what the TMA kernel needs: 8 (16-byte rows, bwd_weight)
-// or 64 (whole channel blocks per tap, bwd_data).
-int64_t padded_k(const Problem& p);
-// p with K = padded_k(p): the problem of dy's copy (and of bwd_data's plan).
-Problem padded_problem(const Problem& p);
-// Bytes of dy's copy, rounded up to 256 (the workspace behind it keeps
-// cudaMalloc's alignment).
-size_t staged_dy_bytes(const Problem& p);
-// The TMA kernel a staged instance runs after the copy (realign off).
-KernelTraits staged_base(const KernelTraits& t);
 
 }  // namespace gconv::wgmma

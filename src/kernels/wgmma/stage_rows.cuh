@@ -1,12 +1,12 @@
-// gconv_pad, the first kernel of a staged-dy instance (wgmma_plan.hpp
-// stages_dy): dy's rows of k 16-bit elements, which start off 16 bytes
-// (k = 230, 460, 921) or leave bwd_data's 64-channel blocks short, copied to
-// rows of kp elements (the workspace), zeros past k, so that the TMA kernel
-// that follows reads them through a tensor map (global strides must be
-// multiples of 16 bytes). One 16-byte chunk of the copy per thread and step;
+// gconv_pad, the first kernel(s) of a staged instance (staged.hpp): an
+// operand's rows of k 16-bit elements, which start off 16 bytes (k = 230,
+// 460, 921) or leave the TMA kernel's 64-channel blocks short, copied to rows
+// of kp elements (the workspace), zeros past k, so that the TMA kernel that
+// follows reads them through a tensor map (global strides must be multiples
+// of 16 bytes). One 16-byte chunk of the copy per thread and step;
 // consecutive threads take consecutive chunks of a row, so a warp's 2-byte
-// loads and 16-byte stores are contiguous. A memory-bound pass: dy read once,
-// its copy written once.
+// loads and 16-byte stores are contiguous. A memory-bound pass: the operand
+// read once, its copy written once.
 #pragma once
 
 #include "common/types.cuh"
