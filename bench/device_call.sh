@@ -56,7 +56,7 @@
 #   wncheck   wgmma fwd tiles 96/144/192 wide: correctness, sanitizers, every such kernel + cuDNN on the public
 #             fwd problems, the shipped model's top WN_TOP of the other kernels there (before)
 #   wnrows    their selector rows: .device/wn_{train,hold}.csv with .device/wn_pairs.csv / wn_hold_pairs.csv
-#   wstcheck  staged dy (wgmma _tma_ra): correctness, sanitizers, every realigned wgmma kernel + cuDNN and the
+#   wstcheck  staged operands (wgmma _tma_ra): correctness, sanitizers, every realigned wgmma kernel + cuDNN and the
 #             model's top WST_TOP of the others on .device/wst_pub.jsonl, rows on .device/wst_{train,hold}.txt
 #   nbcheck   realigned igemm bwd_data on a C/G off the vector: correctness, sanitizers, every such kernel and
 #             the model's top NB_TOP + native cuDNN on .device/nb_pub.jsonl, rows on .device/nb_{train,hold}.txt
@@ -966,7 +966,7 @@ PY
       echo "nb top bench rc=$?"; grep -v ETA "$OUT/nb_top.log" | tail -n 3; pack /tmp/nb_top.csv "$OUT/nb_top.csv.zst"
       bench_rows nb 'direction==bwd_data && family==igemm && realign' "${NB_ROWS_S:-90}" ;;
     wstcheck)
-      # Staged dy (wgmma _tma_ra: gconv_pad copies dy into the workspace with padded rows, then a TMA
+      # Staged operands (wgmma _tma_ra: gconv_pad copies dy, or fwd x and w, into the workspace with padded rows, then a TMA
       # kernel): every such kernel against the reference (bf16 all, fp16 samples), sanitizers on 2
       # kernels per bf16 pool; on the public problems it serves (.device/wst_pub.jsonl) every realigned
       # wgmma kernel (staged and cp.async) with native cuDNN, then the shipped model's top WST_TOP
