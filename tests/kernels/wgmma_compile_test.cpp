@@ -156,6 +156,12 @@ TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills)
       EXPECT_NE(sources[i].find("__cluster_dims__(" + std::to_string(all[i].split_k) + ", 1, 1)"), std::string::npos)
           << names[i];
     }
+    // The launch finds a staged instance's copy kernel by pad_entry.
+    if (all[i].tma && all[i].realign) {
+      const std::vector<std::string> e = wgmma_family().entry_points(all[i]);
+      ASSERT_LT(wgmma::pad_entry(all[i]), e.size()) << names[i];
+      EXPECT_EQ(e[wgmma::pad_entry(all[i])], "gconv_pad") << names[i];
+    }
     // The output's tensor map is a parameter exactly where the kernel has
     // its own staging area of whole 128-byte rows (all of these).
     EXPECT_EQ(sources[i].find("TensorMap tc") != std::string::npos, wgmma::tma_store(all[i])) << names[i];

@@ -2,6 +2,7 @@
 // (staged.hpp). The launch: wgmma_family.cpp stage_operands.
 #include "kernels/wgmma/staged.hpp"
 
+#include "core/int_math.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
 
@@ -13,8 +14,7 @@ bool fail(std::string* why, std::string msg) {
   return false;
 }
 
-int64_t round_to(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
-size_t round_bytes(size_t x) { return (x + 255) / 256 * 256; }
+int64_t round_to(int64_t x, int64_t m) { return ceil_div(x, m) * m; }
 
 }  // namespace
 
@@ -54,7 +54,7 @@ StagedCopies staged_copies(const Problem& p) {
     c.k = k;
     c.kp = kp;
     c.offset = s.bytes;
-    c.bytes = round_bytes(size_t(rows * kp) * eb);
+    c.bytes = size_t(round_to(rows * kp * int64_t(eb), 256));
     s.bytes += c.bytes;
   };
   if (p.direction == Direction::fwd) {

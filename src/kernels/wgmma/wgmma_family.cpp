@@ -251,8 +251,7 @@ class WgmmaFamily final : public KernelFamily {
   static Status stage_operands(const KernelTraits& t, const LoadedKernel& k, const Problem& p, const ConvArgs& args,
                                CUstream_st* stream, ConvArgs& staged) {
     const wgmma::StagedCopies copies = wgmma::staged_copies(p);
-    const std::vector<std::string> names = wgmma::entry_points(t);
-    const size_t at = size_t(std::find(names.begin(), names.end(), "gconv_pad") - names.begin());
+    const size_t at = wgmma::pad_entry(t);
     if (at >= k.entries.size() || k.entries[at] == nullptr)
       return internal_error("wgmma launch: staged instance lacks gconv_pad");
     if (!args.a || !args.b || !args.out) return invalid_argument("wgmma launch: null tensor pointer");

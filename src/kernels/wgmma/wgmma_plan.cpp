@@ -288,10 +288,12 @@ std::string instance_source(const KernelTraits& t) {
   return s;
 }
 
+size_t pad_entry(const KernelTraits& t) { return has_reduce(t) ? 2 : 1; }
+
 std::vector<std::string> entry_points(const KernelTraits& t) {
   std::vector<std::string> e = {"gconv_main"};
   if (has_reduce(t)) e.push_back("gconv_reduce");
-  if (staged(t)) e.push_back("gconv_pad");
+  if (staged(t)) e.push_back("gconv_pad");  // at pad_entry(t)
   if (trace_blocks() > 0) e.push_back("gconv_trace_dump");  // last
   return e;
 }

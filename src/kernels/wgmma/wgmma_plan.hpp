@@ -122,6 +122,9 @@ size_t workspace_bytes(const KernelTraits& t, const igemm::ProblemFacts& f);
 
 std::string instance_source(const KernelTraits& t);
 std::vector<std::string> entry_points(const KernelTraits& t);
+// A staged instance's gconv_pad among its entry points (after gconv_main
+// and a reduce kernel), found without building the list on the launch path.
+size_t pad_entry(const KernelTraits& t);
 
 // Requires can_implement(t, p); returns internal_error otherwise.
 Result<igemm::LaunchPlan> make_plan(const KernelTraits& t, const Problem& p);
