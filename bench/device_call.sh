@@ -58,6 +58,8 @@
 #   wnrows    their selector rows: .device/wn_{train,hold}.csv with .device/wn_pairs.csv / wn_hold_pairs.csv
 #   wstcheck  staged operands (wgmma _tma_ra): correctness, sanitizers, every realigned wgmma kernel + cuDNN and the
 #             model's top WST_TOP of the others on .device/wst_pub.jsonl, rows on .device/wst_{train,hold}.txt
+#   pwcheck   pointwise streaming GEMM (pw): correctness, sanitizers, every pw kernel + cuDNN and the model's top
+#             PW_TOP of the others on .device/pw_pub.jsonl, rows on .device/pw_{train,hold}.txt
 #   nbcheck   realigned igemm bwd_data on a C/G off the vector: correctness, sanitizers, every such kernel and
 #             the model's top NB_TOP + native cuDNN on .device/nb_pub.jsonl, rows on .device/nb_{train,hold}.txt
 #   clab      cluster split-K's batched reduction: correctness, sanitizers, A/B on .device/r8_pub.jsonl, rows of
@@ -987,6 +989,27 @@ PY
         cudnn=/tmp/wst_new.csv:cudnn --per-problem "$OUT/wst_per_problem.csv" > "$OUT/wst_compare.txt" 2>&1
       head -n 20 "$OUT/wst_compare.txt"
       bench_rows wst 'family==wgmma && tma && realign' "${WST_ROWS_S:-90}" ;;
+    pwcheck)
+      # Pointwise streaming GEMM (pw, src/kernels/pw): every pw kernel against the reference (bf16
+      # all, fp16 samples), sanitizers on 2 kernels per bf16 fwd / bwd_data pool; on the public
+      # pointwise problems it serves (.device/pw_pub.jsonl) every pw kernel with native cuDNN, then
+      # the shipped model's top PW_TOP (default 16) of the other kernels; rows of the pw kernels on
+      # .device/pw_train.txt / pw_hold.txt (PW_ROWS_S seconds each).
+      check_kernels pw pw 'family==pw' 'Pools/PoolCorrectness.*' \
+        'Pools/PoolCorrectness.*/fwd_bf16_*:Pools/PoolCorrectness.*/bwd_data_bf16_*'
+      rm -f /tmp/pw_new.csv /tmp/pw_top.csv
+      timeout -k 10 "${PW_S:-150}" .device/gconv bench --problems .device/pw_pub.jsonl \
+        --filter 'family==pw' --provider gconv,cudnn --out /tmp/pw_new.csv --warmup 2 --repeats 7 \
+        --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/pw_new.log"
+      echo "pw new bench rc=$?"; grep -v ETA "$OUT/pw_new.log" | tail -n 1; pack /tmp/pw_new.csv "$OUT/pw_new.csv.zst"
+      timeout -k 10 "${PW_S:-150}" .device/gconv bench --problems .device/pw_pub.jsonl \
+        --filter '!(family==pw)' --policy "topk:${PW_TOP:-16}" --provider gconv --out /tmp/pw_top.csv \
+        --warmup 2 --repeats 7 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/pw_top.log"
+      echo "pw top bench rc=$?"; grep -v ETA "$OUT/pw_top.log" | tail -n 1; pack /tmp/pw_top.csv "$OUT/pw_top.csv.zst"
+      python3 bench/best_by_label.py --baseline cudnn new=/tmp/pw_new.csv before=/tmp/pw_top.csv \
+        cudnn=/tmp/pw_new.csv:cudnn --per-problem "$OUT/pw_per_problem.csv" > "$OUT/pw_compare.txt" 2>&1
+      head -n 20 "$OUT/pw_compare.txt"
+      bench_rows pw 'family==pw' "${PW_ROWS_S:-90}" ;;
     obrows)
       # Selector rows of the kernels oddbw checks, on the bf16 bwd_weight problems of the training and
       # holdout sweeps with a channel count 8 does not divide (.device/ob_train.txt, ob_hold.txt), OBR_S s each.

@@ -44,7 +44,8 @@ json to_json(const ArchRules& rules, const KernelTraits& t) {
   j["direction"] = to_string(t.direction);
   j["dtype"] = to_string(t.dtype);
   j["ndim"] = t.ndim;
-  if (is_implicit_gemm(t.family)) {  // wgmma: warps_m = consumer warpgroups, warps_n = 1
+  // wgmma: warps_m = consumer warpgroups, warps_n = 1; pw: warps_m = warps, warps_n = 1
+  if (is_implicit_gemm(t.family) || t.family == Family::pw) {
     j["tile_m"] = t.tile_m;
     j["tile_n"] = t.tile_n;
     j["tile_k"] = t.tile_k;

@@ -64,7 +64,10 @@ constexpr int kPackedFirst = kDirectVecFirst + 5;
 // estimate ranks them as vec 8 wgmma kernels, above the igemm ones.
 constexpr int kRealignClass = kPackedFirst + 5;
 constexpr int kWgmmaRealignClass = kRealignClass + 1;
-constexpr int kClasses = kWgmmaRealignClass + 1;
+// The pw family (pointwise streaming GEMM), one class (appended, as above):
+// its estimate is a model of its own, not comparable in error to gemm_ms.
+constexpr int kPwClass = kWgmmaRealignClass + 1;
+constexpr int kClasses = kPwClass + 1;
 
 }  // namespace
 
@@ -78,6 +81,7 @@ int kernel_class(const KernelTraits& t) {
     return t.vec == 8 ? 0 : kDirectVecFirst + vec_index(t.vec);
   }
   if (t.family == Family::tinyc) return kTinycClass;
+  if (t.family == Family::pw) return kPwClass;
   if (t.packed) return kPackedFirst + vec_index(t.vec);
   if (t.realign) return t.family == Family::wgmma ? kWgmmaRealignClass : kRealignClass;
   const int large = t.tile_m * t.tile_n >= 128 * 128 ? 1 : 0;

@@ -28,6 +28,7 @@
 #include "kernels/direct/direct_plan.hpp"
 #include "kernels/fixup.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
+#include "kernels/pw/pw_plan.hpp"
 #include "kernels/tinyc/tinyc_plan.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
 #include "perf/analytic.hpp"
@@ -613,6 +614,35 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const Kernel
       set(x_direct_halo, halo);
       set(x_log_bytes_per_block, lg(l2_bytes / blocks));
     }
+  } else if (t.family == Family::pw) {
+    // Pointwise streaming GEMM (pw_plan.hpp): the igemm tile columns, no
+    // family flag of its own (the schema predates it: a row with none of
+    // the family flags set is a pw kernel), a persistent grid.
+    set(k_tile_m, t.tile_m);
+    set(k_tile_n, t.tile_n);
+    set(k_tile_k, t.tile_k);
+    set(k_warps_m, t.warps_m);
+    set(k_warps_n, 1);
+    set(k_warp_tile_m, ratio(t.tile_m, t.warps_m));
+    set(k_warp_tile_n, t.tile_n);
+    set(k_stages, t.stages);
+    widest_of = pt.widest_igemm;
+    if (pw::can_implement(t, p, nullptr)) {
+      const pw::Plan wp = pw::make_plan(t, p);
+      const pw::Gemm gm = pw::gemm_of(p);
+      const double kp = double((gm.kd + 15) / 16 * 16);
+      blocks = double(std::max<long long>(1, wp.blocks_m * wp.n_tiles));
+      smem = double(wp.smem);
+      set(x_log_m_tiles, lg(wp.params.m_tiles));
+      set(x_log_n_tiles, lg(wp.n_tiles));
+      set(x_waste_m, 1.0 - ratio(double(gm.rows), double(wp.params.m_tiles) * t.tile_m));
+      set(x_waste_n, 1.0 - ratio(gm.nn, double(wp.n_tiles) * t.tile_n));
+      set(x_waste_k, 1.0 - ratio(gm.kd, kp));
+      flops_per_block = 2.0 * double(wp.params.m_tiles) * t.tile_m * t.tile_n * kp * wp.n_tiles / blocks;
+      useful = std::min(1.0, ratio(flops, flops_per_block * blocks));
+      l2_bytes = (x_el + y_el + w_el) * eb + blocks * t.tile_n * kp * eb;
+      set(x_log_bytes_per_block, lg(l2_bytes / blocks));
+    }
   } else {
     set(k_block_h, t.block_h);
     set(k_block_w, t.block_w);
@@ -732,6 +762,7 @@ KernelFeatureTerms kernel_feature_terms(const KernelTraits& t, const DeviceInfo&
   kt.regs = d.rules ? register_estimate(*d.rules, t) : 0;
   if (t.family == Family::igemm) kt.smem = double(igemm::smem_bytes(t));
   if (t.family == Family::wgmma) kt.smem = double(wgmma::smem_bytes(t));
+  if (t.family == Family::pw) kt.smem = double(pw::smem_bytes(t));
   return kt;
 }
 

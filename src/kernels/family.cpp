@@ -9,6 +9,7 @@ const KernelFamily& family_of(const KernelTraits& t) {
     case Family::direct: return direct_family();
     case Family::wgmma: return wgmma_family();
     case Family::tinyc: return tinyc_family();
+    case Family::pw: return pw_family();
   }
   return igemm_family();  // unreachable for valid enum values
 }

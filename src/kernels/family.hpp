@@ -58,6 +58,7 @@ const KernelFamily& igemm_family();
 const KernelFamily& direct_family();
 const KernelFamily& wgmma_family();
 const KernelFamily& tinyc_family();
+const KernelFamily& pw_family();
 const KernelFamily& family_of(const KernelTraits& t);
 
 }  // namespace gconv

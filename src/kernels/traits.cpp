@@ -205,6 +205,21 @@ Status parse_tinyc(NameParser& p, KernelTraits* t) {
   return p.number("warps", &t->warps_m);
 }
 
+// pw: m<TM>n<TN>k<TK>_w<warps>_s<stages>; warps_n is 1 (one warp column).
+Status parse_pw(NameParser& p, KernelTraits* t) {
+  GCONV_RETURN_IF_ERROR(p.expect("m"));
+  GCONV_RETURN_IF_ERROR(p.number("tile_m", &t->tile_m));
+  GCONV_RETURN_IF_ERROR(p.expect("n"));
+  GCONV_RETURN_IF_ERROR(p.number("tile_n", &t->tile_n));
+  GCONV_RETURN_IF_ERROR(p.expect("k"));
+  GCONV_RETURN_IF_ERROR(p.number("tile_k", &t->tile_k));
+  GCONV_RETURN_IF_ERROR(p.expect("_w"));
+  GCONV_RETURN_IF_ERROR(p.number("warps", &t->warps_m));
+  t->warps_n = 1;
+  GCONV_RETURN_IF_ERROR(p.expect("_s"));
+  return p.number("stages", &t->stages);
+}
+
 }  // namespace
 
 const char* to_string(SplitKMode m) {
@@ -223,6 +238,7 @@ const char* to_string(Family f) {
     case Family::direct: return "direct";
     case Family::wgmma: return "wgmma";
     case Family::tinyc: return "tinyc";
+    case Family::pw: return "pw";
   }
   return "unknown";
 }
@@ -236,7 +252,7 @@ const char* to_string(Family f) {
 int KernelTraits::threads() const {
   if (family == Family::igemm) return warps_m * warps_n * kWarpSize;
   if (family == Family::wgmma) return kWarpgroupSize * (warps_m + 1);
-  if (family == Family::tinyc) return warps_m * kWarpSize;
+  if (family == Family::tinyc || family == Family::pw) return warps_m * kWarpSize;
   if (per_thread <= 0) return 0;
   return block_h * (block_w / per_thread) * kDirectChannelLanes;
 }
@@ -254,6 +270,8 @@ std::string kernel_name(const KernelTraits& t) {
                               t.split_k, split_suffix(t.split_mode), t.vec, t.tma ? (t.realign ? "_tma_ra" : "_tma") : t.realign ? "_ra" : "");
   }
   if (t.family == Family::tinyc) return head + fmt::format("t{}x{}_w{}", t.block_h, t.block_w, t.warps_m);
+  if (t.family == Family::pw)
+    return head + fmt::format("m{}n{}k{}_w{}_s{}", t.tile_m, t.tile_n, t.tile_k, t.warps_m, t.stages);
   if (t.win_fx > 0) {
     return head + fmt::format("t{}x{}_r{}_v{}_w{}s{}{}", t.block_h, t.block_w, t.per_thread, t.vec, t.win_fx,
                               t.win_sx, t.tma ? "_tma" : "");
@@ -277,8 +295,10 @@ Result<KernelTraits> parse_kernel_name(std::string_view name) {
     t.family = Family::wgmma;
   } else if (p.accept("tinyc_")) {
     t.family = Family::tinyc;
+  } else if (p.accept("pw_")) {
+    t.family = Family::pw;
   } else {
-    return p.error("a family (igemm_, direct_, wgmma_, tinyc_)");
+    return p.error("a family (igemm_, direct_, wgmma_, tinyc_, pw_)");
   }
   GCONV_RETURN_IF_ERROR(p.direction(&t.direction));
   GCONV_RETURN_IF_ERROR(p.dtype(&t.dtype));
@@ -288,6 +308,7 @@ Result<KernelTraits> parse_kernel_name(std::string_view name) {
     case Family::wgmma: GCONV_RETURN_IF_ERROR(parse_wgmma(p, &t)); break;
     case Family::direct: GCONV_RETURN_IF_ERROR(parse_direct(p, &t)); break;
     case Family::tinyc: GCONV_RETURN_IF_ERROR(parse_tinyc(p, &t)); break;
+    case Family::pw: GCONV_RETURN_IF_ERROR(parse_pw(p, &t)); break;
   }
   if (!p.at_end()) return p.error("the end of the name");
   return t;

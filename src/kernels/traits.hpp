@@ -23,6 +23,10 @@
 //   tinyc_bwd_data_<dtype>_2d_t<BH>x<BW>_w<warps>
 //     e.g. tinyc_bwd_data_bf16_2d_t16x64_w8: tensor-core bwd_data for dx of
 //     at most 8 channels (src/kernels/tinyc), a 16x64 dx tile, 8 warps.
+//   pw_<dir>_<dtype>_<nd>d_m<TM>n<TN>k<TK>_w<warps>_s<stages>
+//     e.g. pw_fwd_bf16_2d_m64n64k64_w4_s3: a pointwise fwd / bwd_data
+//     kernel (src/kernels/pw): TM-row tiles, TN output channels a block,
+//     reductions of TK / 2 < kd <= TK channels, warps, A stages.
 //   direct_<dir>_<dtype>_<nd>d_t<BH>x<BW>_r<R>_v<vec>_w<FX>s<SX>[_tma]
 //     e.g. direct_fwd_bf16_2d_t8x32_r8_v8_w3s1: a register-window depthwise
 //     kernel (src/kernels/direct/window.cuh) for filter width FX and W stride
@@ -42,7 +46,9 @@ namespace gconv {
 
 // tinyc: tensor-core bwd_data for dx with at most 8 channels (C = 3 stems),
 // src/kernels/tinyc.
-enum class Family { igemm, direct, wgmma, tinyc };
+// pw: pointwise fwd / bwd_data (1x1, stride 1, no padding, one group) as a
+// streaming GEMM whose reduction fits one pass, src/kernels/pw.
+enum class Family { igemm, direct, wgmma, tinyc, pw };
 // Split-K: parallel = fp32 slices + a reduce kernel; serial = atomic adds into
 // one zeroed fp32 slice + a convert kernel; cluster (wgmma only) = the splits
 // of a tile are one thread-block cluster that adds its partial tiles through

@@ -75,6 +75,7 @@
 #include "kernels/direct/direct_plan.hpp"
 #include "kernels/fixup.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
+#include "kernels/pw/pw_plan.hpp"
 #include "kernels/tinyc/tinyc_plan.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
 
@@ -368,6 +369,40 @@ double tinyc_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceIn
   return b->total_ms;
 }
 
+// pw (pointwise fwd / bwd_data as a streaming GEMM, kernels/pw): a
+// persistent grid of blocks_per_sm blocks per SM; compute is mma.m16n8k16
+// over the padded tile (tile_n columns of N tiles, the reduction in 16s) at
+// half the warpgroup rate or the shared-memory reads (an A x4 ldmatrix per
+// m16 tile and k-step, a B x4 per mma pair); memory is every operand once
+// from DRAM plus each block's B tile from L2.
+double pw_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceInfo& d, AnalyticBreakdown* b) {
+  const Problem& p = *ap.problem;
+  const pw::Plan plan = pw::make_plan(t, p);
+  const pw::Gemm g = pw::gemm_of(p);
+  const int eb = ap.eb;
+  const double kp = double((g.kd + 15) / 16 * 16);
+  const double cols = double(std::min<int64_t>(t.tile_n, (g.nn + 15) / 16 * 16));
+  const double rows = double(plan.params.m_tiles) * t.tile_m;
+  const double flops = 2.0 * rows * cols * kp * double(plan.n_tiles);
+  const double mmas = flops / (4096.0 * 2.0);
+  const double smem_bytes = mmas * 256.0 + rows / 16.0 * (kp / 16.0) * 512.0 * double(plan.n_tiles);
+  const double mma_rate = ap.mma_sm * 0.5;  // flop/ms of one SM
+  const double smem_rate = d.smem_bytes_per_clk * d.clock_mhz * 1e3;  // bytes/ms of one SM
+  const double per_sm = std::max(flops / mma_rate, smem_bytes / smem_rate) / d.sm_count;
+  const int64_t blocks = plan.blocks_m * plan.n_tiles;
+  b->blocks = blocks;
+  b->blocks_per_sm = pw::blocks_per_sm(t);
+  b->waves = 1;
+  b->wave_efficiency = std::min(1.0, double(blocks) / (double(d.sm_count) * b->blocks_per_sm));
+  b->tile_efficiency = double(g.nn) / (cols * double(plan.n_tiles)) * (double(g.kd) / kp);
+  const double compute = per_sm / std::max(0.25, b->wave_efficiency) + d.wave_latency_us * 1e-3;
+  const double dram = double(ap.ops.x + ap.ops.y + ap.ops.w) * eb;
+  const double l2 = dram + double(blocks) * double(t.tile_n) * kp * eb;
+  const double memory = std::max(dram / (d.hbm_gbps * 1e6), l2 / (d.l2_gbps * 1e6));
+  finish(compute, memory, 1.0, 1, d, b);
+  return b->total_ms;
+}
+
 // tinyc bwd_weight (grouped, C/G = K/G of 4, 8 or 16): per step of a slab,
 // 16-pixel tasks x 4 row blocks x taps x 2 mma.m16n8k16 (a 16 x 16 block of
 // which C/G of every 16 columns are one group's), one x4 ldmatrix of B per
@@ -440,6 +475,7 @@ double analytic_ms(const KernelTraits& t, const AnalyticKernel& ak, const Analyt
   if (is_implicit_gemm(t.family)) return gemm_ms(t, ak, ap, d, b);
   if (t.family == Family::tinyc)
     return t.direction == Direction::bwd_weight ? tinyc_wgrad_ms(t, ap, d, b) : tinyc_ms(t, ap, d, b);
+  if (t.family == Family::pw) return pw_ms(t, ap, d, b);
   DirectPlan own;
   if (!plan && plan_direct(t, ap.direct, &own)) plan = &own;
   return direct_ms(t, ak, ap, plan, d, b);

@@ -15,6 +15,7 @@
 
 #include "kernels/direct/direct_plan.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
+#include "kernels/pw/pw_plan.hpp"
 #include "kernels/tinyc/tinyc_plan.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
 #include "pool/json_reader.hpp"
@@ -169,6 +170,12 @@ Status read_tinyc(const JsonReader& r, const json& v, ArchRules* a) {
   return r.read_int(v["registers"]["estimate"], p + ".registers.estimate", &a->tinyc.regs);
 }
 
+Status read_pw(const JsonReader& r, const json& v, ArchRules* a) {
+  const std::string p = "pw";
+  GCONV_RETURN_IF_ERROR(r.check_object(v, p, {"warps", "description"}, {"warps"}));
+  return r.read_int_list(v["warps"], p + ".warps", &a->pw.warps);
+}
+
 // Fields of the other family must hold their defaults (canonical form).
 bool canonical(const KernelTraits& t, std::string* why) {
   const KernelTraits d;
@@ -189,7 +196,8 @@ bool canonical(const KernelTraits& t, std::string* why) {
     *why = "canonical: only igemm kernels of one group per block and wgmma TMA kernels (a staged copy of dy) realign";
     return false;
   }
-  if (t.family == Family::tinyc) return true;  // tinyc::traits_ok checks its own canonical form
+  // tinyc::traits_ok and pw::traits_ok check their own canonical forms.
+  if (t.family == Family::tinyc || t.family == Family::pw) return true;
   if (is_implicit_gemm(t.family)) {
     if (t.block_h != d.block_h || t.block_w != d.block_w || t.per_thread != d.per_thread || t.deterministic) {
       *why = fmt::format("canonical: a kernel of the {} family must leave block_h, block_w, per_thread, "
@@ -407,6 +415,20 @@ bool legal_tinyc(const ArchRules& rules, const KernelTraits& t, std::string* why
   return true;
 }
 
+bool legal_pw(const ArchRules& rules, const KernelTraits& t, std::string* why) {
+  if (!contains(rules.pw.warps, t.warps_m)) {
+    *why = fmt::format("warps: {} not in the arch's pw warps {}", t.warps_m, list_text(rules.pw.warps));
+    return false;
+  }
+  if (!legal_resources(rules, t, why)) return false;
+  std::string rule;
+  if (!pw::traits_ok(t, &rule)) {
+    *why = "kernel: " + rule;
+    return false;
+  }
+  return true;
+}
+
 bool legal_direct(const ArchRules& rules, const KernelTraits& t, std::string* why) {
   const ArchRules::Direct& d = rules.direct;
   if (!contains(d.block_h, t.block_h) || !contains(d.block_w, t.block_w)) {
@@ -462,7 +484,7 @@ Result<ArchRules> parse_arch_rules(std::string_view json_text, std::string_view 
   JsonReader r{std::string(source)};
   json v;
   GCONV_RETURN_IF_ERROR(r.parse(json_text, &v));
-  GCONV_RETURN_IF_ERROR(r.check_object(v, "", {"arch", "limits", "mma", "igemm", "wgmma", "direct", "tinyc"},
+  GCONV_RETURN_IF_ERROR(r.check_object(v, "", {"arch", "limits", "mma", "igemm", "wgmma", "direct", "tinyc", "pw"},
                                        {"arch", "limits", "mma", "igemm", "wgmma", "direct"}));
   ArchRules a;
   a.source = std::string(source);
@@ -473,6 +495,7 @@ Result<ArchRules> parse_arch_rules(std::string_view json_text, std::string_view 
   GCONV_RETURN_IF_ERROR(read_wgmma(r, v["wgmma"], &a));
   GCONV_RETURN_IF_ERROR(read_direct(r, v["direct"], &a));
   if (v.contains("tinyc")) GCONV_RETURN_IF_ERROR(read_tinyc(r, v["tinyc"], &a));
+  if (v.contains("pw")) GCONV_RETURN_IF_ERROR(read_pw(r, v["pw"], &a));
   return a;
 }
 
@@ -526,6 +549,7 @@ bool is_legal(const ArchRules& rules, const KernelTraits& t, std::string* why) {
     case Family::wgmma: return legal_wgmma(rules, t, w);
     case Family::direct: return legal_direct(rules, t, w);
     case Family::tinyc: return legal_tinyc(rules, t, w);
+    case Family::pw: return legal_pw(rules, t, w);
   }
   *w = "family: unknown";
   return false;
@@ -540,6 +564,7 @@ int64_t smem_bytes(const ArchRules&, const KernelTraits& t) {
     case Family::wgmma: return static_cast<int64_t>(wgmma::smem_bytes(t));
     case Family::direct:
     case Family::tinyc: return 0;  // depends on the problem (the halo): checked by can_implement
+    case Family::pw: return static_cast<int64_t>(pw::smem_bytes(t));
   }
   return 0;
 }
@@ -561,6 +586,7 @@ int register_estimate(const ArchRules& rules, const KernelTraits& t) {
     return wgmma_accumulators(t) + rules.wgmma.consumer_overhead;
   }
   if (t.family == Family::tinyc) return rules.tinyc.regs;
+  if (t.family == Family::pw) return pw::register_estimate(t);
   if (t.win_fx > 0 && t.direction == Direction::bwd_weight)  // window_wgrad.cuh: FX x FX x vec sums + R dy + one x
     return (t.win_fx * t.win_fx + t.per_thread + 1) * t.vec + rules.direct.reg_overhead;
   if (t.win_fx > 0 && t.tma)  // window_stream.cuh: FX x FX x vec weights + R x vec sums + one source vector

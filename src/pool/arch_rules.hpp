@@ -79,6 +79,11 @@ struct ArchRules {
     int regs = 0;            // registers per thread (estimate)
   } tinyc;
 
+  // pw (optional section; empty warps: the arch has no pw kernels).
+  struct Pw {
+    std::vector<int> warps;  // warps per block
+  } pw;
+
   const MmaShape& mma_for(DType t) const { return mma[static_cast<int>(t)]; }
   const std::vector<int>& tile_k_for(DType t) const { return igemm.tile_k[static_cast<int>(t)]; }
 };

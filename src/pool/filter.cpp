@@ -21,8 +21,9 @@ struct FieldDef {
   std::function<int64_t(const ArchRules&, const KernelTraits&)> get;
 };
 
-// The GEMM tile fields apply to both implicit-GEMM families (igemm, wgmma).
-bool is_gemm(const KernelTraits& t) { return is_implicit_gemm(t.family); }
+// The GEMM tile fields apply to both implicit-GEMM families (igemm, wgmma)
+// and to the pointwise GEMM (pw: tile_*, warps_m, stages).
+bool is_gemm(const KernelTraits& t) { return is_implicit_gemm(t.family) || t.family == Family::pw; }
 
 const std::vector<FieldDef>& fields() {
   static const std::vector<FieldDef> defs = [] {
@@ -48,8 +49,8 @@ const std::vector<FieldDef>& fields() {
     d.push_back({"groups_per_block", {}, ig(&KernelTraits::groups_per_block)});
     d.push_back({"packed", {"false", "true"}, [](R, T t) -> int64_t { return t.packed ? 1 : 0; }});  // igemm only
     d.push_back({"realign", {"false", "true"}, [](R, T t) -> int64_t { return t.realign ? 1 : 0; }});  // igemm, wgmma
-    // Enum names by value: Family is {igemm, direct, wgmma, tinyc}.
-    d.push_back({"family", {"igemm", "direct", "wgmma", "tinyc"}, [](R, T t) -> int64_t { return static_cast<int64_t>(t.family); }});
+    // Enum names by value: Family is {igemm, direct, wgmma, tinyc, pw}.
+    d.push_back({"family", {"igemm", "direct", "wgmma", "tinyc", "pw"}, [](R, T t) -> int64_t { return static_cast<int64_t>(t.family); }});
     d.push_back({"ndim", {}, [](R, T t) -> int64_t { return t.ndim; }});
     d.push_back({"direction", {"fwd", "bwd_data", "bwd_weight"},
                  [](R, T t) -> int64_t { return static_cast<int64_t>(t.direction); }});

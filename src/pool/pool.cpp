@@ -132,6 +132,14 @@ Status read_group(const JsonReader& r, const json& v, const std::string& path, F
     g->realign = {false};
     if (v.contains("realign"))
       GCONV_RETURN_IF_ERROR(r.read_bool_list(v["realign"], join(path, "realign"), &g->realign));
+  } else if (family == Family::pw) {
+    GCONV_RETURN_IF_ERROR(r.check_object(v, path, {"tile_m", "tile_n", "tile_k", "warps", "stages", "ndims", "exclude", "description"},
+                                         {"tile_m", "tile_n", "tile_k", "warps", "stages"}));
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_m"], join(path, "tile_m"), &g->tile_m));
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_n"], join(path, "tile_n"), &g->tile_n));
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_k"], join(path, "tile_k"), &g->tile_k));
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["warps"], join(path, "warps"), &g->warps_per_block));
+    GCONV_RETURN_IF_ERROR(r.read_int_list(v["stages"], join(path, "stages"), &g->stages));
   } else if (family == Family::tinyc) {
     GCONV_RETURN_IF_ERROR(r.check_object(v, path, {"tile", "warps", "ndims", "exclude"}, {"tile", "warps"}));
     GCONV_RETURN_IF_ERROR(r.read_pair_list(v["tile"], join(path, "tile"), &g->tiles));
@@ -258,6 +266,18 @@ std::vector<KernelTraits> candidates(const PoolConfig& c, DType dt, const PoolGr
                       t.realign = ra;
                       out.push_back(t);
                     }
+  } else if (c.family == Family::pw) {
+    for (int tm : g.tile_m)
+      for (int tn : g.tile_n)
+        for (int tk : g.tile_k)
+          for (int w : g.warps_per_block)
+            for (int st : g.stages) {
+              KernelTraits t = base;
+              t.tile_m = tm, t.tile_n = tn, t.tile_k = tk;
+              t.warps_m = w, t.warps_n = 1;  // as parse_kernel_name reads a pw name
+              t.stages = st;
+              out.push_back(t);
+            }
   } else if (c.family == Family::tinyc) {
     for (auto [bh, bw] : g.tiles)
       for (int w : g.warps_per_block) {
@@ -347,8 +367,10 @@ Result<PoolConfig> parse_pool_config(std::string_view json_text, std::string_vie
     c.family = Family::wgmma;
   } else if (s == "tinyc") {
     c.family = Family::tinyc;
+  } else if (s == "pw") {
+    c.family = Family::pw;
   } else {
-    return r.error("family", fmt::format("expected \"wgmma\", \"igemm\", \"direct\" or \"tinyc\", got \"{}\"", s));
+    return r.error("family", fmt::format("expected \"wgmma\", \"igemm\", \"direct\", \"tinyc\" or \"pw\", got \"{}\"", s));
   }
   GCONV_RETURN_IF_ERROR(r.read_string(v["direction"], "direction", &s));
   auto dir = parse_direction(s);

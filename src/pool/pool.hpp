@@ -72,7 +72,8 @@ struct PoolGroup {
   // direct register-window kernels: (filter width, W stride) pairs, written
   // "3s1" in the file; default [(0, 0)] = tile kernels.
   std::vector<std::pair<int, int>> windows;
-  // tinyc: dx tiles (tiles above) x warps per block; vec is 8
+  // tinyc: dx tiles (tiles above) x warps per block; vec is 8.
+  // pw: tile_m x tile_n x tile_k x warps per block x stages (above).
   std::vector<int> warps_per_block;
 };
 

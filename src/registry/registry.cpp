@@ -23,6 +23,7 @@
 #include "heuristic/model.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
 #include "kernels/naive/naive.hpp"
+#include "kernels/pw/pw_plan.hpp"
 #include "kernels/tinyc/tinyc_plan.hpp"
 #include "kernels/wgmma/wgmma_plan.hpp"
 #include "perf/analytic.hpp"
@@ -53,6 +54,7 @@ bool kernel_traits_ok(const KernelTraits& t) {
     case Family::wgmma: return wgmma::traits_ok(t, nullptr);
     case Family::direct: return true;
     case Family::tinyc: return tinyc::traits_ok(t, nullptr);
+    case Family::pw: return pw::traits_ok(t, nullptr);
   }
   return false;
 }
@@ -422,6 +424,10 @@ Status RegistryImpl::applicable(const Problem& p, Applicable& scratch_a) const {
       DirectPlan plan;
       if (!plan_direct(t, ap.direct, &plan) || plan.workspace > options_.workspace_limit) continue;
       ms = analytic_ms(t, terms[i].analytic, ap, device_, &b, &plan);
+      brief = b.brief(), order_key = b.order_key();
+    } else if (t.family == Family::pw) {
+      if (!terms[i].traits_ok || !pw::can_implement(t, p, nullptr)) continue;
+      ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);
       brief = b.brief(), order_key = b.order_key();
     } else if (t.family == Family::tinyc) {
       if (!terms[i].traits_ok || !tinyc::can_implement(t, p, nullptr)) continue;

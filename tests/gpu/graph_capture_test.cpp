@@ -12,7 +12,7 @@
 //            directions), naive, packed igemm (bwd_weight's serial split-K
 //            converting only the diagonal blocks), realigned igemm, tinyc
 //            bwd_weight (its slabs' atomics meet in the workspace the same
-//            way), strided bwd_data on the wgmma TMA producers;
+//            way), strided bwd_data on the wgmma TMA producers, pw;
 //   2 nodes: parallel split-K (main + reduce: one block summing all the
 //            slices of its tile would serialize them), deterministic direct
 //            bwd_weight (main + finish, the partials summed in split order),
@@ -143,6 +143,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{spec("fwd", kDense), R"(^wgmma_.*_sk[0-9]+c_)", 1},
                       Case{spec("bwd_data", kDense), R"(^wgmma_.*_sk[0-9]+c_)", 1},
                       Case{"bwd_data_bf16_n2c3k64_h30w70_y7x7_s2_p3", R"(^tinyc_)", 1},
+                      // pw: pointwise streaming GEMM, fwd and bwd_data (rows off 16 bytes)
+                      Case{"fwd_bf16_n2c24k58_h30w70", R"(^pw_fwd_)", 1},
+                      Case{"bwd_data_bf16_n2c58k24_h30w70", R"(^pw_bwd_data_)", 1},
                       // Packed igemm kernels (several small groups as one block-diagonal GEMM):
                       // bwd_weight's serial split-K converts only the diagonal blocks, in the launch.
                       Case{"fwd_bf16_n4c128k128g32_h17w19_y3x3_p1", R"(_pk$)", 1},

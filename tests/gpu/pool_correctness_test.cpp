@@ -175,6 +175,38 @@ std::vector<Problem> wide_n_problems(Direction d, DType t) {
                      d, t);
 }
 
+// pw (pointwise streaming GEMM; kd = the reduction: C for fwd, K for
+// bwd_data; nn = the output channels): every reduction bucket (kd 24, 58,
+// 116, 230) with nn = 200 (one N tile of 256, or N tiles of 128 / 64 / 32),
+// in 1D, 2D and 3D; then the odd paths: kd off 8 (13, 129: 2-byte A
+// fragments from rows packed back to back) and kd 40 / 72 (the last k-step
+// half empty), nn off 8 (58, 116, 230, 17: the output as one contiguous
+// range), row counts off the tile (63, 969), and M of 81,920 rows, where a
+// block walks several tiles through its ring of stages.
+std::vector<Problem> pw_problems(Direction d, DType t) {
+  const struct {
+    int kd, nn;
+    const char* shape;
+  } cases[] = {{24, 200, "n3_h17w19"}, {58, 200, "n2_h9w11"},    {116, 200, "n1_h7w9"},     {230, 200, "n2_h5w13"},
+               {24, 200, "n3_w97"},    {58, 200, "n2_w61"},      {116, 200, "n1_w63"},      {230, 200, "n2_w65"},
+               {24, 200, "n1_d3h5w7"}, {58, 200, "n2_d2h3w5"},   {116, 200, "n1_d2h6w6"},   {230, 200, "n1_d3h3w7"},
+               {13, 58, "n4_h128w160"}, {40, 116, "n2_h31w33"},  {72, 230, "n1_h20w20"},    {256, 256, "n1_h8w8"},
+               {3, 17, "n2_h9w9"},      {16, 9, "n2_h9w9"},     {129, 24, "n2_h11w13"},   {24, 58, "n2_d3h5w7"},     {58, 116, "n2_w301"},
+               {64, 64, "n3_h17w19"},  {128, 128, "n2_h20w30"}};
+  std::vector<Problem> out;
+  for (const auto& c : cases) {
+    const int cc = d == Direction::fwd ? c.kd : c.nn, kk = d == Direction::fwd ? c.nn : c.kd;
+    const std::string shape = c.shape;
+    const std::string spec = shape.substr(0, shape.find('_')) + "c" + std::to_string(cc) + "k" + std::to_string(kk) +
+                             shape.substr(shape.find('_'));
+    Problem p = *Problem::parse_spec(spec);
+    p.direction = d;
+    p.dtype = t;
+    out.push_back(p);
+  }
+  return out;
+}
+
 struct Tally {
   int kernels = 0, runs = 0, failures = 0, uncovered = 0, build_failures = 0;
 };
@@ -244,6 +276,10 @@ Tally check_pool(Direction d, DType t, int ndim, int sample) {
   std::vector<Problem> wide_n;
   for (const Problem& p : wide_n_problems(d, t))
     if (p.ndim == ndim) wide_n.push_back(p);
+  std::vector<Problem> pointwise;
+  if (d != Direction::bwd_weight)
+    for (const Problem& p : pw_problems(d, t))
+      if (p.ndim == ndim) pointwise.push_back(p);
 
   Checker checker;
   std::random_device rd;
@@ -284,6 +320,8 @@ Tally check_pool(Direction d, DType t, int ndim, int sample) {
     const int tn = kernels[i].tile_n;
     if (kernels[i].family == Family::wgmma && (tn == 96 || tn == 144 || tn == 192))
       for (const Problem& p : wide_n) try_problem(p);
+    if (kernels[i].family == Family::pw)
+      for (const Problem& p : pointwise) try_problem(p);
     // tinyc kernels take every covering problem too: the odd list's stem has
     // K = 16, one of the kernel's 64-channel chunks; so do the register-window
     // bwd_weight kernels, whose multi-block regions only the larger covering

@@ -72,6 +72,8 @@ TEST(WgmmaClasses, FollowIgemmsAndKeepItsIds) {
         EXPECT_EQ(c, t.vec == 8 ? 88 : t.vec == 4 ? 87 : t.vec == 2 ? 86 : 85) << kernel_name(t);
       } else if (t.realign) {
         EXPECT_EQ(c, 90) << kernel_name(t);  // realigned igemm kernels: one class, after the packed ones
+      } else if (t.family == Family::pw) {
+        EXPECT_EQ(c, 92) << kernel_name(t);  // pointwise streaming GEMM: one class, after the realigned wgmma
       } else {
         EXPECT_LT(c, 31) << kernel_name(t);
       }

@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "jit/compiler.hpp"
+#include "kernels/family.hpp"
+#include "kernels/traits.hpp"
 
 namespace gconv::testing {
 
@@ -54,6 +56,21 @@ inline void expect_built_without_spills(const Result<jit::Cubin>& r, const std::
   EXPECT_NE(c.log.find("Compiling entry function 'gconv_main'"), std::string::npos) << name << ": " << c.log;
   static const std::regex spill("[1-9][0-9]* bytes spill stores");
   EXPECT_FALSE(std::regex_search(c.log, spill)) << name << " spills registers:\n" << c.log;
+}
+
+// Every kernel of `kernels` compiled for sm_90a from its family's instance
+// source: built, its entry points present, no register spilled.
+inline void expect_kernels_build_without_spills(const std::vector<KernelTraits>& kernels) {
+  std::vector<std::string> sources, names;
+  for (const auto& t : kernels) {
+    sources.push_back(family_of(t).instance_source(t));
+    names.push_back(kernel_name(t));
+  }
+  Status setup;
+  const auto results = compile_sm90a(sources, names, true, &setup);
+  ASSERT_TRUE(setup.ok()) << setup.to_string();
+  for (size_t i = 0; i < kernels.size(); ++i)
+    expect_built_without_spills(results[i], names[i], family_of(kernels[i]).entry_points(kernels[i]));
 }
 
 }  // namespace gconv::testing

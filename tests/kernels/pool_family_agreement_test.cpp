@@ -6,6 +6,8 @@
 
 #include <cstdio>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "kernels/family.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
@@ -49,13 +51,19 @@ TEST(PoolFamilyAgreement, EveryPoolKernelImplementsSomeProblem) {
                          "n2c64k45_h9w9_y3x3_p1", "n2c45k64_h9w9_y3x3_p1",
                          // staged operands (wgmma _tma_ra: one group, bwd K or fwd C off 16-byte rows)
                          "n2c64k230_h9w9_y3x3_p1", "n2c230k64_h9w9_y3x3_p1"};
+  // pw (pointwise, one group): a problem in every reduction bucket (tile_k
+  // 32 / 64 / 128 / 256) times every output-channel bucket (tile_n), both
+  // ways round (fwd reduces over C, bwd_data over K).
+  std::vector<std::string> all(std::begin(specs), std::end(specs));
+  for (int a : {24, 58, 116, 200})
+    for (int b : {24, 58, 116, 200}) all.push_back("n2c" + std::to_string(a) + "k" + std::to_string(b) + "_h9w9");
   for (Direction d : {Direction::fwd, Direction::bwd_data, Direction::bwd_weight})
     for (DType t : {DType::bf16, DType::fp16, DType::fp32}) {
       auto pool = load_pool(*rules, d, t);
       ASSERT_TRUE(pool.ok());
       for (const KernelTraits& k : *pool) {
         bool any = false;
-        for (const char* s : specs) {
+        for (const std::string& s : all) {
           Problem p = *Problem::parse_spec(s);
           // Same shape in the kernel's ndim: move H/W sizes as needed.
           if (k.ndim == 1) {

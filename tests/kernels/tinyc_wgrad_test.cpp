@@ -235,16 +235,7 @@ TEST(TinycWgrad, EveryPoolKernelCompilesForSm90aWithoutSpills) {
       if (k.family == Family::tinyc) all.push_back(k);
   }
   EXPECT_EQ(all.size(), 20u);
-  std::vector<std::string> sources, names;
-  for (const auto& t : all) {
-    sources.push_back(family_of(t).instance_source(t));
-    names.push_back(kernel_name(t));
-  }
-  Status setup;
-  const auto results = testing::compile_sm90a(sources, names, true, &setup);
-  ASSERT_TRUE(setup.ok()) << setup.to_string();
-  for (size_t i = 0; i < all.size(); ++i)
-    testing::expect_built_without_spills(results[i], names[i], family_of(all[i]).entry_points(all[i]));
+  testing::expect_kernels_build_without_spills(all);
 }
 
 }  // namespace

@@ -155,7 +155,7 @@ TEST(PoolExpand, ConfigErrorsNameFileAndKey) {
   expect_config_error(replace(p, "\"4p\"", "\"4x\""), "dtypes.bf16[0].split[1]", "\"4x\"");
   expect_config_error(replace(p, "\"4p\"", "\"1p\""), "dtypes.bf16[0].split[1]", "n >= 2");
   expect_config_error(replace(p, "\"4x1\"", "\"4-1\""), "dtypes.bf16[0].warps[1]", "AxB");
-  expect_config_error(replace(p, "\"igemm\"", "\"gemm\""), "family", "\"igemm\", \"direct\" or \"tinyc\"");
+  expect_config_error(replace(p, "\"igemm\"", "\"gemm\""), "family", "\"igemm\", \"direct\", \"tinyc\" or \"pw\"");
   expect_config_error(replace(p, "\"fwd\"", "\"forward\""), "direction", "forward");
   expect_config_error(replace(p, "\"ndims\": [2]", "\"ndims\": [4]"), "ndims[0]", "1, 2 or 3");
   expect_config_error(replace(p, "\"bf16\": [", "\"bf8\": ["), "dtypes.bf8", "unknown key");
@@ -261,8 +261,8 @@ TEST(RealPools, CoverEveryDirectionDtypeFamilyAndNdim) {
   // igemm and direct: every direction x dtype; wgmma: fwd x 3 dtypes,
   // bwd_data and bwd_weight x bf16/fp16 (tf32 wgmma reads K-major operands
   // only); tinyc: bwd_data x bf16/fp16, 2D and 3D, and bwd_weight x
-  // bf16/fp16, 2D.
-  EXPECT_EQ(seen.size(), (3u * 3u * 2u + 3u + 2u + 2u) * 3u + 4u + 2u);
+  // bf16/fp16, 2D; pw: fwd and bwd_data x bf16/fp16 x 1D/2D/3D.
+  EXPECT_EQ(seen.size(), (3u * 3u * 2u + 3u + 2u + 2u) * 3u + 4u + 2u + 2u * 2u * 3u);
   EXPECT_TRUE(det && vec1 && split_parallel && split_serial && gpb);
   EXPECT_GE(max_bwd_weight_split, 64);
 }
