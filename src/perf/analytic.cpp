@@ -101,6 +101,14 @@ constexpr int kWarpgroup = 4 * kWarp;
 // 8) took 4-5x this model's compute time, the general entry 9.5-11x.
 constexpr double kDirectGroupedComputeRate = 0.22;
 constexpr double kDirectGeneralComputeRate = 0.10;
+// The pw kernels' flop rate as a share of the tensor peak: their per-warp
+// chain of copies, ldmatrix and mma.sync with ~11 warps an SM is latency-
+// bound (docs/pw.md). Fitted on one H200 (2026-11-28, thirtieth session
+// call 3, the best pw kernel on each of the 135 public pointwise problems):
+// time ~ 8 us + 0.11 us/MB + 12.7 us/GFLOP, i.e. ~79 TFLOP/s, a tenth of
+// the bf16 peak; at half the peak the estimate ranked pw first on layers
+// of 256 channels where it ran 5x slower than the implicit GEMMs.
+constexpr double kPwMmaShare = 0.10;
 
 
 using Operands = AnalyticProblem::Operands;
@@ -386,7 +394,7 @@ double pw_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceInfo&
   const double flops = 2.0 * rows * cols * kp * double(plan.n_tiles);
   const double mmas = flops / (4096.0 * 2.0);
   const double smem_bytes = mmas * 256.0 + rows / 16.0 * (kp / 16.0) * 512.0 * double(plan.n_tiles);
-  const double mma_rate = ap.mma_sm * 0.5;  // flop/ms of one SM
+  const double mma_rate = ap.mma_sm * kPwMmaShare;  // flop/ms of one SM
   const double smem_rate = d.smem_bytes_per_clk * d.clock_mhz * 1e3;  // bytes/ms of one SM
   const double per_sm = std::max(flops / mma_rate, smem_bytes / smem_rate) / d.sm_count;
   const int64_t blocks = plan.blocks_m * plan.n_tiles;
