@@ -409,6 +409,8 @@ Status RegistryImpl::applicable(const Problem& p, Applicable& scratch_a) const {
   // Where the problem alone rules out the direct family, its kernels are
   // not planned one by one.
   const bool direct_possible = direct_problem_ok(ap.direct);
+  // Likewise pw: its problem rules (validation included) once, not per kernel.
+  const bool pw_possible = pw::problem_ok(p, nullptr);
   a.found.reserve(kernels.size());
   a.order.reserve(kernels.size());
   a.cls.reserve(kernels.size());
@@ -426,7 +428,7 @@ Status RegistryImpl::applicable(const Problem& p, Applicable& scratch_a) const {
       ms = analytic_ms(t, terms[i].analytic, ap, device_, &b, &plan);
       brief = b.brief(), order_key = b.order_key();
     } else if (t.family == Family::pw) {
-      if (!terms[i].traits_ok || !pw::can_implement(t, p, nullptr)) continue;
+      if (!pw_possible || !terms[i].traits_ok || !pw::instance_ok(t, p, nullptr)) continue;
       ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);
       brief = b.brief(), order_key = b.order_key();
     } else if (t.family == Family::tinyc) {

@@ -89,6 +89,10 @@ TEST(Pw, ImplementsPointwiseLayersInTheirBuckets) {
   EXPECT_NE(why.find("one N tile"), std::string::npos) << why;
   EXPECT_FALSE(pw::can_implement(pw_kernel(64, 128, 32, 4, 3), f, &why));  // 58 <= 64
   EXPECT_NE(why.find("half of tile_n"), std::string::npos) << why;
+  // instance_ok is can_implement's own part (the registry checks the rest once).
+  EXPECT_TRUE(pw::instance_ok(pw_kernel(64, 64, 32, 4, 3), f, &why)) << why;
+  EXPECT_FALSE(pw::instance_ok(pw_kernel(64, 64, 64, 4, 3), f, &why));
+  EXPECT_FALSE(pw::instance_ok(pw_kernel(64, 64, 32, 4, 3, Direction::bwd_data), f, &why));
   // Its bwd_data: kd = 58 (tile_k 64), nn = 24.
   const Problem b = problem("bwd_data_bf16_n32c24k58g1_h56w56_y1x1_s1_p0_dil1");
   EXPECT_TRUE(pw::can_implement(pw_kernel(64, 32, 64, 4, 2, Direction::bwd_data), b, &why)) << why;

@@ -76,8 +76,10 @@ Gemm gemm_of(const Problem& p) {
 }
 
 bool can_implement(const KernelTraits& t, const Problem& p, std::string* why) {
-  if (!traits_ok(t, why)) return false;
-  if (!problem_ok(p, why)) return false;
+  return traits_ok(t, why) && problem_ok(p, why) && instance_ok(t, p, why);
+}
+
+bool instance_ok(const KernelTraits& t, const Problem& p, std::string* why) {
   if (p.direction != t.direction || p.dtype != t.dtype || p.ndim != t.ndim)
     return fail(why, "direction, dtype or ndim differ from the kernel's");
   const Gemm m = gemm_of(p);

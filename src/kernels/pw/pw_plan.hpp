@@ -41,6 +41,9 @@ bool problem_ok(const Problem& p, std::string* why);
 // tile_k (tile_k 32: any kd); nn > tile_n / 2 (tile_n 32: any nn up to 32), or nn a multiple of 8 above
 // tile_n (N tiles of 16-byte rows).
 bool can_implement(const KernelTraits& t, const Problem& p, std::string* why);
+// can_implement's own part, for a caller that has checked traits_ok once per
+// kernel and problem_ok once per problem (the registry's selection loop).
+bool instance_ok(const KernelTraits& t, const Problem& p, std::string* why);
 
 // The GEMM's sides: rows, reduction length and output channels of p.
 struct Gemm {
