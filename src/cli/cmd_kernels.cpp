@@ -45,7 +45,7 @@ json to_json(const ArchRules& rules, const KernelTraits& t) {
   j["dtype"] = to_string(t.dtype);
   j["ndim"] = t.ndim;
   // wgmma: warps_m = consumer warpgroups, warps_n = 1; pw: warps_m = warps, warps_n = 1
-  if (is_implicit_gemm(t.family) || t.family == Family::pw) {
+  if (has_gemm_tile(t.family)) {
     j["tile_m"] = t.tile_m;
     j["tile_n"] = t.tile_n;
     j["tile_k"] = t.tile_k;

@@ -630,7 +630,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const Kernel
     if (pw::can_implement(t, p, nullptr)) {
       const pw::Plan wp = pw::make_plan(t, p);
       const pw::Gemm gm = pw::gemm_of(p);
-      const double kp = double((gm.kd + 15) / 16 * 16);
+      const double kp = double(gm.kp);
       blocks = double(std::max<long long>(1, wp.blocks_m * wp.n_tiles));
       smem = double(wp.smem);
       set(x_log_m_tiles, lg(wp.params.m_tiles));

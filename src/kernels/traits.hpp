@@ -61,6 +61,11 @@ const char* to_string(SplitKMode m);  // "none", "parallel", "serial", "cluster"
 // The implicit-GEMM families (igemm, wgmma): the tile_*, warps_*, stages,
 // split and groups_per_block fields apply to them, block_h.. to direct only.
 inline bool is_implicit_gemm(Family f) { return f == Family::igemm || f == Family::wgmma; }
+// The families whose GEMM tile fields (tile_*, warps_*, stages) describe
+// the kernel: the implicit GEMMs and pw (pointwise GEMM: warps_n 1). What
+// lists traits (sweep CSVs, the filter language, `gconv kernels`) writes
+// those fields for these and the block fields for the others.
+inline bool has_gemm_tile(Family f) { return is_implicit_gemm(f) || f == Family::pw; }
 
 struct KernelTraits {
   Family family = Family::igemm;

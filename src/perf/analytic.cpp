@@ -380,15 +380,15 @@ double tinyc_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceIn
 // pw (pointwise fwd / bwd_data as a streaming GEMM, kernels/pw): a
 // persistent grid of blocks_per_sm blocks per SM; compute is mma.m16n8k16
 // over the padded tile (tile_n columns of N tiles, the reduction in 16s) at
-// half the warpgroup rate or the shared-memory reads (an A x4 ldmatrix per
-// m16 tile and k-step, a B x4 per mma pair); memory is every operand once
-// from DRAM plus each block's B tile from L2.
+// kPwMmaShare of the tensor peak or the shared-memory reads (an A x4
+// ldmatrix per m16 tile and k-step, a B x4 per mma pair); memory is every
+// operand once from DRAM plus each block's B tile from L2.
 double pw_ms(const KernelTraits& t, const AnalyticProblem& ap, const DeviceInfo& d, AnalyticBreakdown* b) {
   const Problem& p = *ap.problem;
   const pw::Plan plan = pw::make_plan(t, p);
   const pw::Gemm g = pw::gemm_of(p);
   const int eb = ap.eb;
-  const double kp = double((g.kd + 15) / 16 * 16);
+  const double kp = double(g.kp);
   const double cols = double(std::min<int64_t>(t.tile_n, (g.nn + 15) / 16 * 16));
   const double rows = double(plan.params.m_tiles) * t.tile_m;
   const double flops = 2.0 * rows * cols * kp * double(plan.n_tiles);

@@ -77,7 +77,7 @@ std::string sweep_csv_row(const SweepRow& r, const std::string& gpu) {
     // igemm, wgmma and pw fill the GEMM columns (wgmma: warps_m = consumer
     // warpgroups, warps_n = groups_per_block = 1; pw: warps_m = warps,
     // warps_n = 1), direct and tinyc the block columns.
-    const bool ig = is_implicit_gemm(t.family) || t.family == Family::pw;
+    const bool ig = has_gemm_tile(t.family);
     auto num = [&](bool used, int v) { s += "," + (used ? std::to_string(v) : std::string()); };
     for (int v : {t.tile_m, t.tile_n, t.tile_k, t.warps_m, t.warps_n, t.stages}) num(ig, v);
     s += "," + (ig ? std::string(to_string(t.split_mode)) : std::string());

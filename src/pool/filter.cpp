@@ -23,7 +23,7 @@ struct FieldDef {
 
 // The GEMM tile fields apply to both implicit-GEMM families (igemm, wgmma)
 // and to the pointwise GEMM (pw: tile_*, warps_m, stages).
-bool is_gemm(const KernelTraits& t) { return is_implicit_gemm(t.family) || t.family == Family::pw; }
+bool is_gemm(const KernelTraits& t) { return has_gemm_tile(t.family); }
 
 const std::vector<FieldDef>& fields() {
   static const std::vector<FieldDef> defs = [] {

@@ -72,6 +72,7 @@ Gemm gemm_of(const Problem& p) {
   m.rows = (long long)(p.n * p.in_volume());
   m.kd = int(p.direction == Direction::fwd ? p.c : p.k);
   m.nn = int(p.direction == Direction::fwd ? p.k : p.c);
+  m.kp = (m.kd + 15) / 16 * 16;
   return m;
 }
 
@@ -139,9 +140,8 @@ Plan make_plan(const KernelTraits& t, const Problem& p) {
   q.o_rows8 = m.nn % 8 == 0 ? 1 : 0;
   // Shared memory for this problem's kd and nn, not the instance's tile_k
   // and tile_n: a smaller reduction leaves room for more blocks an SM.
-  const int kp = (m.kd + 15) / 16 * 16;
   q.b_stride = q.b_trans ? t.tile_n + 8 : t.tile_k + 8;
-  const size_t b_bytes = round128(size_t(q.b_trans ? kp : t.tile_n) * q.b_stride * 2);
+  const size_t b_bytes = round128(size_t(q.b_trans ? m.kp : t.tile_n) * q.b_stride * 2);
   const size_t a_row = q.a_rows8 ? size_t((m.kd / 8) | 1) * 16 : 0;
   const size_t a_stage = round128(q.a_rows8 ? t.tile_m * a_row : (size_t(t.tile_m) * m.kd * 2 + 15) / 16 * 16);
   const int ocols = std::min(m.nn, t.tile_n);

@@ -49,6 +49,7 @@ bool instance_ok(const KernelTraits& t, const Problem& p, std::string* why);
 struct Gemm {
   long long rows = 0;
   int kd = 0, nn = 0;
+  int kp = 0;  // kd rounded up to the mma's 16-element k-steps (B's rows, zero past kd)
 };
 Gemm gemm_of(const Problem& p);
 
