@@ -181,6 +181,9 @@
 #             timed with AB_VAR=0 and unset in the same run (bench/ab_sweeps.py)
 #   sweepf    every kernel of SF_FILTER on the problems of .device/sf.jsonl with native cuDNN, SF_S seconds
 #             (default 240) -> $OUT/sf.csv.zst
+#   pfix      parallel split-K and direct _det in one launch: launch counts, correctness (forced for every
+#             size, capped grid, fp16 samples), sanitizers
+#   pfixab    .device/pfix_pairs.csv with the reduce kernel and with the one launch forced (bench/ab_sweeps.py)
 #   abpicks   two selectors' picks (.device/ab_pairs.csv, the union) on AB_PROBLEMS (default the public
 #             cuDNN shapes) with native cuDNN in the same run -> $OUT/ab_picks.csv.zst (bench/compare_picks.py)
 # Usage: bash bench/device_call.sh STAGE...   ($OUT receives the logs)
@@ -989,6 +992,61 @@ PY
         cudnn=/tmp/wst_new.csv:cudnn --per-problem "$OUT/wst_per_problem.csv" > "$OUT/wst_compare.txt" 2>&1
       head -n 20 "$OUT/wst_compare.txt"
       bench_rows wst 'family==wgmma && tma && realign' "${WST_ROWS_S:-90}" ;;
+    pfix)
+      # Parallel split-K in one launch (igemm/fixup.cuh, kernels/fixup.hpp parallel_fixup): the graph-capture
+      # launch counts (and the bitwise replay of parallel kernels); with the one-launch path forced for every
+      # tile and split factor (GCONV_PARALLEL_FIXUP_KB large), PF_SAMPLE (default 20) parallel kernels per bf16
+      # pool against the reference, the wgmma ones again with the grid capped at 3 blocks, fp16 samples,
+      # memcheck / racecheck / synccheck on 2 per bf16 2D pool.
+      L=/tmp/pflogs; mkdir -p $L/gc $L/bf16 $L/cap $L/fp16
+      LOG_DIR=$L/gc timeout -k 5 120 scripts/gpu-test .device 'Launches/GraphCapture*' > "$L/gc.txt" 2>&1
+      echo "graph capture: $(tail -n 1 "$L/gc.txt")"
+      cat $L/gc/*.log | grep -h -E "Failure|Expected|Which is|nodes|deterministic" | head -n 20
+      ( export GCONV_PARALLEL_FIXUP_KB=1048576
+        TEST_TIMEOUT_S=150 GCONV_GPU_TEST_FILTER='split_mode == parallel' GCONV_GPU_TEST_SAMPLE=${PF_SAMPLE:-20} \
+          LOG_DIR=$L/bf16 timeout -k 5 "${PF_T_S:-170}" scripts/gpu-test .device 'Pools/PoolCorrectness*bf16*' > "$L/bf16.txt" 2>&1
+        echo "parallel bf16 tests: $(tail -n 1 "$L/bf16.txt")"
+        cat $L/bf16/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
+        cat $L/bf16/*.log | grep -h -E "Failure|failed|crash|mismatch" | head -n 12
+        GCONV_WGMMA_PERSISTENT=3 TEST_TIMEOUT_S=90 GCONV_GPU_TEST_FILTER='split_mode == parallel && family == wgmma' \
+          GCONV_GPU_TEST_SAMPLE=${PF_CAP_SAMPLE:-8} LOG_DIR=$L/cap timeout -k 5 100 \
+          scripts/gpu-test .device 'Pools/PoolCorrectness*bf16*' > "$L/cap.txt" 2>&1
+        echo "parallel wgmma, grid capped at 3: $(tail -n 1 "$L/cap.txt")"
+        cat $L/cap/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
+        cat $L/cap/*.log | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
+        mkdir -p $L/det
+        TEST_TIMEOUT_S=90 GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_FILTER='deterministic' \
+          GCONV_GPU_TEST_SAMPLE=${PF_DET_SAMPLE:-12} LOG_DIR=$L/det timeout -k 5 100 \
+          scripts/gpu-test .device 'Pools/PoolCorrectness*bwd_weight*' > "$L/det.txt" 2>&1
+        echo "direct _det tests: $(tail -n 1 "$L/det.txt")"
+        cat $L/det/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
+        cat $L/det/*.log | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
+        TEST_TIMEOUT_S=70 GCONV_GPU_TEST_FILTER='split_mode == parallel' GCONV_GPU_TEST_SAMPLE=${PF_FP16_SAMPLE:-4} \
+          LOG_DIR=$L/fp16 timeout -k 5 80 scripts/gpu-test .device 'Pools/PoolCorrectness*fp16*' > "$L/fp16.txt" 2>&1
+        echo "parallel fp16 tests: $(tail -n 1 "$L/fp16.txt")"
+        cat $L/fp16/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
+        cat $L/fp16/*.log | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
+        for tool in ${PF_SAN-memcheck racecheck synccheck}; do
+          mkdir -p $L/san_$tool
+          GCONV_GPU_TEST_FILTER='split_mode == parallel' GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=$L/san_$tool \
+            timeout -k 5 "${PF_SAN_S:-70}" scripts/gpu-test .device 'Pools/PoolCorrectness*bf16_2d' > "$L/san_$tool.txt" 2>&1
+          echo "$tool: $(tail -n 1 "$L/san_$tool.txt") | $(cat $L/san_$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+        done
+        for tool in ${PF_DET_SAN-memcheck racecheck}; do
+          mkdir -p $L/dsan_$tool
+          GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_FILTER='deterministic' GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool \
+            LOG_DIR=$L/dsan_$tool timeout -k 5 60 scripts/gpu-test .device 'Pools/PoolCorrectness*bwd_weight_bf16_2d' \
+            > "$L/dsan_$tool.txt" 2>&1
+          echo "_det $tool: $(tail -n 1 "$L/dsan_$tool.txt") | $(cat $L/dsan_$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
+        done )
+      tar -czf "$OUT/pf_logs.tar.gz" -C /tmp pflogs ;;
+    pfixab)
+      # The one launch against main + reduce: .device/pfix_pairs.csv (each public problem's analytic best
+      # parallel kernel per family and split factor) timed with GCONV_PARALLEL_FIXUP_KB=0 (reduce kernel)
+      # and with the one-launch path forced, same run (PFAB_S seconds each, default 150).
+      ab_env GCONV_PARALLEL_FIXUP_KB pf pfix "$OUT" "${PFAB_S:-150}" "${REPEATS:-5}" .device/pfix_pairs.csv 0 1048576
+      python3 bench/ab_sweeps.py --a /tmp/pf_0.csv --b /tmp/pf_on.csv --label-a two_launches --label-b one_launch \
+        | tee "$OUT/ab_pfix.txt" ;;
     pwcheck)
       # Pointwise streaming GEMM (pw, src/kernels/pw): every pw kernel against the reference (bf16
       # all, fp16 samples), sanitizers on 2 kernels per bf16 fwd / bwd_data pool; on the public

@@ -99,7 +99,7 @@ namespace {
   X(k_warp_tile_n, "igemm: tile_n / warps_n", "columns per warp") \
   X(k_stages, "igemm: stages", "cp.async pipeline depth: latency hiding vs shared memory") \
   X(k_split_k, "igemm: split_k", "K slices: parallelism for short-M long-K GEMMs, at the cost of a reduction") \
-  X(k_split_parallel, "igemm: split_mode == parallel", "fp32 slices written, then summed by a reduce kernel") \
+  X(k_split_parallel, "igemm: split_mode == parallel", "fp32 slices, summed by the last split (small tiles) or a reduce kernel") \
   X(k_split_serial, "igemm: split_mode == serial", "fp32 atomics into one zeroed slice (memset + convert)") \
   X(k_groups_per_block, "igemm: groups_per_block", "several small groups share one block's columns") \
   X(k_tile_n_per_group, "igemm: tile_n / groups_per_block", "columns one group gets") \
@@ -565,7 +565,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const Kernel
     if (t.split_mode == SplitKMode::parallel) {
       workspace = split * out_el * 4;
       out_l2 += 2 * workspace;
-      launches += 1;
+      if (!parallel_fixup(t.split_k, t.tile_m, t.tile_n)) launches += 1;  // reduce (see analytic.cpp)
     } else if (t.split_mode == SplitKMode::serial) {
       workspace = out_el * 4;
       out_l2 += (split + 2) * workspace;

@@ -13,6 +13,14 @@ bool splitk_fixup_enabled() {
   return on;
 }
 
+bool slices_fixup(long long summed_bytes) {
+  static const long long limit = [] {
+    const auto kb = jit::process_env_int("GCONV_PARALLEL_FIXUP_KB", 0, 1ll << 30);
+    return kb ? *kb * 1024 : kParallelFixupBytes;
+  }();
+  return splitk_fixup_enabled() && summed_bytes <= limit;
+}
+
 uint64_t next_launch_epoch() {
   static std::atomic<uint64_t> counter{[] {
     uint64_t seed =

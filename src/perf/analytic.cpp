@@ -234,15 +234,16 @@ double gemm_ms(const KernelTraits& t, const AnalyticKernel& ak, const AnalyticPr
   const int64_t out = ap.out_elements;
   double ws_bytes = 0, out_l2 = double(out) * eb;
   int launches = 1;
+  // The one-launch fixup (kernels/fixup.hpp) zeroes, sums and converts
+  // inside the kernel; without it (parallel: also past parallel_fixup's
+  // limit) a reduce kernel (and, serial, a memset) runs beside it.
   if (t.split_mode == SplitKMode::parallel) {
     ws_bytes = double(t.split_k) * out * 4;
-    out_l2 += 2 * ws_bytes;  // slices written, then read by the reduce
-    launches += 1;
+    out_l2 += 2 * ws_bytes;  // slices written, then read by the last split (or the reduce)
+    if (!parallel_fixup(t.split_k, t.tile_m, t.tile_n)) launches += 1;
   } else if (t.split_mode == SplitKMode::serial) {
     ws_bytes = double(out) * 4;
     out_l2 += (t.split_k + 2) * ws_bytes;  // zeroing, split_k atomic adds, the convert's read
-    // The one-launch fixup (kernels/fixup.hpp) zeroes and converts inside the
-    // kernel; without it a memset and a reduce kernel run beside it.
     if (!splitk_fixup_enabled()) launches += 2;
   }
   // SplitKMode::cluster: the partial tiles meet in distributed shared memory,

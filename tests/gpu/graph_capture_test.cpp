@@ -7,15 +7,21 @@
 //            splits add in distributed shared memory), serial split-K of
 //            igemm and wgmma and the direct tile bwd_weight with atomics
 //            (the splits meet in the workspace, zeroed and converted inside
-//            the launch: kernels/common/fixup.cuh), direct tile fwd /
+//            the launch: kernels/common/fixup.cuh), deterministic direct
+//            tile bwd_weight while a region's slices are small (at most
+//            16 KB: each split's slice, added in split order by the region's
+//            last split; one split stores dw), direct tile fwd /
 //            bwd_data, direct register-window kernels (all three
 //            directions), naive, packed igemm (bwd_weight's serial split-K
 //            converting only the diagonal blocks), realigned igemm, tinyc
 //            bwd_weight (its slabs' atomics meet in the workspace the same
 //            way), strided bwd_data on the wgmma TMA producers, pw;
-//   2 nodes: parallel split-K (main + reduce: one block summing all the
-//            slices of its tile would serialize them), deterministic direct
-//            bwd_weight (main + finish, the partials summed in split order),
+//            parallel split-K while a tile's slices are small (16 KB: its
+//            last split sums them in split order);
+//   2 nodes: parallel split-K of wide tiles or many splits (main + reduce:
+//            one block summing all the slices of its tile would serialize
+//            them; kernels/fixup.hpp slices_fixup), deterministic direct
+//            bwd_weight with large regions the same way (main + finish),
 //            staged dy on the wgmma TMA kernels (_tma_ra: gconv_pad copies dy
 //            to padded rows, which no tensor map could read in place, then
 //            the TMA kernel);
@@ -113,6 +119,10 @@ TEST_P(GraphCapture, NodesPerRunAndReplayMatchesEagerRun) {
   CUDA_OK(cudaMemcpy(replay.data(), out.ptr, replay.size(), cudaMemcpyDeviceToHost));
   const CompareResult cmp = compare_outputs(p.dtype, replay.data(), eager.data(), nout, tolerance_for(p));
   EXPECT_TRUE(cmp.ok) << cmp.summary();
+  // Parallel split-K sums its slices in split order, in the launch or in the
+  // reduce kernel: the same bits whichever split finishes last.
+  if (std::regex_search(sol->kernel, std::regex(R"(_sk[0-9]+p_)")))
+    EXPECT_EQ(replay, eager) << "parallel split-K is deterministic";
   CUDA_OK(cudaGraphExecDestroy(exec));
   CUDA_OK(cudaGraphDestroy(graph));
   CUDA_OK(cudaStreamDestroy(stream));
@@ -128,13 +138,30 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case{spec("fwd", kDw3), R"(_w3s1$)", 1}, Case{spec("bwd_data", kDw3), R"(_w3s1$)", 1},
                       Case{spec("bwd_weight", kDw3), R"(_w3s1$)", 1},
                       Case{spec("fwd", kDw3), R"(^direct_.*_v8$)", 1},
+                      // deterministic direct: one launch where a region's last split sums at most
+                      // 16 KB of slices (a grouped entry, C/G = 4: 24 splits of small regions) and
+                      // with one split (one 8x16 tile: dw stored directly, no workspace); main +
+                      // finish beyond (kernels/fixup.hpp slices_fixup)
+                      Case{"bwd_weight_bf16_n4c64k64g16_h17w19_y3x3_p1", R"(^direct_.*_t8x16_r2_v2_det$)", 1},
+                      Case{"bwd_weight_bf16_n1c64k64g64_h8w16_y3x3_p1", R"(^direct_bwd_weight_bf16_2d_t8x16_r4_v8_det$)", 1},
                       Case{spec("bwd_weight", kDw3), R"(^direct_.*_v8_det$)", 2},
+                      Case{"bwd_weight_fp32_n4c64k64g64_h17w19_y3x3_p1", R"(^direct_.*_v4_det$)", 2},
+                      Case{"bwd_weight_bf16_n2c48k48g48_d24h8w8_z5y5x5_p2", R"(^direct_bwd_weight_bf16_3d_t4x16_r2_v8_det$)", 2},
                       Case{spec("bwd_weight", kDw3), R"(^direct_.*_v8$)", 1},
                       Case{"bwd_weight_bf16_n4c64k64g16_h17w19_y3x3_p1", R"(^direct_.*_v[0-9]+$)", 1},
                       Case{"bwd_weight_fp32_n4c64k64g64_h17w19_y3x3_p1", R"(^direct_.*_v4$)", 1},
                       Case{spec("fwd", kDense), R"(^igemm_.*_sk1_)", 1},
                       Case{spec("fwd", kDense), R"(^wgmma_.*_sk1_)", 1},
-                      Case{spec("bwd_weight", kDense), R"(^igemm_.*_sk[0-9]+p_)", 2},
+                      // Parallel split-K: one launch while a tile's slices total at most
+                      // 16 KB (kernels/fixup.hpp slices_fixup), else main + reduce.
+                      Case{spec("fwd", kDense), R"(^igemm_.*_m32n64k[0-9]+_.*_sk2p_)", 1},
+                      Case{"bwd_data_bf16_n2c64k64_h9w11_y3x3_s2_p1", R"(^igemm_.*_m32n64k[0-9]+_.*_sk2p_)", 1},
+                      Case{spec("bwd_weight", kDense), R"(^wgmma_.*_m64n32k64_.*_sk2p_v8$)", 1},
+                      Case{spec("bwd_weight", kDense), R"(^igemm_.*_m64n64k[0-9]+_.*_sk4p_)", 2},
+                      Case{"bwd_weight_bf16_n8c128k128_h28w28_y3x3_p1", R"(^igemm_.*_m128n128k[0-9]+_.*_sk8p_)", 2},
+                      Case{spec("bwd_weight", kDense), R"(^wgmma_.*_m64n64k64_.*_sk16p_v8_tma$)", 2},
+                      Case{spec("bwd_data", kDense), R"(^wgmma_.*_m128n128k64_.*_sk2p_v8$)", 2},
+                      Case{"bwd_data_bf16_n2c64k64_h9w11_y3x3_s2_p1", R"(^wgmma_.*_sk4p_v8$)", 2},
                       Case{spec("bwd_weight", kDense), R"(^wgmma_.*_sk[0-9]+s_)", 1},
                       Case{spec("bwd_weight", kDense), R"(^wgmma_.*_sk[0-9]+s_.*_tma$)", 1},
                       Case{spec("bwd_weight", kDense), R"(^igemm_.*_sk[0-9]+s_)", 1},

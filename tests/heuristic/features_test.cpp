@@ -427,7 +427,13 @@ TEST(Features, TileWasteSplitGainAndAnalyticTermsFollowTheirFormulas) {
   ASSERT_TRUE(implements(s, w));
   v = features(w, s);
   EXPECT_FLOAT_EQ(v[index_of("x_split_gain")], 8.0f);
+  // 8 slices of a 64x64 tile (128 KB): summed by the reduce kernel, a second
+  // launch; 4 slices of a 32x32 tile (16 KB) by the tile's last split, one
+  // launch (kernels/fixup.hpp slices_fixup).
   EXPECT_FLOAT_EQ(v[index_of("x_launches")], 2.0f);
+  const KernelTraits s4 = igemm_kernel(w, 32, 32, 64, 1, 1, SplitKMode::parallel, 4);
+  ASSERT_TRUE(implements(s4, w));
+  EXPECT_FLOAT_EQ(features(w, s4)[index_of("x_launches")], 1.0f);
   EXPECT_GT(v[index_of("x_log_workspace")], 0.0f);
   Problem big = make(Direction::fwd, DType::bf16, 2, 64, 256, 256, 1, 56, 3, 1, 1);
   const KernelTraits sb = igemm_kernel(big, 64, 64, 64, 2, 2, SplitKMode::parallel, 8);

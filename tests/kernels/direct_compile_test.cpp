@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +16,8 @@
 #include "jit/compiler.hpp"
 #include "kernels/family.hpp"
 #include "kernels/naive/naive.hpp"
+#include "pool/arch_rules.hpp"
+#include "pool/pool.hpp"
 
 namespace gconv {
 namespace {
@@ -77,6 +80,51 @@ TEST(DirectCompile, EveryDirectionDtypeAndDimensionCompilesForSm90a) {
     EXPECT_EQ(results[i]->arch, "sm_90a");
     for (const std::string& e : all[i].entries) EXPECT_TRUE(testing::image_contains(results[i]->image, e)) << e;
   }
+}
+
+// The deterministic tile bwd_weight kernels (_det) add their slices inside
+// the launch (wgrad.cuh wgrad_sum_slices, after the mainloop's sums are
+// dead): every entry still builds without spilling. Per dtype (fp16 shares
+// bf16's code) and dimension, the pool's _det kernel with the most fp32 sums
+// a thread (per_thread * vec), and every 1024-thread one (capped at 64
+// registers, where a spill shows first): 19 compiles today.
+// GCONV_TEST_ALL_DIRECT_DET=1 compiles every _det kernel of the three pools
+// instead (146 today, about two minutes on two cores).
+// Known: bf16 2D t8x16_r1_v4_det's gconv_main spills 4 bytes, and did so
+// with the two-launch kernel too (checked with GCONV_KERNEL_SOURCES holding
+// the previous wgrad.cuh); it is left out until its general entry is fixed.
+TEST(DirectCompile, DeterministicWgradKernelsBuildWithoutSpills) {
+  auto rules = load_default_arch_rules();
+  ASSERT_TRUE(rules.ok()) << rules.status().to_string();
+  const char* all_env = std::getenv("GCONV_TEST_ALL_DIRECT_DET");
+  const bool all = all_env != nullptr && std::string(all_env) == "1";
+  std::vector<KernelTraits> chosen;
+  for (DType dt : {DType::bf16, DType::fp16, DType::fp32}) {
+    if (!all && dt == DType::fp16) continue;
+    auto pool = load_pool(*rules, Direction::bwd_weight, dt);
+    ASSERT_TRUE(pool.ok()) << pool.status().to_string();
+    for (int nd : {1, 2, 3}) {
+      std::vector<KernelTraits> det;
+      for (const KernelTraits& t : *pool)
+        if (t.deterministic && t.win_fx == 0 && t.ndim == nd &&
+            kernel_name(t).find("_2d_t8x16_r1_v4_det") == std::string::npos)
+          det.push_back(t);
+      ASSERT_FALSE(det.empty()) << to_string(dt) << " " << nd << "D";
+      if (all) {
+        chosen.insert(chosen.end(), det.begin(), det.end());
+        continue;
+      }
+      auto sums = [](const KernelTraits& t) { return t.per_thread * t.vec; };
+      auto by_sums = [&](const KernelTraits& a, const KernelTraits& b) {
+        return sums(a) != sums(b) ? sums(a) < sums(b) : a.threads() < b.threads();
+      };
+      const KernelTraits most = *std::max_element(det.begin(), det.end(), by_sums);
+      chosen.push_back(most);
+      for (const KernelTraits& t : det)
+        if (t.threads() == 1024 && !(t == most)) chosen.push_back(t);
+    }
+  }
+  testing::expect_kernels_build_without_spills(chosen);
 }
 
 }  // namespace

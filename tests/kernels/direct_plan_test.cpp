@@ -226,7 +226,9 @@ TEST(DirectPlan, WorkspaceBytesAreExact) {
   EXPECT_EQ(atomic->params.fixup, 1);
   EXPECT_EQ(atomic->finish_blocks, 0);  // converted inside the launch
   EXPECT_EQ(atomic->fixup_offset, size_t(dw * 4 + 255) / 256 * 256);
-  EXPECT_EQ(direct_family().workspace_bytes(traits(p, 8, 16, 4, 8, true), p), size_t(4 * dw * 4));
+  // Deterministic: one fp32 slice per split, then the region's words (4 * dw
+  // * 4 bytes is a multiple of 256: no padding).
+  EXPECT_EQ(direct_family().workspace_bytes(traits(p, 8, 16, 4, 8, true), p), size_t(4 * dw * 4) + words);
   Result<DirectPlan> plan = plan_direct(traits(p, 8, 16, 4, 8, true), p);
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->params.splits, 4);
@@ -241,7 +243,7 @@ TEST(DirectPlan, WorkspaceBytesAreExact) {
   EXPECT_EQ(direct_family().workspace_bytes(traits(f, 8, 16, 4, 4), f), f_regions * words);  // atomics into dw: words only
   EXPECT_EQ(plan_direct(traits(f, 8, 16, 4, 4), f)->accum, WgradAccum::atomic_out);
   EXPECT_EQ(plan_direct(traits(f, 8, 16, 4, 4), f)->finish_blocks, 0);
-  EXPECT_EQ(direct_family().workspace_bytes(traits(f, 8, 16, 4, 4, true), f), size_t(4 * dw * 4));
+  EXPECT_EQ(direct_family().workspace_bytes(traits(f, 8, 16, 4, 4, true), f), size_t(4 * dw * 4) + f_regions * words);
   for (Direction d : {Direction::fwd, Direction::bwd_data}) {
     Problem q = depthwise(d, DType::bf16);
     EXPECT_EQ(direct_family().workspace_bytes(traits(q), q), 0u);
@@ -250,6 +252,70 @@ TEST(DirectPlan, WorkspaceBytesAreExact) {
   Problem big = depthwise(Direction::bwd_weight, DType::bf16, 72);
   big.g = 8;
   EXPECT_EQ(direct_family().workspace_bytes(traits(big), big), 0u);
+}
+
+// The deterministic tile kernels (_det) run in one launch: each split stores
+// its fp32 slice, and the last split of each (slab, pass) region adds the
+// region's slices in split order (wgrad.cuh), counted on kFixupWords words
+// per region placed after the slices (rounded up to 256 bytes). A plan of
+// one split stores dw directly and needs no workspace.
+TEST(DirectPlan, DeterministicWgradRunsInOneLaunchWithSlicesThenRegionWordsWhileTheSumIsSmall) {
+  // 3D 5x5x5 on 2 x 24 x 8 x 8 with 48 channels, vec 8, 4x16 tiles of 2 per
+  // thread: 32 pixel threads, 256 threads, slabs of 64 pairs -> 1 slab;
+  // 25 taps a z slice on 64 tap places -> 5 passes; items 2 * 24 * 2 * 1 = 96;
+  // splits ceil(1024 / 5) = 205, clamped to the 96 items.
+  Problem p = depthwise(Direction::bwd_weight, DType::bf16, 48, 2, 8, 8);
+  p.ndim = 3;
+  p.in = {24, 8, 8};
+  p.filter = {5, 5, 5};
+  p.pad_lo = p.pad_hi = {2, 2, 2};
+  const KernelTraits t = traits(p, 4, 16, 2, 8, true);
+  Result<DirectPlan> plan = plan_direct(t, p);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  const direct::DirectParams& q = plan->params;
+  EXPECT_EQ(q.slabs, 1);
+  EXPECT_EQ(q.passes, 5);
+  EXPECT_EQ(q.splits, 96);
+  EXPECT_EQ(q.acc_splits, 96);
+  const int64_t dw = 48 * 125;
+  EXPECT_EQ(q.dw_elements, dw);
+  EXPECT_EQ(plan->accum, WgradAccum::partials);
+  // A region's last split would sum 96 slices of 1200 floats (460 KB) alone,
+  // over kernels/fixup.hpp's 16 KB: the finish kernel sums them instead.
+  EXPECT_EQ(q.fixup, 0);
+  EXPECT_GT(plan->finish_blocks, 0);
+  EXPECT_EQ(plan->launches(), 2);
+  EXPECT_EQ(plan->workspace, size_t(96 * dw * 4));
+  EXPECT_EQ(direct_family().workspace_bytes(t, p), plan->workspace);
+
+  // Slices whose bytes are not a multiple of 256: the words start at the next
+  // multiple. fp32, 10 channels, 16x16, vec 2, 8x16 tiles of 2 per thread:
+  // 512 threads, a slab of 16 pairs -> 1 region; items 2 * 2 * 1 = 4 -> 4
+  // splits; dw = 10 * 9 = 90; 4 * 90 * 4 = 1440 bytes -> words at 1536.
+  Problem r = depthwise(Direction::bwd_weight, DType::fp32, 10);
+  const KernelTraits tr = traits(r, 8, 16, 2, 2, true);
+  Result<DirectPlan> rp = plan_direct(tr, r);
+  ASSERT_TRUE(rp.ok()) << rp.status().to_string();
+  EXPECT_EQ(rp->params.slabs * rp->params.passes, 1);
+  EXPECT_EQ(rp->params.splits, 4);
+  EXPECT_EQ(rp->params.dw_elements, 90);
+  EXPECT_EQ(rp->params.fixup, 1);
+  EXPECT_EQ(rp->finish_blocks, 0);  // no gconv_finish
+  EXPECT_EQ(rp->launches(), 1);
+  EXPECT_EQ(rp->fixup_offset, 1536u);
+  EXPECT_EQ(rp->workspace, 1536u + 3 * 8);
+  EXPECT_EQ(direct_family().workspace_bytes(tr, r), rp->workspace);
+
+  // One split (one item: N = 1, one 8x16 tile): dw stored directly, no
+  // workspace at all.
+  Problem one = depthwise(Direction::bwd_weight, DType::bf16, 64, 1, 8, 16);
+  Result<DirectPlan> op = plan_direct(traits(one, 8, 16, 4, 8, true), one);
+  ASSERT_TRUE(op.ok()) << op.status().to_string();
+  EXPECT_EQ(op->params.splits, 1);
+  EXPECT_EQ(op->params.fixup, 1);
+  EXPECT_EQ(op->workspace, 0u);
+  EXPECT_EQ(op->finish_blocks, 0);
+  EXPECT_EQ(op->launches(), 1);
 }
 
 TEST(DirectPlan, WgradSplitsTapsAcrossSlotsAndPositions) {

@@ -156,7 +156,9 @@ TEST(IgemmRealignWgrad, PlanPadsTheColumnsPerTap) {
   EXPECT_EQ(plan5->params.gemm_n, 5 * 32);
   EXPECT_EQ(plan5->params.n_tiles, 3);
   EXPECT_EQ(plan5->grid, 3u * 1u * 64u);
-  EXPECT_EQ(plan5->workspace, size_t(64) * 64 * 5 * 25 * sizeof(float));  // slices of dw, unpadded
+  // Slices of dw, unpadded; then the fixup's words of the 3 output tiles.
+  EXPECT_EQ(plan5->workspace, fixup_words_offset(int64_t{64} * 64 * 5 * 25) + fixup_words_bytes(3));
+  EXPECT_TRUE(plan5->reduce) << "64 slices of a 64x64 tile (1 MB) are summed by the reduce kernel";
 
   // C/G on the vector (the odd K/G body): columns unchanged.
   const Problem odd_k = spec("n2c64k45_h9w9_y3x3_p1", DType::bf16);
@@ -273,12 +275,13 @@ TEST(IgemmRealignWgrad, RunMergePlansZYTapsOfTheXTimesCRun) {
   ASSERT_TRUE(plan1.ok()) << plan1.status().to_string();
   EXPECT_EQ(plan1->params.xrun, 3);
   EXPECT_EQ(plan1->params.gemm_n, 147);
-  // Parallel split-K: slices of dw, unpadded.
+  // Parallel split-K: slices of dw, unpadded, then the fixup's words of the
+  // 3 output tiles.
   const Problem stem = spec("n32c3k64_h224w224_y7x7_s2_p3", DType::bf16);
   auto planp = igemm::make_plan(wgrad(DType::bf16, 2, 64, 64, SplitKMode::parallel, 64), stem);
   ASSERT_TRUE(planp.ok());
   EXPECT_EQ(planp->grid, 3u * 64u);
-  EXPECT_EQ(planp->workspace, size_t(64) * 64 * 147 * sizeof(float));
+  EXPECT_EQ(planp->workspace, fixup_words_offset(int64_t{64} * 64 * 147) + fixup_words_bytes(3));
 }
 
 // The stems' column maps: the plan's columns land on every dw element of a

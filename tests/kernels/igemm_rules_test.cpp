@@ -319,9 +319,21 @@ TEST(IgemmRules, WorkspaceIsExactlyTheSplitSlicesOfTheOutput) {
   for (auto [p, e] : {std::pair{f, ey}, std::pair{d, ex}, std::pair{w, ew}}) {
     KernelTraits t = traits(p.direction, p.dtype, 2);
     EXPECT_EQ(igemm_family().workspace_bytes(t, p), 0u);
+    // Parallel: split_k slices, rounded up to 256 bytes, then the fixup's
+    // three 8-byte words per output tile (the one-launch path of tiles whose
+    // slices total at most 16 KB, kernels/fixup.hpp slices_fixup; the
+    // reduce kernel beyond).
     t.split_mode = SplitKMode::parallel;
     t.split_k = 5;
-    EXPECT_EQ(igemm_family().workspace_bytes(t, p), 5 * e * sizeof(float));
+    Result<igemm::LaunchPlan> pplan = igemm::make_plan(t, p);
+    ASSERT_TRUE(pplan.ok()) << pplan.status().to_string();
+    const size_t slices = (5 * e * sizeof(float) + 255) / 256 * 256;
+    const size_t ptiles = pplan->grid / t.split_k;
+    EXPECT_EQ(igemm_family().workspace_bytes(t, p), slices + ptiles * 24);
+    EXPECT_EQ(pplan->fixup_offset, slices);
+    const bool small = 5 * t.tile_m * t.tile_n * 4 <= 16 * 1024;
+    EXPECT_EQ(pplan->params.fixup, small ? 1 : 0);
+    EXPECT_EQ(pplan->reduce, !small) << "5 slices of a " << t.tile_m << "x" << t.tile_n << " tile";
     // Serial: one slice, rounded up to 256 bytes, then three 8-byte words
     // per output tile for the one-launch fixup (kernels/fixup.hpp): no memset
     // and no reduce launch.

@@ -140,7 +140,8 @@ class DirectFamily final : public KernelFamily {
   std::vector<std::string> entry_points(const KernelTraits& t) const override {
     if (t.win_fx > 0) return {"gconv_win"};
     // Order matters: launch() takes [0] general, [1] depthwise, [2] finish
-    // (bwd_weight only), then the grouped entries (tile_entry).
+    // (bwd_weight only: launched where the one-launch fixup is off,
+    // GCONV_SPLITK_FIXUP=0), then the grouped entries (tile_entry).
     std::vector<std::string> e = {"gconv_main", "gconv_dw"};
     if (t.direction == Direction::bwd_weight) e.push_back("gconv_finish");
     for (int g : kDirectGroupedWidths) e.push_back(fmt::format("gconv_g{}", g));
@@ -181,7 +182,8 @@ class DirectFamily final : public KernelFamily {
     cudaStream_t s = stream;
     const size_t dw_bytes = static_cast<size_t>(params.dw_elements) * 4;
     if (params.fixup) {
-      // The kernel zeroes, adds and converts by region (wgrad.cuh).
+      // The kernel zeroes, adds and converts by region, or adds the
+      // deterministic slices by region (wgrad.cuh; window_wgrad.cuh).
       params.flags = reinterpret_cast<unsigned long long*>(static_cast<char*>(args.workspace) + plan.fixup_offset);
       params.epoch = next_launch_epoch();
     } else if (plan.accum == WgradAccum::atomic_out) {

@@ -708,10 +708,27 @@ bool plan_rules(const KernelTraits& t, const DirectProblem& dp, DirectPlan* out_
     const bool one_launch = !t.deterministic && splitk_fixup_enabled();
     int64_t splits = std::clamp<int64_t>(ceil_div(wgrad_target_blocks(one_launch), slabs * passes), 1, items);
     if (t.deterministic) {
+      // The split count (and so the summation order) is the same with and
+      // without the one-launch fixup: both give the same bits.
       splits = std::max<int64_t>(1, std::min(splits, kWgradMaxPartialBytes / (dw * 4)));
       plan.accum = WgradAccum::partials;
       plan.workspace = static_cast<size_t>(splits * dw * 4);
       q.acc_splits = static_cast<int>(splits);
+      // One launch while a region's last split sums few bytes (kernels/fixup.hpp
+      // slices_fixup): with many splits of few regions one block would read
+      // megabytes where the finish kernel spreads them over the GPU.
+      const int64_t regions = slabs * passes;
+      if (splitk_fixup_enabled() && (splits == 1 || slices_fixup(splits * ceil_div(dw, regions) * 4))) {
+        // wgrad.cuh: the slices, then the words of each (slab, pass) region;
+        // a lone split stores dw and needs neither.
+        q.fixup = 1;
+        if (splits > 1) {
+          plan.fixup_offset = fixup_words_offset(splits * dw);
+          plan.workspace = plan.fixup_offset + fixup_words_bytes(regions);
+        } else {
+          plan.workspace = 0;
+        }
+      }
     } else {
       plan.accum = p.dtype == DType::fp32 ? WgradAccum::atomic_out : WgradAccum::atomic_workspace;
       plan.workspace = p.dtype == DType::fp32 ? 0 : static_cast<size_t>(dw * 4);

@@ -26,7 +26,12 @@
 //
 // Workspace (bwd_weight only, fp32): deterministic -> splits * dw elements;
 // atomics with bf16/fp16 -> dw elements; atomics with fp32 -> none (dw itself
-// accumulates). launch() zeroes what the atomics need; partials need no zeroing.
+// accumulates). With the one-launch fixup (kernels/fixup.hpp, on unless
+// GCONV_SPLITK_FIXUP=0) the tile kernels add, at fixup_offset (the above
+// rounded up to 256 bytes), kFixupWords 8-byte words per (slab, pass)
+// region; a deterministic plan of one split then needs no workspace (it
+// stores dw). Nothing needs zeroing then; without the fixup launch() zeroes
+// what the atomics need, and partials need no zeroing.
 #pragma once
 
 #include <cstddef>
@@ -67,8 +72,9 @@ inline constexpr int64_t kWindowWgradBlocks = 2 * 132;
 enum class WgradAccum {
   none,
   // With the one-launch fixup (params.fixup, kernels/fixup.hpp) the block of a
-  // (slab, pass) region that starts first zeroes it and the one that adds
-  // last converts it: no memset, no finish kernel. Without it:
+  // (slab, pass) region that starts first zeroes it (partials: its count)
+  // and the one that counts last converts it (partials: adds the region's
+  // slices in split order): no memset, no finish kernel. Without it:
   atomic_out,        // fp32: atomicAdd straight into dw (zeroed first); no finish kernel
   atomic_workspace,  // bf16/fp16: atomicAdd into a zeroed fp32 workspace, then finish converts
   partials,          // deterministic: per-split partials, finish sums them in split order

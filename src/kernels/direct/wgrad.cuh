@@ -13,16 +13,21 @@
 // accumulates in registers (fp32); at the end the pos_groups partial sums are
 // added in a fixed order through shared memory and the block's result goes to
 //   - atomicAdd into the fp32 accumulator, or
-//   - (deterministic) its own split's slice of the workspace, which
-//     wgrad_finish adds up in split order.
-// With atomics the accumulator is zeroed and converted inside the launch
-// (p.fixup; common/fixup.cuh has the protocol): the splits of one (slab,
-// pass) region add into the same elements, so the split that starts first
-// zeroes the region while the others stage their tiles, every split waits
-// for that before it adds, and the split whose add completes the count
-// converts the region to the output dtype (fp32: the accumulator is dw
-// itself). A lone split stores its sums directly. Without p.fixup the
-// accumulator is zeroed by a memset and wgrad_finish converts it.
+//   - (deterministic, _det) its own split's slice of the workspace.
+// In one launch (p.fixup; common/fixup.cuh has the protocol) the splits of a
+// (slab, pass) region meet on the region's words:
+//   - atomics: the split that starts first zeroes the region while the
+//     others stage their tiles, every split waits for that before it adds,
+//     and the split whose add completes the count converts the region to the
+//     output dtype (fp32: the accumulator is dw itself);
+//   - deterministic: the slices need no zeroing; each split stores its
+//     slice, then the first to get there zeroes the count, and the split
+//     that completes the count adds the region's slices in split order
+//     0..S-1 (whatever split counts last, the same sums as wgrad_finish's,
+//     bit for bit) and stores dw.
+// A lone split stores its sums directly. Without p.fixup the accumulator is
+// zeroed by a memset (atomics) and a second launch, wgrad_finish, converts
+// it or adds the slices.
 #pragma once
 
 #include "common/fixup.cuh"
@@ -49,6 +54,67 @@ __device__ __forceinline__ void wgrad_region(const DirectParams& p, int eb0, int
       p.acc[idx] = 0.f;
     } else {
       dw[idx] = from_f32<Cfg::kDT>(__ldcg(p.acc + idx));
+    }
+  }
+}
+
+// Deterministic, one launch: the split that counts last adds the S slices of
+// its (slab, pass) region in split order, as wgrad_finish does (s = 0, then
+// s += slice 0, 1, ...: the same result bit for bit), and stores dw. The
+// slices were written by other blocks: read from L2 (__ldcg) after the
+// count's acquire, kBatch loads in flight a thread, since one block reads
+// S * region elements. Walked so that a warp's loads coalesce: depthwise
+// (dw[k][tap], taps contiguous) a warp per channel and a lane per tap, else
+// in pair order (c fastest) as wgrad_region.
+//
+// Not inlined, and given parameter values only (a reference to the kernel's
+// parameters would copy them to the stack; values wgrad decoded before its
+// mainloop would stay live through it): inlined, or given those values,
+// this loop cost some 1024-thread entries (64 registers) a spill and 1D r8
+// v8 gconv_dw 128 -> 148 registers (one block an SM instead of two). So the
+// region is decoded here again.
+template <class Cfg, bool kDW>
+__device__ __noinline__ void wgrad_sum_slices(const float* acc, void* out, int dw_elements, int S, int cg, int E,
+                                              int slabs, int passes, int chunks, int tpp, int fyx_n, int fvol) {
+  using T = typename Cfg::T;
+  constexpr int SLAB = Cfg::kSlab;
+  constexpr int kBatch = 8;
+  const int slab = static_cast<int>(blockIdx.x % static_cast<unsigned>(slabs));
+  const int pass = static_cast<int>(blockIdx.x / static_cast<unsigned>(slabs) % static_cast<unsigned>(passes));
+  const int fz = pass / chunks, chunk = pass % chunks, eb0 = slab * SLAB;
+  auto element = [&](int idx) {
+    const float* src = acc + idx;
+    const long long slice = dw_elements;
+    float s = 0.f;
+    int sp = 0;
+    for (; sp + kBatch <= S; sp += kBatch) {
+      float v[kBatch];
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) v[j] = __ldcg(src + (sp + j) * slice);
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) s += v[j];
+    }
+    for (; sp < S; ++sp) s += __ldcg(src + sp * slice);
+    static_cast<T*>(out)[idx] = from_f32<Cfg::kDT>(s);
+  };
+  constexpr int kWarp = Cfg::kThreads < 32 ? Cfg::kThreads : 32;
+  if constexpr (kDW && Cfg::kThreads % kWarp == 0) {
+    const int lane = threadIdx.x % kWarp;
+    for (int el = threadIdx.x / kWarp; el < SLAB; el += Cfg::kThreads / kWarp) {
+      const int e = eb0 + el;
+      if (e >= E) break;
+      for (int t = lane; t < tpp; t += kWarp) {
+        const int fyx = chunk * tpp + t;
+        if (fyx >= fyx_n) break;
+        element(e * fvol + fz * fyx_n + fyx);  // Cg = 1: k = e, c = 0
+      }
+    }
+  } else {
+    for (int o = threadIdx.x; o < tpp * SLAB; o += Cfg::kThreads) {
+      const int fyx = chunk * tpp + o / SLAB, e = eb0 + o % SLAB;
+      if (fyx >= fyx_n || e >= E) continue;
+      const int kk = e / cg, c = e - kk * cg;
+      element((kk * fvol + fz * fyx_n + fyx) * cg + c);
     }
   }
 }
@@ -148,8 +214,9 @@ __device__ __forceinline__ void wgrad(const DirectParams& p, unsigned char* smem
 #pragma unroll
     for (int j = 0; j < VEC; ++j) acc[r][j] = 0.f;
 
-  // One launch (p.fixup): the split of this region that starts first zeroes
-  // it; the shared word is read before the tiles are staged over it.
+  // One launch with atomics (p.fixup): the split of this region that starts
+  // first zeroes it (the shared word is read before the tiles are staged
+  // over it). Deterministic splits meet after their mainloop only (below).
   const int fvol = FZ * FYX;
   dev::u64* fix = nullptr;
   if constexpr (!Cfg::kDet) {
@@ -244,7 +311,7 @@ __device__ __forceinline__ void wgrad(const DirectParams& p, unsigned char* smem
 #pragma unroll
       for (int j = 0; j < VEC; ++j) red[((q * TS + ts) * R + r) * SLAB + lane * VEC + j] = acc[r][j];
   }
-  if (fix != nullptr && threadIdx.x == 0) dev::fixup_wait_ready(fix, p.epoch);  // the region is zeroed
+  if (!Cfg::kDet && fix != nullptr && threadIdx.x == 0) dev::fixup_wait_ready(fix, p.epoch);  // the region is zeroed
   __syncthreads();
   const int outs = TS * R * SLAB;
   for (int o = threadIdx.x; o < outs; o += Cfg::kThreads) {
@@ -258,26 +325,54 @@ __device__ __forceinline__ void wgrad(const DirectParams& p, unsigned char* smem
     for (int qq = 0; qq < Q; ++qq) sum += red[(qq * TS * R + tr) * SLAB + el];
     const int kk = e / p.cg, c = e - kk * p.cg;
     const int idx = (kk * fvol + fz * FYX + fyx) * p.cg + c;
-    if constexpr (Cfg::kDet) {
+    if (p.fixup && p.splits == 1) {
+      // The region's one split: no accumulator. 0 + sum rounds as
+      // wgrad_finish's sum of one slice does (-0 becomes +0).
+      static_cast<T*>(p.out)[idx] = from_f32<Cfg::kDT>(Cfg::kDet ? 0.f + sum : sum);
+    } else if constexpr (Cfg::kDet) {
       p.acc[static_cast<long long>(split) * p.dw_elements + idx] = sum;
-    } else if (p.fixup && p.splits == 1) {
-      static_cast<T*>(p.out)[idx] = from_f32<Cfg::kDT>(sum);  // the region's one split: no accumulator
     } else {
       atomicAdd(p.acc + idx, sum);
     }
   }
+  // Deterministic: the slices need no zeroing, only the count, so the
+  // protocol's first step moves here, after the slice is stored: the split
+  // that swaps the epoch in first zeroes the count and publishes ready, and
+  // every split counts once ready holds the epoch (nobody counts before the
+  // count is zeroed; the zeroing split waits for nobody). Nothing of it is
+  // then held through the mainloop, whose registers stay as they were.
+  if constexpr (Cfg::kDet) {
+    if (p.fixup && p.splits > 1)
+      fix = p.flags + static_cast<long long>(dev::kFixupWords) * (blockIdx.x % (p.slabs * p.passes));
+  }
   if (fix == nullptr) return;
-  __syncthreads();  // the block's sums are added (fixup_count releases them); red is no longer read
+  __syncthreads();  // the block's sums are stored or added (fixup_count releases them); red is no longer read
   volatile int* word = reinterpret_cast<volatile int*>(smem);
-  if (threadIdx.x == 0) word[0] = dev::fixup_count(fix, p.splits);
+  if (threadIdx.x == 0) {
+    if constexpr (Cfg::kDet) {
+      if (dev::fixup_begin(fix, p.epoch)) dev::fixup_publish(fix, p.epoch);
+      dev::fixup_wait_ready(fix, p.epoch);  // the count is zeroed
+    }
+    word[0] = dev::fixup_count(fix, p.splits);
+  }
   __syncthreads();
   if (!word[0]) return;
-  wgrad_region<Cfg, false>(p, eb0, E, chunk, TPP, FYX, fz, fvol);
-  if (threadIdx.x == 0) dev::fixup_reset(fix);
+  if constexpr (Cfg::kDet) {
+    // Every split has counted: the words can be reset before the sum, which
+    // leaves nothing live across the call.
+    if (threadIdx.x == 0) dev::fixup_reset(fix);
+    wgrad_sum_slices<Cfg, kDW>(p.acc, p.out, p.dw_elements, p.splits, p.cg, p.k * p.cg, p.slabs, p.passes, p.chunks,
+                               p.taps_per_pass, filt_extent<NDIM>(p, 1) * p.filt[2],
+                               filt_extent<NDIM>(p, 0) * filt_extent<NDIM>(p, 1) * p.filt[2]);
+  } else {
+    wgrad_region<Cfg, false>(p, eb0, E, chunk, TPP, FYX, fz, fvol);
+    if (threadIdx.x == 0) dev::fixup_reset(fix);
+  }
 }
 
 // dw[i] = sum over the acc_splits slices of the accumulator, in slice order,
-// rounded once to the output dtype.
+// rounded once to the output dtype: the second launch when p.fixup is off
+// (GCONV_SPLITK_FIXUP=0). wgrad_sum_slices adds in the same order.
 template <class Cfg>
 __device__ __forceinline__ void wgrad_finish(const DirectParams& p) {
   using T = typename Cfg::T;

@@ -25,7 +25,16 @@
 // others wait for it: that wait sat on the critical path and made the one
 // launch slower than memset + kernel + reduce; measured on an H200.)
 // The adds are unordered fp32 atomics: results vary in the last bits from
-// run to run (cluster split-K is the deterministic mode).
+// run to run (cluster and parallel split-K are the deterministic modes).
+//
+// Parallel split-K in one launch uses the same words without the zeroing,
+// all after the mainloop: each split stores its partial into its own slice
+// (plain stores), swaps the epoch into the tag (the first to do so resets
+// the count and publishes ready), waits for ready, counts itself, and the
+// last one sums the slices of the tile in split order (so the result does
+// not depend on which split finished last: bit for bit the reduce kernel's
+// sum) and converts. The wait is for a split that already swapped and is
+// running: no scheduling assumption either.
 #pragma once
 
 #include "common/fixup.cuh"
@@ -64,8 +73,9 @@ __device__ __forceinline__ void red_add_v2(float* addr, float a, float b) {
 
 // One pass over the in-GEMM elements of an output tile, rows [m0, m0 +
 // rows) and tile columns [0, cols), threads tid, tid + nthreads, ...:
-// ZERO: ws = 0 (the first split, before its mainloop); else out = dtype(ws)
-// (the last split).
+// ZERO: ws = 0 (the first split, before its mainloop); else out = dtype(the
+// sum of `slices` slices of out_elems floats, in slice order) (the last
+// split; serial split-K has one slice).
 // col_off(c, &ok) maps a tile column to its offset from the row's offset
 // (group and column; ok false outside the GEMM); group_cols is the columns
 // of one group (contiguous in memory; 4-column vectors need a multiple of 4).
@@ -73,27 +83,30 @@ __device__ __forceinline__ void red_add_v2(float* addr, float a, float b) {
 // kFixBatch 16-byte loads before it stores any: one round trip per batch
 // instead of one per vector (measured: the unbatched pass made the one-launch
 // kernels slower than memset + kernel + reduce).
-constexpr int kFixBatch = 8;
+// Parallel split-K's sum over the slices holds the batch's sums across
+// every slice's loads: half the batch keeps the mma.sync kernels within
+// their launch bounds' registers (ptxas spilled with 8).
+constexpr int kFixBatch = 8, kFixSumBatch = 4;
 
 // pair_ok(m, c): whether the tile's element (m, c) is an output element at
 // all (packed bwd_weight writes only its diagonal blocks; group_cols is then
 // the block-diagonal's column period, F * Cg, so that a 4-column vector of
 // one group is all in or all out).
-template <int DT, bool ZERO, class RowOff, class ColOff, class PairOk>
+template <int DT, bool ZERO, int B = kFixBatch, class RowOff, class ColOff, class PairOk>
 __device__ __forceinline__ void fixup_pass(const IgemmParams& p, int m0, int rows, int gemm_m, int cols,
                                               int group_cols, RowOff&& row_off, ColOff&& col_off, PairOk&& pair_ok,
-                                              int tid, int nthreads) {
+                                              int tid, int nthreads, int slices = 1) {
   typedef dev::Elem<DT> E;
   typedef typename E::T T;
   T* out = static_cast<T*>(p.dst);
   const int vpr = cols / 4;  // 4-column vectors per row (cols is a multiple of 4)
   const int total = rows * vpr;
-  for (int v0 = tid; v0 < total; v0 += kFixBatch * nthreads) {
-    float4 s[kFixBatch];
-    int at[kFixBatch];  // element offsets fit int32 (params.cuh)
-    int kind[kFixBatch];  // 0: nothing, 1: a whole vector loaded into s, 2: element by element
+  for (int v0 = tid; v0 < total; v0 += B * nthreads) {
+    float4 s[B];
+    int at[B];  // element offsets fit int32 (params.cuh)
+    int kind[B];  // 0: nothing, 1: a whole vector loaded into s, 2: element by element
 #pragma unroll
-    for (int j = 0; j < kFixBatch; ++j) {
+    for (int j = 0; j < B; ++j) {
       const int v = v0 + j * nthreads;
       const int m = m0 + v / vpr, c = (v % vpr) * 4;
       kind[j] = 0;
@@ -109,8 +122,23 @@ __device__ __forceinline__ void fixup_pass(const IgemmParams& p, int m0, int row
       }
       if (!ZERO && kind[j] == 1) s[j] = __ldcg(reinterpret_cast<const float4*>(p.ws + at[j]));
     }
+    if (!ZERO) {
+      // The other slices, in order: a batch of loads per slice in flight.
+      for (int sl = 1; sl < slices; ++sl) {
+        const float* ws = p.ws + static_cast<long long>(sl) * p.out_elems;
 #pragma unroll
-    for (int j = 0; j < kFixBatch; ++j) {
+        for (int j = 0; j < B; ++j) {
+          if (kind[j] != 1) continue;
+          const float4 b = __ldcg(reinterpret_cast<const float4*>(ws + at[j]));
+          s[j].x += b.x;
+          s[j].y += b.y;
+          s[j].z += b.z;
+          s[j].w += b.w;
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
       if (kind[j] == 1) {
         if (ZERO) {
           *reinterpret_cast<float4*>(p.ws + at[j]) = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -130,7 +158,9 @@ __device__ __forceinline__ void fixup_pass(const IgemmParams& p, int m0, int row
           if (ZERO) {
             p.ws[idx] = 0.f;
           } else {
-            out[idx] = E::from_f32(__ldcg(p.ws + idx));
+            float a = __ldcg(p.ws + idx);
+            for (int sl = 1; sl < slices; ++sl) a += __ldcg(p.ws + static_cast<long long>(sl) * p.out_elems + idx);
+            out[idx] = E::from_f32(a);
           }
         }
       }
@@ -138,12 +168,12 @@ __device__ __forceinline__ void fixup_pass(const IgemmParams& p, int m0, int row
   }
 }
 
-template <int DT, bool ZERO, class RowOff, class ColOff>
+template <int DT, bool ZERO, int B = kFixBatch, class RowOff, class ColOff>
 __device__ __forceinline__ void fixup_pass(const IgemmParams& p, int m0, int rows, int gemm_m, int cols,
                                               int group_cols, RowOff&& row_off, ColOff&& col_off, int tid,
-                                              int nthreads) {
-  fixup_pass<DT, ZERO>(p, m0, rows, gemm_m, cols, group_cols, row_off, col_off, [](int, int) { return true; }, tid,
-                       nthreads);
+                                              int nthreads, int slices = 1) {
+  fixup_pass<DT, ZERO, B>(p, m0, rows, gemm_m, cols, group_cols, row_off, col_off, [](int, int) { return true; }, tid,
+                       nthreads, slices);
 }
 
 }  // namespace igemm

@@ -26,6 +26,7 @@ extern __shared__ __align__(128) unsigned char igemm_smem[];
 // (a word of the pipeline's shared memory, before the pipeline uses it,
 // tells every thread). fixup_epilogue runs after it: the split adds its
 // partial tile (or, alone, stores the output), and the last converts.
+// Parallel split-K: fixup_parallel_finish below.
 template <class Cfg, class Ops>
 struct FixupTile {
   const IgemmParams& p;
@@ -57,11 +58,11 @@ struct FixupTile {
     return true;
   }
   template <bool ZERO>
-  __device__ __forceinline__ void pass(int tid) const {
-    fixup_pass<Cfg::kDType, ZERO>(
+  __device__ __forceinline__ void pass(int tid, int slices = 1) const {
+    fixup_pass<Cfg::kDType, ZERO, Cfg::kSplit == kSplitParallel ? kFixSumBatch : kFixBatch>(
         p, m0, Cfg::kTileM, ops.gemm_m, Cfg::kTileN, kDiag ? p.filt_vol * p.Cg : Cfg::kGroupN,
         [&](int m) { return row_off(m); }, [&](int c, bool& ok) { return col_off(c, ok); },
-        [&](int m, int c) { return pair_ok(m, c); }, tid, Cfg::kThreads);
+        [&](int m, int c) { return pair_ok(m, c); }, tid, Cfg::kThreads, slices);
   }
 };
 
@@ -88,12 +89,12 @@ __device__ __forceinline__ void fixup_epilogue(const WarpMma<Cfg>& mma, const Fi
   // (a bwd_data phase without taps) split 0 writes the zeros.
   if (ktiles == 0 && !(f.active == 0 && b.split == 0)) return;
   const int gemm_n = f.ops.gemm_n(p), cstride = f.ops.col_stride(p);
+  volatile int* word = reinterpret_cast<volatile int*>(igemm_smem);
   if (f.active <= 1) {
     epilogue<Cfg>(mma, p, b.split, f.m0, f.n0, b.g0, b.ngroups, f.ops.gemm_m, gemm_n, cstride, row_off, igemm_smem,
                   kFixOnly);
     return;
   }
-  volatile int* word = reinterpret_cast<volatile int*>(igemm_smem);
   if (tid == 0) fixup_wait_ready(f.w, p.epoch);
   __syncthreads();
   epilogue<Cfg>(mma, p, b.split, f.m0, f.n0, b.g0, b.ngroups, f.ops.gemm_m, gemm_n, cstride, row_off, igemm_smem,
@@ -104,6 +105,29 @@ __device__ __forceinline__ void fixup_epilogue(const WarpMma<Cfg>& mma, const Fi
   if (!word[0]) return;
   f.template pass<false>(tid);
   if (tid == 0) fixup_reset(f.w);
+}
+
+// Parallel split-K in one launch, after the split has stored its partial
+// into its own slice (a lone split: split 0, zeros without K tiles): the
+// split that completes the count converts the sum of the slices.
+template <class Cfg, class Ops>
+__device__ __forceinline__ void fixup_parallel_finish(const FixupTile<Cfg, Ops>& f) {
+  const int tid = threadIdx.x;
+  volatile int* word = reinterpret_cast<volatile int*>(igemm_smem);
+  __syncthreads();  // the block's slice is written (and the staging area read)
+  if (f.active > 1) {
+    if (tid == 0) {
+      // The first split to get here resets the count (nothing happens
+      // before the mainloop: a word exchanged there cost registers in it).
+      if (fixup_begin(f.w, f.p.epoch)) fixup_publish(f.w, f.p.epoch);
+      fixup_wait_ready(f.w, f.p.epoch);  // the count is reset
+      word[0] = fixup_count(f.w, f.active);
+    }
+    __syncthreads();
+    if (!word[0]) return;
+  }
+  f.template pass<false>(tid, f.active > 1 ? f.active : 1);
+  if (f.active > 1 && tid == 0) fixup_reset(f.w);
 }
 
 template <class Cfg>
@@ -119,11 +143,15 @@ __device__ __forceinline__ void igemm_body(const IgemmParams& p) {
   split_range(ops.gemm_k, Cfg::kTileK, p.splits, b.split, kt0, ktiles);
   ops.init(p, b, m0, n0, kt0 * Cfg::kTileK, tid);
 
-  FixupTile<Cfg, Ops> fix{p, b, ops, m0, n0, 0, nullptr};
+  // The fixup's tile words and working splits, computed again after the
+  // mainloop rather than held across it (registers).
+  const auto fixup_tile = [&] {
+    return FixupTile<Cfg, Ops>{p,  b,  ops, m0, n0, active_splits(ops.gemm_k, Cfg::kTileK, p.splits),
+                               fixup_words(p, blockIdx.x % (p.n_tiles * p.g_blocks * p.phases * p.m_tiles))};
+  };
   if constexpr (Cfg::kSplit == kSplitSerial) {
     if (p.fixup) {
-      fix.active = active_splits(ops.gemm_k, Cfg::kTileK, p.splits);
-      fix.w = fixup_words(p, blockIdx.x % (p.n_tiles * p.g_blocks * p.phases * p.m_tiles));
+      const FixupTile<Cfg, Ops> fix = fixup_tile();
       if (ktiles > 0 && fix.active > 1) fixup_zero(fix, tid);
     }
   }
@@ -134,7 +162,19 @@ __device__ __forceinline__ void igemm_body(const IgemmParams& p) {
   const auto row_off = [&](int m) { return ops.row_off(p, m); };
   if constexpr (Cfg::kSplit == kSplitSerial) {
     if (p.fixup) {
-      fixup_epilogue<Cfg>(mma, fix, ktiles, row_off);
+      fixup_epilogue<Cfg>(mma, fixup_tile(), ktiles, row_off);
+      return;
+    }
+  }
+  if constexpr (Cfg::kSplit == kSplitParallel) {
+    if (p.fixup) {
+      // Splits past the working ones have nothing to store; with no K tile
+      // at all (a bwd_data phase without taps) split 0 writes the zeros.
+      const FixupTile<Cfg, Ops> fix = fixup_tile();
+      if (ktiles == 0 && !(fix.active == 0 && b.split == 0)) return;
+      epilogue<Cfg>(mma, p, b.split, m0, n0, b.g0, b.ngroups, ops.gemm_m, ops.gemm_n(p), ops.col_stride(p), row_off,
+                    igemm_smem);
+      fixup_parallel_finish(fixup_tile());
       return;
     }
   }

@@ -130,13 +130,14 @@ int64_t output_elements(const Problem& p) {
 }
 
 // fp32 split-K workspace for an output of `out_elems` elements in
-// `out_tiles` output tiles: parallel slices, or serial's one slice followed
-// (at fixup_offset) by the fixup words of each output tile (fixup.cuh).
+// `out_tiles` output tiles: parallel's split_k slices or serial's one slice,
+// followed (at fixup_offset) by the fixup words of each output tile
+// (fixup.cuh).
 size_t split_workspace(const KernelTraits& t, int64_t out_elems, int64_t out_tiles) {
-  const size_t slice = size_t(out_elems) * sizeof(float);
   switch (t.split_mode) {
     case SplitKMode::none: return 0;
-    case SplitKMode::parallel: return size_t(t.split_k) * slice;
+    case SplitKMode::parallel:
+      return fixup_words_offset(int64_t{t.split_k} * out_elems) + fixup_words_bytes(out_tiles);
     case SplitKMode::serial: return fixup_words_offset(out_elems) + fixup_words_bytes(out_tiles);
     case SplitKMode::cluster: return 0;  // partial tiles meet in shared memory
   }
@@ -569,15 +570,19 @@ LaunchPlan grid_plan(const KernelTraits& t, const Problem& p) {
   const ProblemFacts f = check_problem(p);
   plan.grid = unsigned(grid_blocks(t, f));
   // Serial split-K converts inside gconv_main (fixup.cuh) unless the
-  // GCONV_SPLITK_FIXUP=0 A/B knob asks for the zeroed slice and the reduce.
-  const bool serial = t.split_mode == SplitKMode::serial;
-  q.fixup = serial && splitk_fixup_enabled() ? 1 : 0;
-  plan.reduce = t.split_mode == SplitKMode::parallel || (serial && !q.fixup);
+  // GCONV_SPLITK_FIXUP=0 A/B knob asks for the zeroed slice and the reduce
+  // kernel; parallel split-K too while one block's sum of a tile's slices
+  // stays small (kernels/fixup.hpp parallel_fixup).
+  const bool serial = t.split_mode == SplitKMode::serial, parallel = t.split_mode == SplitKMode::parallel;
+  q.fixup = (serial && splitk_fixup_enabled()) || (parallel && parallel_fixup(t.split_k, t.tile_m, t.tile_n)) ? 1 : 0;
+  plan.reduce = (parallel || serial) && !q.fixup;
   const int64_t items = q.out_elems % 4 == 0 ? q.out_elems / 4 : q.out_elems;
   plan.reduce_grid = unsigned(std::clamp<int64_t>(ceil_div(items, kReduceThreads), 1, kMaxReduceBlocks));
   plan.workspace = workspace_bytes(t, f);
   plan.zero_workspace = serial && !q.fixup;
-  plan.fixup_offset = serial ? fixup_words_offset(q.out_elems) : 0;
+  plan.fixup_offset = serial     ? fixup_words_offset(q.out_elems)
+                      : parallel ? fixup_words_offset(int64_t{t.split_k} * q.out_elems)
+                                 : 0;
   return plan;
 }
 

@@ -76,7 +76,8 @@ inline int64_t n_tiles_of(const KernelTraits& t, int64_t group_n) {
 }
 
 // fp32 split-K workspace: split_k output-sized slices (parallel), one slice
-// (serial), 0 without split-K. "Output" is y, dx or dw by direction.
+// (serial), then the one-launch fixup's words; 0 without split-K. "Output"
+// is y, dx or dw by direction.
 size_t workspace_bytes(const KernelTraits& t, const Problem& p);
 
 // NVRTC source of the instance and its entry points: gconv_main, plus
@@ -94,7 +95,7 @@ struct LaunchPlan {
   unsigned reduce_grid = 0;
   size_t workspace = 0;         // bytes of workspace the launch needs
   bool zero_workspace = false;  // serial split-K without fixup accumulates into zeros
-  size_t fixup_offset = 0;      // serial split-K: bytes from the workspace to its fixup words
+  size_t fixup_offset = 0;      // split-K: bytes from the workspace to its fixup words
 };
 
 

@@ -58,10 +58,10 @@ struct IgemmParams {
 
   int out_elems;  // elements of the output tensor (also one workspace slice)
 
-  // Serial split-K in one launch (igemm/fixup.cuh): fixup != 0 selects it
-  // (else the slice is zeroed before the kernel and converted after it);
-  // flags: kFixupWords words per output tile after the slice; epoch: unique
-  // per launch, never 0.
+  // Serial or parallel split-K in one launch (igemm/fixup.cuh): fixup != 0
+  // selects it (else serial's slice is zeroed before the kernel, and the
+  // slices are converted after it); flags: kFixupWords words per output tile
+  // after the slices; epoch: unique per launch, never 0.
   unsigned long long* flags;
   unsigned long long epoch;
   int fixup;

@@ -132,10 +132,10 @@ struct WgmmaConfig {
   static constexpr int kBlockBytes = kABytes + round_up(TileB::kBytes, 1024);  // one K block: [A][B]
   static constexpr int kStageBytes = kKBlocks * kBlockBytes;
   static constexpr int kBarOffset = STAGES * kStageBytes;  // full[S], then empty[S]
-  // Serial split-K: two words after the barriers carry the split's fixup
+  // Serial and parallel split-K: two words after the barriers carry the split's fixup
   // role to the consumers (igemm/fixup.cuh; the ring may hold the next tile).
   static constexpr int kFixOffset = kBarOffset + 2 * STAGES * 8;
-  static constexpr int kFixBytes = SPLIT == igemm::kSplitSerial ? 16 : 0;
+  static constexpr int kFixBytes = SPLIT == igemm::kSplitSerial || SPLIT == igemm::kSplitParallel ? 16 : 0;
   static constexpr int kEpiOffset = kFixOffset + kFixBytes;
   // Stages a producer thread keeps in flight before it publishes the oldest:
   // it then waits for a stage the consumers released one tile earlier. At

@@ -143,13 +143,15 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, int k0, int
     for (int ni = 0; ni < Cfg::kNI; ++ni) fence_regs(acc.d[mi][ni]);
 }
 
-// Serial split-K in one launch (igemm/fixup.cuh), by the consumer
-// warpgroups (named barrier 4 spans them; two words after the mbarriers
-// carry answers to every consumer, since the ring may hold the next tile).
-// start, before the tile's mainloop: the split that starts first zeroes the
+// Split-K in one launch (igemm/fixup.cuh), by the consumer warpgroups
+// (named barrier 4 spans them; two words after the mbarriers carry answers
+// to every consumer, since the ring may hold the next tile). start, before
+// the tile's mainloop (serial): the split that starts first zeroes the
 // tile's part of the slice. finish, after it: the split adds its partial
-// (staged when the ring is idle) or, alone, stores the output; the split
-// that completes the sum converts the tile.
+// (serial; staged when the ring is idle) or, alone, stores the output;
+// parallel, it stores its partial into its own slice and the first split to
+// finish resets the count. The split that completes the count converts the
+// tile (parallel: the sum of the slices in split order).
 template <class Cfg, class Ops>
 struct WgFixup {
   const IgemmParams& p;
@@ -162,16 +164,16 @@ struct WgFixup {
   static constexpr int kCT = kWarpgroup * Cfg::kConsumers;
 
   template <bool ZERO>
-  __device__ __forceinline__ void pass(int ctid) const {
+  __device__ __forceinline__ void pass(int ctid, int slices = 1) const {
     const int gemm_n = ops.gemm_n(p);
     const int goff = b.g0 * ops.col_stride(p);  // element offsets fit int32 (igemm/params.cuh)
-    igemm::fixup_pass<Cfg::kDType, ZERO>(
+    igemm::fixup_pass<Cfg::kDType, ZERO, Cfg::kSplit == igemm::kSplitParallel ? igemm::kFixSumBatch : igemm::kFixBatch>(
         p, m0, Cfg::kTileM, ops.gemm_m, Cfg::kTileN, Cfg::kTileN, [&](int m) { return ops.row_off(p, m); },
         [&](int c, bool& ok) {
           ok = n0 + c < gemm_n;
           return goff + n0 + c;
         },
-        ctid, kCT);
+        ctid, kCT, slices);
   }
 
   __device__ __forceinline__ void start(int ktiles, int ctid) const {
@@ -187,6 +189,30 @@ struct WgFixup {
 
   __device__ __forceinline__ void finish(const WgAcc<Cfg>& acc, int wg, int local, int ctid,
                                          unsigned char* ring_ptr, bool staged) const {
+    if constexpr (Cfg::kSplit == igemm::kSplitParallel) {
+      // Into this split's slice (a lone split: split 0's, zeros without K
+      // tiles); the block's stores before its count.
+      if (staged) {
+        store_staged<Cfg>(acc, p, ops, b, m0, n0, wg, ring_ptr, local);
+      } else {
+        store<Cfg>(acc, p, ops, b, m0, n0, wg * Cfg::kWgM, local);
+      }
+      bar_sync<4>(kCT);  // the slice is written; every consumer has read word[1] of the previous tile
+      if (active > 1) {
+        if (ctid == 0) {
+          // The first split to get here resets the count (nothing before
+          // the mainloop, as in igemm.cuh fixup_parallel_finish).
+          if (igemm::fixup_begin(w, p.epoch)) igemm::fixup_publish(w, p.epoch);
+          igemm::fixup_wait_ready(w, p.epoch);  // the count is reset
+          word[1] = igemm::fixup_count(w, active);
+        }
+        bar_sync<4>(kCT);
+        if (!word[1]) return;
+      }
+      pass<false>(ctid, active > 1 ? active : 1);
+      if (active > 1 && ctid == 0) igemm::fixup_reset(w);
+      return;
+    }
     const int role = active <= 1 ? igemm::kFixOnly : igemm::kFixAdd;
     if (role == igemm::kFixAdd) {
       bar_sync<4>(kCT);  // every consumer has read word[0] (start)
@@ -228,9 +254,12 @@ __device__ __forceinline__ bool tile_at(const IgemmParams& p, int tile, BlockPos
   n0 = b.nt * Cfg::kTileN;
   if (m0 >= ops.gemm_m) return false;
   igemm::split_range(ops.gemm_k, Cfg::kTileK, p.splits, b.split, kt0, ktiles);
-  if (Cfg::kSplit != igemm::kSplitSerial || ktiles > 0) return true;
-  // Serial split-K in one launch: with no K tile at all (a bwd_data phase
-  // without taps) split 0 still writes the tile's zeros.
+  if (ktiles > 0) return true;
+  // Without the fixup every parallel split writes its slice, zeros or not.
+  if (Cfg::kSplit == igemm::kSplitParallel && !p.fixup) return true;
+  if (Cfg::kSplit != igemm::kSplitSerial && Cfg::kSplit != igemm::kSplitParallel) return true;
+  // Split-K in one launch: with no K tile at all (a bwd_data phase without
+  // taps) split 0 still writes the tile's zeros.
   return p.fixup && b.split == 0 && igemm::active_splits(ops.gemm_k, Cfg::kTileK, p.splits) == 0;
 }
 
@@ -388,7 +417,7 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
         consume<Cfg>(acc, ktiles, kt0 * Cfg::kTileK, ops.gemm_k, ring, full, empty, wg * Cfg::kWgM, local & 31, rd,
                      rel, peer);
         if (ghost) continue;
-        if constexpr (Cfg::kSplit == igemm::kSplitSerial) {
+        if constexpr (Cfg::kSplit == igemm::kSplitSerial || Cfg::kSplit == igemm::kSplitParallel) {
           if (p.fixup) {
             fix.finish(acc, wg, local, ctid, ring_ptr, Cfg::kStaged && tile + stride >= tiles);
             continue;

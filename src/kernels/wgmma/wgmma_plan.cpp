@@ -42,8 +42,8 @@ int split_id(SplitKMode m) {
   return 0;
 }
 
-// Split-K with a second kernel (parallel slices or serial atomics) that
-// reduces or converts the fp32 workspace.
+// Split-K whose fp32 workspace a second kernel reduces or converts when the
+// one-launch fixup is off (GCONV_SPLITK_FIXUP=0, A/B runs).
 bool has_reduce(const KernelTraits& t) {
   return t.split_mode == SplitKMode::parallel || t.split_mode == SplitKMode::serial;
 }
@@ -64,11 +64,11 @@ size_t staged_fp32_bytes(const KernelTraits& t) { return size_t(t.tile_m) * (siz
 namespace {
 
 // Mirrors WgmmaConfig: A and B tiles each rounded up to 1024 bytes, the full
-// and empty mbarriers (8 bytes each per stage), serial split-K's two fixup
-// words (kEpiOffset); the output tile staged with rows padded by 16 bytes and
+// and empty mbarriers (8 bytes each per stage), serial and parallel split-K's
+// two fixup words (kEpiOffset); the output tile staged with rows padded by 16 bytes and
 // one int a row (kStagedBytes).
 size_t ring_and_words(const KernelTraits& t) {
-  const size_t fix = t.split_mode == SplitKMode::serial ? 16 : 0;
+  const size_t fix = t.split_mode == SplitKMode::serial || t.split_mode == SplitKMode::parallel ? 16 : 0;
   return size_t(t.stages) * (stage_bytes(t) + 16) + fix;
 }
 // WgmmaConfig::kOutBytes: staged outputs are fp32 for split-K and fp32, else
