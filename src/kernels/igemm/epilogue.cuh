@@ -194,9 +194,14 @@ __device__ __forceinline__ void epilogue(const WarpMma<Cfg>& w, const IgemmParam
   }
 }
 
-// Split-K finish: out = dtype(sum of the workspace slices) (one slice for
-// serial split-K). Grid-stride over the output; 4 elements per step when the
-// element count allows 16-byte workspace reads.
+// Split-K finish: out = dtype(sum of the workspace slices in slice order)
+// (one slice for serial split-K). Grid-stride over the output; 4 elements
+// per step when the element count allows 16-byte workspace reads. A thread
+// loads kReduceBatch slices before it adds them (in order): a small output
+// split 64 or 128 ways has few threads, and one load in flight each left the
+// reduce several times slower than the splits' own sum (thirty-first session).
+constexpr int kReduceBatch = 8;
+
 template <class Cfg>
 __device__ __forceinline__ void igemm_reduce(const IgemmParams& p) {
   typedef dev::Elem<Cfg::kDType> E;
@@ -208,10 +213,22 @@ __device__ __forceinline__ void igemm_reduce(const IgemmParams& p) {
   const int stride = gridDim.x * blockDim.x;
   if ((p.out_elems & 3) == 0) {
     const int n4 = p.out_elems >> 2;
+    const float4* ws4 = reinterpret_cast<const float4*>(ws);
+    const long long slice4 = slice >> 2;
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) {
-      float4 a = reinterpret_cast<const float4*>(ws)[i];
-      for (int s = 1; s < S; ++s) {
-        const float4 b = reinterpret_cast<const float4*>(ws + s * slice)[i];
+      float4 a = ws4[i];
+      int s = 1;
+      for (; s + kReduceBatch <= S; s += kReduceBatch) {
+        float4 b[kReduceBatch];
+#pragma unroll
+        for (int j = 0; j < kReduceBatch; ++j) b[j] = ws4[(s + j) * slice4 + i];
+#pragma unroll
+        for (int j = 0; j < kReduceBatch; ++j) {
+          a.x += b[j].x; a.y += b[j].y; a.z += b[j].z; a.w += b[j].w;
+        }
+      }
+      for (; s < S; ++s) {
+        const float4 b = ws4[s * slice4 + i];
         a.x += b.x; a.y += b.y; a.z += b.z; a.w += b.w;
       }
       E::store2(out + 4 * i, a.x, a.y);
@@ -220,7 +237,15 @@ __device__ __forceinline__ void igemm_reduce(const IgemmParams& p) {
   } else {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < p.out_elems; i += stride) {
       float a = ws[i];
-      for (int s = 1; s < S; ++s) a += ws[s * slice + i];
+      int s = 1;
+      for (; s + kReduceBatch <= S; s += kReduceBatch) {
+        float b[kReduceBatch];
+#pragma unroll
+        for (int j = 0; j < kReduceBatch; ++j) b[j] = ws[(s + j) * slice + i];
+#pragma unroll
+        for (int j = 0; j < kReduceBatch; ++j) a += b[j];
+      }
+      for (; s < S; ++s) a += ws[s * slice + i];
       out[i] = E::from_f32(a);
     }
   }
