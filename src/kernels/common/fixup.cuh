@@ -56,6 +56,19 @@ __device__ __forceinline__ bool fixup_count(u64* w, int active) {
   return old + 1 == static_cast<u64>(active);
 }
 
+// Splits that keep their own slices (igemm / wgmma parallel split-K, the
+// direct family's _det) need no zeroing, so the protocol's first step comes
+// after the mainloop, with nothing held through it: one thread, after the
+// block's barrier that follows its slice's stores. The first split to swap
+// the epoch in resets the count and publishes ready; every split waits for
+// ready (a split that already swapped and is running) and counts. True for
+// the split that completes the count.
+__device__ __forceinline__ bool fixup_arrive_slices(u64* w, u64 epoch, int active) {
+  if (fixup_begin(w, epoch)) fixup_publish(w, epoch);
+  fixup_wait_ready(w, epoch);  // the count is reset
+  return fixup_count(w, active);
+}
+
 // The last split, one thread, after the tile is converted: the words no
 // longer hold this launch's epoch.
 __device__ __forceinline__ void fixup_reset(u64* w) {

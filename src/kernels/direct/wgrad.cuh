@@ -348,13 +348,8 @@ __device__ __forceinline__ void wgrad(const DirectParams& p, unsigned char* smem
   if (fix == nullptr) return;
   __syncthreads();  // the block's sums are stored or added (fixup_count releases them); red is no longer read
   volatile int* word = reinterpret_cast<volatile int*>(smem);
-  if (threadIdx.x == 0) {
-    if constexpr (Cfg::kDet) {
-      if (dev::fixup_begin(fix, p.epoch)) dev::fixup_publish(fix, p.epoch);
-      dev::fixup_wait_ready(fix, p.epoch);  // the count is zeroed
-    }
-    word[0] = dev::fixup_count(fix, p.splits);
-  }
+  if (threadIdx.x == 0)
+    word[0] = Cfg::kDet ? dev::fixup_arrive_slices(fix, p.epoch, p.splits) : dev::fixup_count(fix, p.splits);
   __syncthreads();
   if (!word[0]) return;
   if constexpr (Cfg::kDet) {

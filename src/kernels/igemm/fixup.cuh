@@ -46,6 +46,7 @@ namespace igemm {
 
 using dev::u64;
 using dev::fixup_begin;
+using dev::fixup_arrive_slices;
 using dev::fixup_count;
 using dev::fixup_publish;
 using dev::fixup_reset;

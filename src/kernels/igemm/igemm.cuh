@@ -89,12 +89,12 @@ __device__ __forceinline__ void fixup_epilogue(const WarpMma<Cfg>& mma, const Fi
   // (a bwd_data phase without taps) split 0 writes the zeros.
   if (ktiles == 0 && !(f.active == 0 && b.split == 0)) return;
   const int gemm_n = f.ops.gemm_n(p), cstride = f.ops.col_stride(p);
-  volatile int* word = reinterpret_cast<volatile int*>(igemm_smem);
   if (f.active <= 1) {
     epilogue<Cfg>(mma, p, b.split, f.m0, f.n0, b.g0, b.ngroups, f.ops.gemm_m, gemm_n, cstride, row_off, igemm_smem,
                   kFixOnly);
     return;
   }
+  volatile int* word = reinterpret_cast<volatile int*>(igemm_smem);
   if (tid == 0) fixup_wait_ready(f.w, p.epoch);
   __syncthreads();
   epilogue<Cfg>(mma, p, b.split, f.m0, f.n0, b.g0, b.ngroups, f.ops.gemm_m, gemm_n, cstride, row_off, igemm_smem,
@@ -116,13 +116,9 @@ __device__ __forceinline__ void fixup_parallel_finish(const FixupTile<Cfg, Ops>&
   volatile int* word = reinterpret_cast<volatile int*>(igemm_smem);
   __syncthreads();  // the block's slice is written (and the staging area read)
   if (f.active > 1) {
-    if (tid == 0) {
-      // The first split to get here resets the count (nothing happens
-      // before the mainloop: a word exchanged there cost registers in it).
-      if (fixup_begin(f.w, f.p.epoch)) fixup_publish(f.w, f.p.epoch);
-      fixup_wait_ready(f.w, f.p.epoch);  // the count is reset
-      word[0] = fixup_count(f.w, f.active);
-    }
+    // Nothing happens before the mainloop: a word exchanged there cost
+    // registers in it.
+    if (tid == 0) word[0] = fixup_arrive_slices(f.w, f.p.epoch, f.active);
     __syncthreads();
     if (!word[0]) return;
   }
@@ -174,7 +170,7 @@ __device__ __forceinline__ void igemm_body(const IgemmParams& p) {
       if (ktiles == 0 && !(fix.active == 0 && b.split == 0)) return;
       epilogue<Cfg>(mma, p, b.split, m0, n0, b.g0, b.ngroups, ops.gemm_m, ops.gemm_n(p), ops.col_stride(p), row_off,
                     igemm_smem);
-      fixup_parallel_finish(fixup_tile());
+      fixup_parallel_finish(fix);
       return;
     }
   }

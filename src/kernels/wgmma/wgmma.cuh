@@ -199,13 +199,7 @@ struct WgFixup {
       }
       bar_sync<4>(kCT);  // the slice is written; every consumer has read word[1] of the previous tile
       if (active > 1) {
-        if (ctid == 0) {
-          // The first split to get here resets the count (nothing before
-          // the mainloop, as in igemm.cuh fixup_parallel_finish).
-          if (igemm::fixup_begin(w, p.epoch)) igemm::fixup_publish(w, p.epoch);
-          igemm::fixup_wait_ready(w, p.epoch);  // the count is reset
-          word[1] = igemm::fixup_count(w, active);
-        }
+        if (ctid == 0) word[1] = igemm::fixup_arrive_slices(w, p.epoch, active);
         bar_sync<4>(kCT);
         if (!word[1]) return;
       }
