@@ -56,6 +56,10 @@
 #   wncheck   wgmma fwd tiles 96/144/192 wide: correctness, sanitizers, every such kernel + cuDNN on the public
 #             fwd problems, the shipped model's top WN_TOP of the other kernels there (before)
 #   wnrows    their selector rows: .device/wn_{train,hold}.csv with .device/wn_pairs.csv / wn_hold_pairs.csv
+#   tpad      wgmma TMA kernels with taps padded to whole channel blocks: correctness (bf16 all, fp16/fp32
+#             samples, the tap_padded_problems list), sanitizers
+#   tpadbench the problems tap padding opens (.device/tpad_pub.jsonl, .device/tpad_small.csv): the model's
+#             top TP_TOP + native cuDNN, then every wgmma TMA kernel
 #   wstcheck  staged operands (wgmma _tma_ra): correctness, sanitizers, every realigned wgmma kernel + cuDNN and the
 #             model's top WST_TOP of the others on .device/wst_pub.jsonl, rows on .device/wst_{train,hold}.txt
 #   pwcheck   pointwise streaming GEMM (pw): correctness, sanitizers, every pw kernel + cuDNN and the model's top
@@ -1040,6 +1044,29 @@ PY
           echo "_det $tool: $(tail -n 1 "$L/dsan_$tool.txt") | $(cat $L/dsan_$tool/*.log 2>/dev/null | grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' | sort | uniq -c | tr '\n' ' ')"
         done )
       tar -czf "$OUT/pf_logs.tar.gz" -C /tmp pflogs ;;
+    tpad)
+      # wgmma TMA kernels with taps padded to whole channel blocks (wgmma/tma.hpp tap_k): every fwd /
+      # bwd_data TMA kernel of the bf16 pools against the reference (the odd list, tap_padded_problems),
+      # fp16 / fp32 samples, sanitizers on 2 kernels of the bf16 2D pools and the fwd 3D pool.
+      check_kernels tpad wgmma 'family==wgmma && tma==true && direction!=bwd_weight' \
+        'Pools/PoolCorrectness.*/fwd_*:Pools/PoolCorrectness.*/bwd_data_*' \
+        'Pools/PoolCorrectness.*/fwd_bf16_2d:Pools/PoolCorrectness.*/bwd_data_bf16_2d:Pools/PoolCorrectness.*/fwd_bf16_3d' ;;
+    tpadbench)
+      # The problems tap padding opens to the TMA kernels (.device/tpad_pub.jsonl: public; .device/tpad_small.csv:
+      # problems/small_classes.csv, fwd and bwd_data): the model's top TP_TOP (default 16) beside native cuDNN,
+      # then every wgmma TMA kernel (checked against the reference), same run (TP_S seconds each, default 120).
+      for set in pub small; do
+        f=.device/tpad_pub.jsonl dirs=""; [ $set = small ] && f=.device/tpad_small.csv dirs="--directions fwd,bwd_data"
+        rm -f /tmp/tp_${set}_top.csv /tmp/tp_${set}_tma.csv
+        timeout -k 10 "${TP_S:-120}" .device/gconv bench --problems $f $dirs --policy "topk:${TP_TOP:-16}" \
+          --provider gconv,cudnn --out /tmp/tp_${set}_top.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" \
+          --progress-s 60 2> "$OUT/tp_${set}_top.log"
+        echo "tpad $set top rc=$?: $(grep -v ETA "$OUT/tp_${set}_top.log" | tail -n 1)"
+        timeout -k 10 "${TP_S:-120}" .device/gconv bench --problems $f $dirs --filter 'family==wgmma && tma==true' \
+          --out /tmp/tp_${set}_tma.csv --warmup 2 --repeats 5 --jobs "$ncpu" --progress-s 60 2> "$OUT/tp_${set}_tma.log"
+        echo "tpad $set tma rc=$?: $(grep -v ETA "$OUT/tp_${set}_tma.log" | tail -n 1)"
+        pack /tmp/tp_${set}_top.csv "$OUT/tp_${set}_top.csv.zst"; pack /tmp/tp_${set}_tma.csv "$OUT/tp_${set}_tma.csv.zst"
+      done ;;
     pfixab)
       # The one launch against main + reduce: .device/pfix_pairs.csv (each public problem's analytic best
       # parallel kernel per family and split factor) timed with GCONV_PARALLEL_FIXUP_KB=0 (reduce kernel)

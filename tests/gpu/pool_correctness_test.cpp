@@ -175,6 +175,21 @@ std::vector<Problem> wide_n_problems(Direction d, DType t) {
                      d, t);
 }
 
+// wgmma TMA kernels with taps padded to whole channel blocks (wgmma/tma.hpp
+// tap_k: fwd C/G, bwd_data K/G off 64 but on 16; tf32 off 32, on 8): a tap
+// of 3 blocks whose last holds 1 K step (144), of 2 with 2 and 3 K steps
+// (96 = 64 + 32, 80, 112 = 64 + 48), one partial block (48) in each of two
+// groups (the boxes read the next group's channels, whose MMAs are
+// skipped), strided bwd_data (phases), dilation 2, 1D and 3D, and C/G = 40
+// (tf32: 32 + 8), and a grouped pointwise problem (flat loads, padded).
+std::vector<Problem> tap_padded_problems(Direction d, DType t) {
+  return problems_of({"n2c144k144_h9w11_y3x3_p1", "n2c96k80_h10w10_y3x3_s2_p1", "n2c96k96g2_h7w9_y3x3_p1",
+                      "n1c144k144_d3h5w6_z3y1x1_p1,0,0", "n1c64k144_d3h5w6_z1y3x3_p0,1,1", "n2c48k48_w37_x3_p1",
+                      "n2c208k112_h6w7_y3x3_p1_dil2", "n2c40k64_h9w9_y3x3_p1", "n3c112k208_h11w9_y1x3_p0,1",
+                      "n2c160k96g2_h9w9_y1x1"},
+                     d, t);
+}
+
 // pw (pointwise streaming GEMM; kd = the reduction: C for fwd, K for
 // bwd_data; nn = the output channels): every reduction bucket (kd 24, 58,
 // 116, 230) with nn = 200 (one N tile of 256, or N tiles of 128 / 64 / 32),
@@ -276,6 +291,9 @@ Tally check_pool(Direction d, DType t, int ndim, int sample) {
   std::vector<Problem> wide_n;
   for (const Problem& p : wide_n_problems(d, t))
     if (p.ndim == ndim) wide_n.push_back(p);
+  std::vector<Problem> padded;
+  for (const Problem& p : tap_padded_problems(d, t))
+    if (p.ndim == ndim) padded.push_back(p);
   std::vector<Problem> pointwise;
   if (d != Direction::bwd_weight)
     for (const Problem& p : pw_problems(d, t))
@@ -322,6 +340,8 @@ Tally check_pool(Direction d, DType t, int ndim, int sample) {
       for (const Problem& p : wide_n) try_problem(p);
     if (kernels[i].family == Family::pw)
       for (const Problem& p : pointwise) try_problem(p);
+    if (kernels[i].family == Family::wgmma && kernels[i].tma)
+      for (const Problem& p : padded) try_problem(p);
     // tinyc kernels take every covering problem too: the odd list's stem has
     // K = 16, one of the kernel's 64-channel chunks; so do the register-window
     // bwd_weight kernels, whose multi-block regions only the larger covering

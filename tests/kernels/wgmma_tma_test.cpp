@@ -102,11 +102,13 @@ TEST(WgmmaTma, RanksOf1dAnd3dAndFp32) {
 TEST(WgmmaTma, ProblemsOffTheTmaPathSayWhy) {
   const KernelTraits t = tma_kernel(DType::bf16, 2, 128, 128);
   std::string why;
-  // C/G not a multiple of 64: a K block would span two taps.
-  EXPECT_FALSE(can_implement(t, spec("fwd_bf16_n2c96k64_h9w9_y3x3_p1"), &why));
+  // C/G off 64 and off the MMA's K (16): a K block would span two taps,
+  // and padding the taps to whole blocks would leave half a K step.
+  EXPECT_FALSE(can_implement(t, spec("fwd_bf16_n2c40k64_h9w9_y3x3_p1"), &why));
   EXPECT_NE(why.find("a K block must be one filter tap's channels"), std::string::npos) << why;
-  // Grouped with C/G = 32.
-  EXPECT_FALSE(can_implement(t, spec("fwd_bf16_n2c128k128g4_h9w9_y3x3_p1"), &why));
+  EXPECT_NE(why.find("multiple of the MMA's K (16)"), std::string::npos) << why;
+  // Grouped with C/G = 8.
+  EXPECT_FALSE(can_implement(t, spec("fwd_bf16_n2c64k128g8_h9w9_y3x3_p1"), &why));
   // 2D bounding-box corners are 8-bit: a dilated filter reaching 129 back.
   EXPECT_FALSE(can_implement(t, spec("fwd_bf16_n1c64k64_h300w300_y3x3_p0_dil70"), &why));
   EXPECT_NE(why.find("im2col"), std::string::npos) << why;
@@ -123,7 +125,7 @@ TEST(WgmmaTma, ProblemsOffTheTmaPathSayWhy) {
   EXPECT_FALSE(can_implement(bd, spec("bwd_data_bf16_n2c64k64_h9w9_y3x3_s2_p1"), &why));
   EXPECT_NE(why.find("stride"), std::string::npos) << why;
   EXPECT_TRUE(can_implement(bd, spec("bwd_data_bf16_n2c64k64_h10w8_y3x3_s2_p1"), &why)) << why;
-  EXPECT_FALSE(can_implement(bd, spec("bwd_data_bf16_n2c64k96_h9w9_y3x3_p1"), &why));
+  EXPECT_FALSE(can_implement(bd, spec("bwd_data_bf16_n2c64k72_h9w9_y3x3_p1"), &why));
   EXPECT_TRUE(can_implement(bd, spec("bwd_data_bf16_n2c40k64_h9w9_y3x3_p1"), &why)) << why;
   // bwd_weight: C/G a multiple of 64; tiles of whole 64-element blocks.
   KernelTraits bw = t;
@@ -136,6 +138,58 @@ TEST(WgmmaTma, ProblemsOffTheTmaPathSayWhy) {
   KernelTraits bf = tma_kernel(DType::fp32, 2, 128, 64);
   bf.direction = Direction::bwd_weight;
   EXPECT_FALSE(traits_ok(bf, &why));
+}
+
+// Taps padded to whole channel blocks (tap_k): fwd C/G and bwd_data K/G off
+// the block but on the MMA's K take the TMA path with that count rounded up
+// a tap, grouped or not; the rest keep their rules.
+TEST(WgmmaTma, TapsPaddedToWholeChannelBlocks) {
+  std::string why;
+  const KernelTraits f = tma_kernel(DType::bf16, 2, 128, 64);
+  const Problem p144 = spec("fwd_bf16_n2c144k64_h9w9_y3x3_p1");
+  EXPECT_EQ(tap_k(f, p144), 192);
+  EXPECT_TRUE(can_implement(f, p144, &why)) << why;
+  auto plan = make_plan(f, p144);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  EXPECT_EQ(plan->params.tap_k, 192);
+  EXPECT_EQ(plan->params.gemm_k, 9 * 192);  // the K walk: 3 blocks a tap
+  EXPECT_EQ(tap_k(f, spec("fwd_bf16_n2c128k64_h9w9_y3x3_p1")), 0);  // whole blocks
+  auto whole = make_plan(f, spec("fwd_bf16_n2c128k64_h9w9_y3x3_p1"));
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->params.tap_k, 0);
+  EXPECT_EQ(whole->params.gemm_k, 9 * 128);
+  EXPECT_EQ(tap_k(f, spec("fwd_bf16_n2c96k96g2_h7w9_y3x3_p1")), 64);  // C/G = 48: one partial block
+  EXPECT_TRUE(can_implement(f, spec("fwd_bf16_n2c96k96g2_h7w9_y3x3_p1"), &why)) << why;
+  EXPECT_EQ(tap_k(f, spec("fwd_bf16_n2c40k64_h9w9_y3x3_p1")), 0);  // off 16
+  // Pointwise with one group loads flat (zeros past C): no padding; grouped
+  // pointwise pads.
+  EXPECT_EQ(tap_k(f, spec("fwd_bf16_n2c80k64_h9w9_y1x1_p0")), 0);
+  EXPECT_EQ(tap_k(f, spec("fwd_bf16_n2c160k64g2_h9w9_y1x1_p0")), 128);
+  // tile_k 128 (two blocks a stage) keeps whole blocks.
+  KernelTraits wide = f;
+  wide.tile_k = 128;
+  EXPECT_EQ(tap_k(wide, p144), 0);
+  EXPECT_FALSE(can_implement(wide, p144, &why));
+  // tf32: blocks of 32 channels, K steps of 8.
+  const KernelTraits f32 = tma_kernel(DType::fp32, 2, 128, 64);
+  EXPECT_EQ(tap_k(f32, spec("fwd_fp32_n2c40k64_h9w9_y3x3_p1")), 64);
+  EXPECT_EQ(tap_k(f32, spec("fwd_fp32_n2c36k64_h9w9_y3x3_p1")), 0);
+  // bwd_data pads K/G (the GEMM's K per flipped tap), strided too.
+  KernelTraits bd = f;
+  bd.direction = Direction::bwd_data;
+  const Problem d144 = spec("bwd_data_bf16_n1c64k144_d3h5w6_z1y3x3_p0,1,1");
+  bd.ndim = 3;
+  EXPECT_EQ(tap_k(bd, d144), 192);
+  EXPECT_TRUE(can_implement(bd, d144, &why)) << why;
+  bd.ndim = 2;
+  EXPECT_EQ(tap_k(bd, spec("bwd_data_bf16_n2c96k80_h10w10_y3x3_s2_p1")), 128);
+  EXPECT_TRUE(can_implement(bd, spec("bwd_data_bf16_n2c96k80_h10w10_y3x3_s2_p1"), &why)) << why;
+  EXPECT_EQ(tap_k(bd, spec("bwd_data_bf16_n2c144k64_h9w9_y3x3_p1")), 0);  // K on the block
+  // bwd_weight never pads (its C/G rule is about x's 64-column blocks).
+  KernelTraits bw = f;
+  bw.direction = Direction::bwd_weight;
+  EXPECT_EQ(tap_k(bw, spec("bwd_weight_bf16_n2c144k64_h9w9_y3x3_p1")), 0);
+  EXPECT_FALSE(can_implement(bw, spec("bwd_weight_bf16_n2c144k64_h9w9_y3x3_p1"), &why));
 }
 
 // Pointwise problems loaded flat have one tap, so the channel rules that keep
@@ -161,7 +215,7 @@ TEST(WgmmaTma, PointwiseProblemsTakeAnyChannelCount) {
   EXPECT_TRUE(can_implement(bd, spec("bwd_data_bf16_n2c72k40_h9w9_y1x1_p0"), &why)) << why;
   EXPECT_TRUE(can_implement(bd, spec("bwd_data_bf16_n2c64k112_h5w7_y1x1_p0"), &why)) << why;
   EXPECT_FALSE(can_implement(bd, spec("bwd_data_bf16_n2c64k80g2_h9w9_y1x1_p0"), &why));
-  EXPECT_FALSE(can_implement(bd, spec("bwd_data_bf16_n2c64k96_h9w9_y1x1_p0,1"), &why));  // padded: not flat
+  EXPECT_FALSE(can_implement(bd, spec("bwd_data_bf16_n2c64k72_h9w9_y1x1_p0,1"), &why));  // padded: not flat
 
   KernelTraits bw = f;
   bw.direction = Direction::bwd_weight;

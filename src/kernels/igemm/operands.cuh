@@ -161,7 +161,8 @@ struct BwdDataOperands {
       gemm_m *= ph.J[d];
       taps *= ph.T[d];
     }
-    gemm_k = taps * k_per_tap(p);
+    // p.tap_k: a wgmma TMA kernel's K walk of whole channel blocks a tap.
+    gemm_k = taps * (p.tap_k ? p.tap_k : k_per_tap(p));
     ngroups = b.ngroups;
   }
   __device__ __forceinline__ void init(const IgemmParams& p, const BlockPos& b, int m0, int n0, int k0, int tid) {

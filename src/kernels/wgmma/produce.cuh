@@ -238,7 +238,8 @@ struct PixelWalk {
 };
 
 // fwd (Cfg::kTma): K tile kt is filter tap kt * TK / Cg, channels (kt * TK) %
-// Cg onwards (C/G is a multiple of TK), so A is one im2col load (TM output
+// Cg onwards (C/G a multiple of TK, or each tap padded to p.tap_k), so A is
+// one im2col load (TM output
 // pixels from the block's first row on, shifted by the tap's offsets;
 // padding and the M tail come back as zeros) and B one tiled load of TN
 // weight rows. Pointwise problems (p.tma_flat) load A as a tiled box of
@@ -273,10 +274,25 @@ __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMa
     tma_load_2d(st + Cfg::kABytes, tb, k, row_group, bar);
   };
   const auto ring_of = [&](auto&& issue) { tma_ring<Cfg>(kt0, ktiles, kend, ring, full, empty, pr, issue); };
+  // K walks (tap, channel) with p.tap_k (or C/G) positions a tap; B's rows
+  // hold F * C/G weights, so its K index is tap * C/G + channel: the walk's
+  // index unless the taps are padded (a flat load has one tap: always).
+  const int cg = p.Cg, chans = p.tap_k ? p.tap_k : cg;
+  const bool padded = p.tap_k != 0 && !p.tma_flat;
+  TapWalk<Cfg::kNdim> walk;
   if (part == 1) {  // B's issuer
-    ring_of([&](int k, u32 st, u32 bar) {
+    if (!padded) {
+      ring_of([&](int k, u32 st, u32 bar) {
+        mbar_arrive_expect_tx(bar, Cfg::TileB::kBytes);
+        load_b(k, st, bar);
+      });
+      return;
+    }
+    walk.init(p, kt0 * Cfg::kTileK, chans);
+    ring_of([&](int, u32 st, u32 bar) {
       mbar_arrive_expect_tx(bar, Cfg::TileB::kBytes);
-      load_b(k, st, bar);
+      load_b(walk.tap * cg + walk.c, st, bar);
+      walk.next(p, Cfg::kBlockK, chans);
     });
     return;
   }
@@ -291,14 +307,12 @@ __device__ __forceinline__ void produce_tma(const IgemmParams& p, const TensorMa
   }
   int base[3] = {0, 0, 0};
   const int n = output_filter_base<Cfg::kNdim>(p, m0, base);
-  const int cg = p.Cg;
-  TapWalk<Cfg::kNdim> walk;
-  walk.init(p, kt0 * Cfg::kTileK, cg);
+  walk.init(p, kt0 * Cfg::kTileK, chans);
   ring_of([&](int k, u32 st, u32 bar) {
     mbar_arrive_expect_tx(bar, tx);
     tma_load_im2col<Cfg::kNdim>(st, ta, c_group + walk.c, base, n, walk.off, bar);
-    if (part < 0) load_b(k, st, bar);
-    walk.next(p, Cfg::kBlockK, cg);
+    if (part < 0) load_b(padded ? walk.tap * cg + walk.c : k, st, bar);
+    walk.next(p, Cfg::kBlockK, chans);
   });
 }
 
@@ -380,8 +394,10 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
   const int k_group = b.g0 * p.Kg, kg = p.Kg;
   const bool flat = p.tma_flat;
   // K tiles in order, stepped without a division.
+  // K walks (flipped tap, channel) with p.tap_k (or K/G) positions a tap.
+  const int chans = p.tap_k ? p.tap_k : kg;
   PhaseTapWalk<Cfg::kNdim> walk;
-  walk.init(p, ph, kt0 * Cfg::kTileK, kg);
+  walk.init(p, ph, kt0 * Cfg::kTileK, chans);
   tma_ring<Cfg>(kt0, ktiles, kend, ring, full, empty, pr, [&](int, u32 st, u32 bar) {
     const int kc = k_group + walk.c;
     mbar_arrive_expect_tx(bar, tx);
@@ -401,7 +417,7 @@ __device__ __forceinline__ void produce_tma_bwd_data(const IgemmParams& p, const
           tma_load_3d(st + Cfg::kABytes + jb * Cfg::TileB::kBlockBytes, tb, n0 + 64 * jb, wtap, kc, bar);
       }
     }
-    walk.next(ph, Cfg::kBlockK, kg);
+    walk.next(ph, Cfg::kBlockK, chans);
   });
 }
 

@@ -35,6 +35,19 @@ using ::gconv::TmaArgs;
 // [0, 31]). On false, *why says why.
 bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why);
 
+// Taps padded to whole channel blocks (IgemmParams::tap_k): fwd C/G or
+// bwd_data K/G off block_k but a multiple of the MMA's K (16; tf32 8), with
+// one block a stage (tile_k == block_k). The K walk then gives every tap
+// that count rounded up to the block, so that a block never spans two taps
+// (an im2col load is one tap's), and the consumers skip the MMAs of the K
+// steps past the channels: the padding costs ring stages and the bytes the
+// boxes load past the channels (the next group's, or the map's zeros), not
+// tensor-core work. E.g. r2plus1d's C/G = 144 and 288 (3 x 1 x 1 fwd, 1 x 3
+// x 3 bwd_data), whose TMA kernels needed a padded copy (staged.hpp) before.
+// Returns that count, or 0 where the taps are whole blocks (or not
+// padded: bwd_weight, staged instances, one group's flat loads).
+int64_t tap_k(const KernelTraits& t, const Problem& p);
+
 // bwd_data's dy im2col map over the stride phases (igemm/geometry.cuh
 // PhaseGeom): phase ph of slot d holds the input positions ph + s * j, j <
 // J = in / s, and the taps f = f0 + t * fs, whose dy coordinates are j + q0 -

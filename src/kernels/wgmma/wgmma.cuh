@@ -69,9 +69,9 @@ __device__ __forceinline__ void release(u32 bar, int lane, int peer) {
   }
 }
 
-// One stage's MMAs over its first NB K blocks, fenced and committed as one
-// group.
-template <class Cfg, int NB>
+// One stage's MMAs over its first NB K blocks (the first KS K steps of
+// each), fenced and committed as one group.
+template <class Cfg, int NB, int KS = Cfg::kKSteps>
 __device__ __forceinline__ void mma_blocks(WgAcc<Cfg>& acc, u32 st, int wg_row0) {
   typedef MmaAsync<Cfg::kInstrN, Cfg::kDType, Cfg::kAKMajor ? 0 : 1, Cfg::kBKMajor ? 0 : 1> Mma;
   wgmma_fence();
@@ -79,7 +79,7 @@ __device__ __forceinline__ void mma_blocks(WgAcc<Cfg>& acc, u32 st, int wg_row0)
   for (int j = 0; j < NB; ++j) {
     const u32 sa = st + j * Cfg::kBlockBytes, sb = sa + Cfg::kABytes;
 #pragma unroll
-    for (int ks = 0; ks < Cfg::kKSteps; ++ks)
+    for (int ks = 0; ks < KS; ++ks)
 #pragma unroll
       for (int mi = 0; mi < Cfg::kMI; ++mi) {
         const u64 da = Cfg::TileA::desc(sa, wg_row0 + mi * 64, ks * Cfg::kKStep);
@@ -93,6 +93,40 @@ __device__ __forceinline__ void mma_blocks(WgAcc<Cfg>& acc, u32 st, int wg_row0)
   wgmma_commit();
 }
 
+// A K walk of whole channel blocks a tap (IgemmParams::tap_k, wgmma/tma.hpp
+// tap_padded): `chans` channels a tap, `tap_k` (0: not padded) their K
+// positions rounded up to the block. The block that ends a tap holds
+// (chans - c) channels, a multiple of the MMA's K: its MMAs past them (the
+// next group's channels, or the map's zeros) are not issued.
+struct TapSkip {
+  int chans = 0, tap_k = 0;
+};
+template <class Cfg>
+__device__ __forceinline__ TapSkip tap_skip(const IgemmParams& p) {
+  if constexpr (!Cfg::kTma || Cfg::kKBlocks != 1 || Cfg::kDir == kBwdWeight) {
+    return TapSkip{};
+  } else {
+    return TapSkip{Cfg::kDir == kFwd ? p.Cg : p.Kg, p.tap_k};
+  }
+}
+
+// One stage of one block: all its K steps, or the first `steps` (a tap's
+// last, partial block). Each case is straight-line from fence to commit
+// (C7520, below).
+template <class Cfg>
+__device__ __forceinline__ void mma_partial(WgAcc<Cfg>& acc, u32 st, int wg_row0, int steps) {
+  static_assert(Cfg::kKSteps == 4, "a 128-byte block holds 4 MMA K steps (16-bit: 16, tf32: 8)");
+  if (steps >= 4) {
+    mma_blocks<Cfg, 1, 4>(acc, st, wg_row0);
+  } else if (steps == 3) {
+    mma_blocks<Cfg, 1, 3>(acc, st, wg_row0);
+  } else if (steps == 2) {
+    mma_blocks<Cfg, 1, 2>(acc, st, wg_row0);
+  } else {
+    mma_blocks<Cfg, 1, 1>(acc, st, wg_row0);
+  }
+}
+
 // rd / rel: the stage read next and the next stage to release, carried from
 // one output tile to the next (persistent grid). Every stage read is
 // released, the tile's last one once its MMAs have retired. The tile's
@@ -101,7 +135,9 @@ __device__ __forceinline__ void mma_blocks(WgAcc<Cfg>& acc, u32 st, int wg_row0)
 template <class Cfg>
 __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, int k0, int kend, u32 ring, u32 full,
                                         u32 empty, int wg_row0, int lane, RingPos<Cfg::kStages>& rd,
-                                        RingPos<Cfg::kStages>& rel, int peer = -1) {
+                                        RingPos<Cfg::kStages>& rel, int peer = -1, TapSkip skip = TapSkip{}) {
+  // The channel offset of the stage's block inside its tap (skip.tap_k).
+  int c = skip.tap_k ? k0 % skip.tap_k : 0;
 #pragma unroll
   for (int mi = 0; mi < Cfg::kMI; ++mi)
 #pragma unroll
@@ -115,7 +151,15 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, int k0, int
     const u32 st = ring + rd.stage * Cfg::kStageBytes;
     // Each path is straight-line from fence to commit: a branch between the
     // wgmmas makes ptxas serialize them (C7520).
-    if (Cfg::kKBlocks == 1 || k0 + kt * Cfg::kTileK + Cfg::kBlockK < kend) {
+    if constexpr (Cfg::kKBlocks == 1 && Cfg::kTma && Cfg::kDir != kBwdWeight) {
+      if (skip.tap_k == 0) {
+        mma_blocks<Cfg, 1>(acc, st, wg_row0);
+      } else {
+        mma_partial<Cfg>(acc, st, wg_row0, (skip.chans - c) / Cfg::kKStep);
+        c += Cfg::kTileK;
+        if (c >= skip.tap_k) c = 0;
+      }
+    } else if (Cfg::kKBlocks == 1 || k0 + kt * Cfg::kTileK + Cfg::kBlockK < kend) {
       mma_blocks<Cfg, Cfg::kKBlocks>(acc, st, wg_row0);
     } else {
       mma_blocks<Cfg, 1>(acc, st, wg_row0);  // the GEMM's K ends inside this stage
@@ -358,7 +402,7 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
       RingPos<Cfg::kStages> rd, rel;
       WgAcc<Cfg> acc;
       consume<Cfg>(acc, ktiles, kt0 * Cfg::kTileK, ops.gemm_k, ring, full, empty, (ctid / kWarpgroup) * Cfg::kWgM,
-                   local & 31, rd, rel);
+                   local & 31, rd, rel, -1, tap_skip<Cfg>(p));
       stage_tile<Cfg>(acc, p, ops, m0, ctid / kWarpgroup, ring_ptr, local);
       if (tid == kWarpgroup) trace::mark(trace::kStored);
     }
@@ -409,7 +453,7 @@ __device__ __forceinline__ void wgmma_main(const IgemmParams& p, const TensorMap
         }
         WgAcc<Cfg> acc;
         consume<Cfg>(acc, ktiles, kt0 * Cfg::kTileK, ops.gemm_k, ring, full, empty, wg * Cfg::kWgM, local & 31, rd,
-                     rel, peer);
+                     rel, peer, tap_skip<Cfg>(p));
         if (ghost) continue;
         if constexpr (Cfg::kSplit == igemm::kSplitSerial || Cfg::kSplit == igemm::kSplitParallel) {
           if (p.fixup) {
