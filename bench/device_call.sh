@@ -60,6 +60,8 @@
 #             samples, the tap_padded_problems list), sanitizers
 #   tpadbench the problems tap padding opens (.device/tpad_pub.jsonl, .device/tpad_small.csv): the model's
 #             top TP_TOP + native cuDNN, then every wgmma TMA kernel
+#   tpadrows  their selector rows on .device/tpad_train.txt / tpad_hold.txt
+#   tpadtop   the shipped model's top TPT_TOP on the same problems (rows of one device)
 #   wstcheck  staged operands (wgmma _tma_ra): correctness, sanitizers, every realigned wgmma kernel + cuDNN and the
 #             model's top WST_TOP of the others on .device/wst_pub.jsonl, rows on .device/wst_{train,hold}.txt
 #   pwcheck   pointwise streaming GEMM (pw): correctness, sanitizers, every pw kernel + cuDNN and the model's top
@@ -1066,6 +1068,23 @@ PY
           --out /tmp/tp_${set}_tma.csv --warmup 2 --repeats 5 --jobs "$ncpu" --progress-s 60 2> "$OUT/tp_${set}_tma.log"
         echo "tpad $set tma rc=$?: $(grep -v ETA "$OUT/tp_${set}_tma.log" | tail -n 1)"
         pack /tmp/tp_${set}_top.csv "$OUT/tp_${set}_top.csv.zst"; pack /tmp/tp_${set}_tma.csv "$OUT/tp_${set}_tma.csv.zst"
+      done ;;
+    tpadrows)
+      # Selector rows of the tap-padded TMA kernels: every wgmma fwd / bwd_data TMA kernel on
+      # .device/tpad_train.txt and .device/tpad_hold.txt (the bf16 problems of the training and holdout
+      # sweeps whose C/G or K/G the padding opens), TPR_S seconds each (default 150).
+      bench_rows tpad 'family==wgmma && tma==true && direction!=bwd_weight' "${TPR_S:-150}" ;;
+    tpadtop)
+      # The same problems' other candidates on this GPU (the shipped model's top TPT_TOP, default 16), so
+      # that the tap-padded kernels' rows meet rows of the same device (the older training rows of these
+      # problems are partly H100 rows): -> $OUT/tpadtop_{train,hold}.csv.zst
+      for set in train hold; do
+        rm -f /tmp/tpadtop_$set.csv
+        timeout -k 10 "${TPT_S:-150}" .device/gconv bench --problems .device/tpad_$set.txt --policy "topk:${TPT_TOP:-16}" \
+          --out /tmp/tpadtop_$set.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 \
+          2> "$OUT/tpadtop_$set.log"
+        echo "tpadtop $set rc=$?"; grep -v ETA "$OUT/tpadtop_$set.log" | grep "rows (" | tail -n 1
+        pack /tmp/tpadtop_$set.csv "$OUT/tpadtop_$set.csv.zst"
       done ;;
     pfixab)
       # The one launch against main + reduce: .device/pfix_pairs.csv (each public problem's analytic best
