@@ -56,6 +56,9 @@ std::vector<std::string> odd_problem_specs() {
       "n2c1k8_w37_x11_s3_p4:1_dil2",            // 1D, C=1, odd everything
       "n2c128k264g2_h9w9_y3x3_p1",              // K/G = 132: groups of y off 16-byte boundaries
       "n2c264k128g2_h9w9_y3x3_p1",              // C/G = 132: groups of dx off 16-byte boundaries
+      // outputs of a number of elements off 4 (fwd y: 26, bwd_data dx: 26): parallel split-K's slices
+      // then start off 16 bytes (the one-launch sum reads them element by element)
+      "n1c208k26_h1w1_y1x1", "n1c26k208_h1w1_y1x1",
   };
 }
 

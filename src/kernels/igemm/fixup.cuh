@@ -102,6 +102,7 @@ __device__ __forceinline__ void fixup_pass(const IgemmParams& p, int m0, int row
   T* out = static_cast<T*>(p.dst);
   const int vpr = cols / 4;  // 4-column vectors per row (cols is a multiple of 4)
   const int total = rows * vpr;
+  const bool vec_slices = slices == 1 || p.out_elems % 4 == 0;
   for (int v0 = tid; v0 < total; v0 += B * nthreads) {
     float4 s[B];
     int at[B];  // element offsets fit int32 (params.cuh)
@@ -119,7 +120,9 @@ __device__ __forceinline__ void fixup_pass(const IgemmParams& p, int m0, int row
         col_off(c + 3, ok3);
         // 2: a tail or a group boundary (element by element, each pair_ok'd);
         // a whole vector lies in one group, so pair_ok(m, c) speaks for it.
-        kind[j] = group_cols % 4 == 0 && ok3 && at[j] % 4 == 0 ? (pair_ok(m, c) ? 1 : 0) : 2;
+        // Slice sl starts sl * out_elems floats in: with out_elems off 4 its
+        // vectors are off 16 bytes (an output of 26 elements, N = 1, 1x1).
+        kind[j] = group_cols % 4 == 0 && ok3 && at[j] % 4 == 0 && vec_slices ? (pair_ok(m, c) ? 1 : 0) : 2;
       }
       if (!ZERO && kind[j] == 1) s[j] = __ldcg(reinterpret_cast<const float4*>(p.ws + at[j]));
     }
