@@ -1074,6 +1074,18 @@ PY
       # .device/tpad_train.txt and .device/tpad_hold.txt (the bf16 problems of the training and holdout
       # sweeps whose C/G or K/G the padding opens), TPR_S seconds each (default 150).
       bench_rows tpad 'family==wgmma && tma==true && direction!=bwd_weight' "${TPR_S:-150}" ;;
+    pwtop)
+      # As tpadtop for the pw family's problems (.device/pw_{train,hold}top.txt: the problems of
+      # h200_train_pw_s30 / h200_bf16_holdout_pw_s30, whose pw rows are H200 rows among older H100 ones):
+      # the shipped model's top PWT_TOP (default 16) -> $OUT/pwtop_{train,hold}.csv.zst
+      for set in train hold; do
+        rm -f /tmp/pwtop_$set.csv
+        timeout -k 10 "${PWT_S:-200}" .device/gconv bench --problems .device/pw_${set}top.txt --policy "topk:${PWT_TOP:-16}" \
+          --out /tmp/pwtop_$set.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 \
+          2> "$OUT/pwtop_$set.log"
+        echo "pwtop $set rc=$?"; grep -v ETA "$OUT/pwtop_$set.log" | grep "rows (" | tail -n 1
+        pack /tmp/pwtop_$set.csv "$OUT/pwtop_$set.csv.zst"
+      done ;;
     tpadtop)
       # The same problems' other candidates on this GPU (the shipped model's top TPT_TOP, default 16), so
       # that the tap-padded kernels' rows meet rows of the same device (the older training rows of these
