@@ -201,15 +201,24 @@ class RegistryImpl final : public Registry {
     // Per kernel of by_ndim, the terms that need no problem, computed at load
     // so that ranking a problem pays only for the rest (selection latency).
     struct Terms {
+      AnalyticKernel analytic;
+      heuristic::KernelFeatureTerms features;  // on the learned model's feature device (with a model)
+    };
+    std::array<std::vector<Terms>, 4> terms;
+    // What applicable() reads of every kernel, 8 bytes a kernel beside the
+    // ~250 bytes of its traits and terms: the scan of a pool then streams a
+    // few KiB instead of the whole pool (which the models' walks evict from
+    // L2 between selections); traits and terms are read only for kernels
+    // that implement the problem.
+    struct Key {
+      Family family = Family::igemm;
       bool traits_ok = true;  // the family's traits_ok (direct kernels: no such rule)
       uint8_t cls = 0;        // heuristic::kernel_class
       // Implicit-GEMM kernels: fit_class_traits and estimate_class ids (one
       // test and one estimate per class and problem; others: 0).
       uint16_t fit_class = 0, est_class = 0;
-      AnalyticKernel analytic;
-      heuristic::KernelFeatureTerms features;  // on the learned model's feature device (with a model)
     };
-    std::array<std::vector<Terms>, 4> terms;
+    std::array<std::vector<Key>, 4> keys;
     std::array<uint16_t, 4> fit_classes{}, est_classes{};  // class counts per ndim
   };
   struct InstanceSlot {
@@ -313,6 +322,7 @@ Result<const RegistryImpl::Pool*> RegistryImpl::pool(Direction d, DType t) const
         if (slot) {
           for (auto& v : slot->by_ndim) v.clear();
           for (auto& v : slot->terms) v.clear();
+          for (auto& v : slot->keys) v.clear();
           slot->status = Status::Ok();
         }
       }
@@ -331,9 +341,11 @@ Result<const RegistryImpl::Pool*> RegistryImpl::pool(Direction d, DType t) const
           std::vector<size_t> gemm;  // positions of the implicit-GEMM kernels
           for (const KernelTraits& k : slot->by_ndim[n]) {
             Pool::Terms& terms = slot->terms[n].emplace_back(Pool::Terms{
-                kernel_traits_ok(k), uint8_t(heuristic::kernel_class(k)), 0, 0, analytic_kernel(k, device_),
-                learned_.selector ? heuristic::kernel_feature_terms(k, learned_.feature_device)
-                                  : heuristic::KernelFeatureTerms{}});
+                analytic_kernel(k, device_), learned_.selector
+                                                 ? heuristic::kernel_feature_terms(k, learned_.feature_device)
+                                                 : heuristic::KernelFeatureTerms{}});
+            slot->keys[n].push_back(
+                Pool::Key{k.family, kernel_traits_ok(k), uint8_t(heuristic::kernel_class(k)), 0, 0});
             if (!is_implicit_gemm(k.family)) continue;
             gemm.push_back(slot->terms[n].size() - 1);
             fit.push_back(fit_class_traits(k));
@@ -342,8 +354,8 @@ Result<const RegistryImpl::Pool*> RegistryImpl::pool(Direction d, DType t) const
           const auto fit_ids = class_ids(fit, std::equal_to<KernelTraits>(), &slot->fit_classes[n]);
           const auto est_ids = class_ids(est, same_estimate_class, &slot->est_classes[n]);
           for (size_t j = 0; j < gemm.size(); ++j) {
-            slot->terms[n][gemm[j]].fit_class = fit_ids[j];
-            slot->terms[n][gemm[j]].est_class = est_ids[j];
+            slot->keys[n][gemm[j]].fit_class = fit_ids[j];
+            slot->keys[n][gemm[j]].est_class = est_ids[j];
           }
         }
       }
@@ -414,53 +426,56 @@ Status RegistryImpl::applicable(const Problem& p, Applicable& scratch_a) const {
   a.found.reserve(kernels.size());
   a.order.reserve(kernels.size());
   a.cls.reserve(kernels.size());
+  const Pool::Key* keys = (*pl)->keys[p.ndim].data();
   for (size_t i = 0; i < kernels.size(); ++i) {
-    const KernelTraits& t = kernels[i];
+    const Pool::Key key = keys[i];
     double ms = 0, order_key = 0;
     AnalyticBrief brief;
-    AnalyticBreakdown b;
-    // A kernel whose workspace the registry could not allocate is no candidate,
-    // so that run() with a null workspace always works.
-    if (t.family == Family::direct) {
-      if (!direct_possible) continue;
-      DirectPlan plan;
-      if (!plan_direct(t, ap.direct, &plan) || plan.workspace > options_.workspace_limit) continue;
-      ms = analytic_ms(t, terms[i].analytic, ap, device_, &b, &plan);
-      brief = b.brief(), order_key = b.order_key();
-    } else if (t.family == Family::pw) {
-      if (!pw_possible || !terms[i].traits_ok || !pw::instance_ok(t, p, nullptr)) continue;
-      ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);
-      brief = b.brief(), order_key = b.order_key();
-    } else if (t.family == Family::tinyc) {
-      if (!terms[i].traits_ok || !tinyc::can_implement(t, p, nullptr)) continue;
-      ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);
-      brief = b.brief(), order_key = b.order_key();
-    } else {
-      if (!terms[i].traits_ok) continue;
-      const uint16_t fc = terms[i].fit_class;
+    if (is_implicit_gemm(key.family)) {
+      if (!key.traits_ok) continue;
+      const uint16_t fc = key.fit_class;
       if (a.fit_stamp[fc] != a.stamp) {
         a.fit_stamp[fc] = a.stamp;
-        a.fits[fc] = gemm_applies(t, facts, options_.workspace_limit);
+        a.fits[fc] = gemm_applies(kernels[i], facts, options_.workspace_limit);
       }
       if (!a.fits[fc]) continue;
-      // t implements p, so p has t's dtype: the estimate class holds.
-      Applicable::Estimate& e = a.estimates[terms[i].est_class];
-      if (a.est_stamp[terms[i].est_class] != a.stamp) {
-        a.est_stamp[terms[i].est_class] = a.stamp;
-        e.ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);
+      // kernels[i] implements p, so p has its dtype: the estimate class holds.
+      Applicable::Estimate& e = a.estimates[key.est_class];
+      if (a.est_stamp[key.est_class] != a.stamp) {
+        a.est_stamp[key.est_class] = a.stamp;
+        AnalyticBreakdown b;
+        e.ms = analytic_ms(kernels[i], terms[i].analytic, ap, device_, &b);
         e.order_key = b.order_key();
         e.brief = b.brief();
       }
       ms = e.ms, brief = e.brief, order_key = e.order_key;
+    } else {
+      const KernelTraits& t = kernels[i];
+      AnalyticBreakdown b;
+      // A kernel whose workspace the registry could not allocate is no
+      // candidate, so that run() with a null workspace always works.
+      if (key.family == Family::direct) {
+        if (!direct_possible) continue;
+        DirectPlan plan;
+        if (!plan_direct(t, ap.direct, &plan) || plan.workspace > options_.workspace_limit) continue;
+        ms = analytic_ms(t, terms[i].analytic, ap, device_, &b, &plan);
+      } else if (key.family == Family::pw) {
+        if (!pw_possible || !key.traits_ok || !pw::instance_ok(t, p, nullptr)) continue;
+        ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);
+      } else {  // tinyc
+        if (!key.traits_ok || !tinyc::can_implement(t, p, nullptr)) continue;
+        ms = analytic_ms(t, terms[i].analytic, ap, device_, &b);
+      }
+      brief = b.brief(), order_key = b.order_key();
     }
     a.order.emplace_back(order_key, uint32_t(a.found.size()));
-    a.cls.push_back(terms[i].cls);
+    a.cls.push_back(key.cls);
     // Written field by field into its slot: a local Candidate copied in by
     // push_back was built by 8-byte stores and read back by 16-byte loads
     // that those stores cannot forward to (Zen 4: three stalls a candidate,
     // half of this function's time).
     Candidate& c = a.found.emplace_back();
-    c.traits = &t;
+    c.traits = &kernels[i];
     c.ms = ms;
     c.detail.waves = brief.waves;
     c.detail.tile_efficiency = brief.tile_efficiency;
@@ -592,22 +607,31 @@ Result<Solution> RegistryImpl::select(const Problem& given, const Policy& policy
       model_ranked(p, a, by_model);
       return select_measured(p, policy, by_model);
     }
+  } else if (estimate_only) {
+    Applicable& a = scratch();
+    GCONV_RETURN_IF_ERROR(applicable(p, a));
+    if (a.found.empty()) {
+      s = fallback(p);
+    } else {
+      // The least (estimate, position) pair, which ranked()'s sort puts
+      // first (pairs are distinct), without sorting the others: the sort
+      // was a third of this policy's selection time.
+      const Candidate& best = a.found[std::min_element(a.order.begin(), a.order.end())->second];
+      const std::string why = fmt::format("{} ({} candidates)", best.detail.summary(), a.found.size());
+      s = from_candidate(best, p,
+                         policy.kind == Policy::Kind::analytic
+                             ? "analytic: " + why
+                             : (learned_.selector ? "heuristic: the learned model has no " +
+                                                        std::string(to_string(p.dtype)) + " data, analytic estimate: "
+                                                  : std::string("heuristic: no learned model, analytic estimate: ")) +
+                                   why);
+    }
   } else if (auto cands = ranked(p); !cands.ok()) {
     return cands.status();
   } else if (cands->empty()) {
     s = fallback(p);
-  } else if (!estimate_only) {
-    return select_measured(p, policy, *cands);
   } else {
-    const Candidate& best = cands->front();
-    const std::string why = fmt::format("{} ({} candidates)", best.detail.summary(), cands->size());
-    s = from_candidate(best, p,
-                       policy.kind == Policy::Kind::analytic
-                           ? "analytic: " + why
-                           : (learned_.selector ? "heuristic: the learned model has no " +
-                                                      std::string(to_string(p.dtype)) + " data, analytic estimate: "
-                                                : std::string("heuristic: no learned model, analytic estimate: ")) +
-                                 why);
+    return select_measured(p, policy, *cands);
   }
   if (!key.empty()) {
     std::lock_guard<std::mutex> lock(memo_mu_);
