@@ -10,8 +10,11 @@ time per call is the host cost):
   plan_run    gconv_plan_run through ctypes on preallocated tensors: the
               floor under every Python layer (checks values, launches)
   run         gconv._runtime.run_conv (what the registered ops call)
-  op          torch.ops.gconv.conv_fwd (dispatcher + custom-op wrapper + run;
+  op          torch.ops.gconv.conv_fwd (dispatcher + the ops' Python kernel + run;
               what torch.compile's graphs call)
+  op_bias     the same with a bias (the add inside the op)
+  op_bwd      torch.ops.gconv.conv_bwd_data (what compiled backward graphs call;
+              its kernel is another problem's: not in kernel_us)
   conv        gconv.conv, no grad (the eager entry: checks, autocast, run)
   conv_bias   gconv.conv with a bias (one in-place broadcast add more)
   conv_grad   gconv.conv with requires_grad inputs (builds the autograd node)
@@ -93,6 +96,8 @@ def measure(name, n, c, k, g, h, ks, dtype, calls):
         "plan_run": lambda: L.gconv_plan_run(pl.address, xp, wp, yp, wsp, pl.ws, stream),
         "run": lambda: ops.run_conv("fwd", x, w, None, st, lo, hi, dil, g),
         "op": lambda: torch.ops.gconv.conv_fwd(x, w, None, st, lo, hi, dil, g),
+        "op_bias": lambda: torch.ops.gconv.conv_fwd(x, w, b, st, lo, hi, dil, g),
+        "op_bwd": lambda: torch.ops.gconv.conv_bwd_data(y, w, [n, c, h, h], st, lo, hi, dil, g),
         "conv": lambda: gconv.conv(x, w, None, 1, pad, 1, g),
         "conv_bias": lambda: gconv.conv(x, w, b, 1, pad, 1, g),
         "conv_grad": lambda: gconv.conv(xg, wg, None, 1, pad, 1, g),
@@ -103,7 +108,8 @@ def measure(name, n, c, k, g, h, ks, dtype, calls):
     row = {"shape": name, "dtype": str(dtype).replace("torch.", ""), "kernel": pl.solution.kernel,
            "workspace": pl.ws}
     with torch.no_grad():
-        for label in ("gconv_run", "plan_run", "run", "op", "conv", "conv_bias", "torch", "torch_bias"):
+        for label in ("gconv_run", "plan_run", "run", "op", "conv", "conv_bias", "torch", "torch_bias", "op_bias",
+                      "op_bwd"):
             row[f"{label}_us"] = round(per_call_us(fns[label], calls), 2)
     row["conv_grad_us"] = round(per_call_us(fns["conv_grad"], calls), 2)
     row["kernel_us"] = round(kernel_us(fns["plan_run"]), 2)

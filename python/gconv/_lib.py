@@ -137,6 +137,25 @@ def lib() -> ctypes.CDLL:
     return _lib
 
 
+def bind_plan_run(path: str):
+    """gconv_plan_run of the library at path, called with the GIL held (as
+    PyTorch launches its kernels): a launch takes microseconds and never
+    calls back into Python, while a CDLL call releases the GIL and must win
+    it back after, which can take up to the switch interval (5 ms) when
+    another Python thread (a data loader's) is waiting for it. Returns 0 or
+    a gconv_status_t, as the C function does."""
+    fn = ctypes.PyDLL(path).gconv_plan_run
+    fn.restype = c_int
+    fn.argtypes = PLAN_RUN_ARGTYPES
+    return fn
+
+
+def fast_plan_run():
+    """The per-call entry of gconv._runtime: bind_plan_run of the loaded library."""
+    lib()
+    return bind_plan_run(_lib_path)
+
+
 def library_path() -> str:
     lib()
     return _lib_path

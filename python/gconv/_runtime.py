@@ -70,8 +70,8 @@ class _Plan:
 _plans: dict = {}
 _plans_lock = threading.Lock()
 _device_registries: dict = {}
-# The C entry of every run (bound when the first plan is made; ctypes looks
-# its argument types up once per call, nothing else happens in Python).
+# The C entry of every run (bound when the first plan is made: _lib.fast_plan_run,
+# which keeps the GIL through the launch, as PyTorch's own launches do).
 _plan_run = None
 # The current CUDA stream of a device, as an int (a cudaStream_t).
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
@@ -103,7 +103,7 @@ def plan(device: torch.device, key: tuple) -> _Plan:
         with _plans_lock:
             p = _plans.setdefault((device.index, key), made)
         if _plan_run is None:
-            _plan_run = _lib.lib().gconv_plan_run
+            _plan_run = _lib.fast_plan_run()
     return p
 
 
@@ -212,9 +212,11 @@ def _failed(status: int, e: Entry) -> None:
     _lib.check(status, f"running {e.owner.solution.kernel} on {e.owner.problem.spec}")
 
 
-def execute(e: Entry, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Runs entry e on its operands: a new channels-last output. Operands
-    not channels-last, or not 16-byte aligned, are copied first."""
+def execute(e: Entry, a: torch.Tensor, b: torch.Tensor, bias=None) -> torch.Tensor:
+    """Runs entry e on its operands: a new channels-last output (plus the
+    bias, fwd only). Operands not channels-last, or not 16-byte aligned, are
+    copied first. Every call of every path ends here: module globals are
+    read at call time (the tests replace some), attributes once each."""
     ap = a.data_ptr()
     if ap & 15 or not e.a_ok:
         a = to_channels_last(a)
@@ -224,23 +226,25 @@ def execute(e: Entry, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         b = to_channels_last(b)
         bp = b.data_ptr()
     out = torch.empty_strided(e.size, e.stride, dtype=e.dtype, device=e.device)
-    if not e.plan:
-        return out.zero_()
-    if e.ws:  # from PyTorch's caching allocator, stream-ordered like the output
-        ws = torch.empty(e.ws, dtype=_UINT8, device=e.device)
-        status = _plan_run(e.plan, ap, bp, out.data_ptr(), ws.data_ptr(), e.ws, _raw_stream(e.index))
+    pl = e.plan
+    if not pl:
+        out.zero_()
     else:
-        status = _plan_run(e.plan, ap, bp, out.data_ptr(), None, 0, _raw_stream(e.index))
-    if status:
-        _failed(status, e)
+        ws = e.ws
+        if ws:  # from PyTorch's caching allocator, stream-ordered like the output
+            work = torch.empty(ws, dtype=_UINT8, device=e.device)  # alive until the launch is queued
+            status = _plan_run(pl, ap, bp, out.data_ptr(), work.data_ptr(), ws, _raw_stream(e.index))
+        else:
+            status = _plan_run(pl, ap, bp, out.data_ptr(), None, 0, _raw_stream(e.index))
+        if status:
+            _failed(status, e)
+    if bias is not None:  # the kernels have no bias epilogue: one broadcast add in place, out stays channels-last
+        out.add_(bias.view(e.bias_shape))
     return out
 
 
-def fwd(e: Entry, x: torch.Tensor, w: torch.Tensor, bias) -> torch.Tensor:
-    y = execute(e, x, w)
-    if bias is not None:  # the kernels have no bias epilogue: one broadcast add in place, y stays channels-last
-        y.add_(bias.view(e.bias_shape))
-    return y
+# The forward with its bias: execute itself (one Python frame less per call).
+fwd = execute
 
 
 def backward_entry(e: Entry, slot: int, dy: torch.Tensor, x: torch.Tensor, w: torch.Tensor) -> Entry:
@@ -287,5 +291,4 @@ def run_conv(direction: str, a: torch.Tensor, b: torch.Tensor, size, stride, pad
     """One direction on CUDA tensors (operands per gconv.h convention 10;
     size = x's size for bwd_data, w's for bwd_weight, None for fwd; bias
     only for fwd); the result is a new channels-last tensor."""
-    e = lookup(direction, a, b, bias, size, stride, pad_lo, pad_hi, dilation, groups)
-    return fwd(e, a, b, bias) if direction == "fwd" else execute(e, a, b)
+    return execute(lookup(direction, a, b, bias, size, stride, pad_lo, pad_hi, dilation, groups), a, b, bias)

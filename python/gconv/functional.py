@@ -7,6 +7,8 @@ from . import _runtime, ops
 from ._shapes import conv_params
 
 _grad_enabled = torch.is_grad_enabled
+_any_autocast = getattr(torch._C, "_is_any_autocast_enabled", None)
+_autocast_on = torch.is_autocast_enabled
 
 
 def _autocast_dtype():
@@ -50,20 +52,14 @@ _entries: dict = {}
 _MAX_ENTRIES = 4096
 
 
-def _entry(x, weight, bias, stride, padding, dilation, groups):
-    try:
-        key = (x.shape, x.stride(), x.dtype, x.get_device(), weight.shape, weight.stride(), weight.dtype,
-               weight.get_device(), None if bias is None else (bias.shape, bias.dtype, bias.get_device()), stride,
-               padding, dilation, groups)
-        e = _entries.get(key)
-    except TypeError:  # a list argument
-        key = e = None
-    if e is None:
-        e = _runtime.lookup("fwd", x, weight, bias, None, *_conv_args(x, weight, stride, padding, dilation, groups))
-        if key is not None:
-            if len(_entries) >= _MAX_ENTRIES:
-                _entries.clear()
-            _entries[key] = e
+def _new_entry(key, x, weight, bias, stride, padding, dilation, groups):
+    """The Entry of a call not in _entries (stored there under key, unless
+    key is None: a list argument, which the runtime's cache keys instead)."""
+    e = _runtime.lookup("fwd", x, weight, bias, None, *_conv_args(x, weight, stride, padding, dilation, groups))
+    if key is not None:
+        if len(_entries) >= _MAX_ENTRIES:
+            _entries.clear()
+        _entries[key] = e
     return e
 
 
@@ -81,15 +77,26 @@ def conv(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None
     something else."""
     if ops.eager_path_ok(x, weight, bias):
         # Eager, plain CUDA tensors: everything derived from the operands'
-        # signature is cached in their Entry (dtypes and devices checked once).
-        cast = _autocast_dtype()
-        if cast is not None:
+        # signature is cached in their Entry (dtypes and devices checked
+        # once). This is every eager convolution's per-call path, so the
+        # lookup and the autocast test are inline, and the autocast test
+        # asks first whether any autocast is on (one call without arguments).
+        if (_any_autocast is None or _any_autocast()) and _autocast_on("cuda"):
+            cast = torch.get_autocast_dtype("cuda")
             x, weight, bias = _cast(x, cast), _cast(weight, cast), _cast(bias, cast)
-        e = _entry(x, weight, bias, stride, padding, dilation, groups)
+        try:
+            key = (x.shape, x.stride(), x.dtype, x.get_device(), weight.shape, weight.stride(), weight.dtype,
+                   weight.get_device(), None if bias is None else (bias.shape, bias.dtype, bias.get_device()),
+                   stride, padding, dilation, groups)
+            e = _entries.get(key)
+        except TypeError:  # a list argument: the runtime's cache (a few microseconds more)
+            key = e = None
+        if e is None:
+            e = _new_entry(key, x, weight, bias, stride, padding, dilation, groups)
         if _grad_enabled() and (x.requires_grad or weight.requires_grad or
                                 (bias is not None and bias.requires_grad)):
             return ops.eager_conv(x, weight, bias, e)
-        return _runtime.fwd(e, x, weight, bias)
+        return _runtime.execute(e, x, weight, bias)
 
     if x.is_complex() or weight.is_complex():
         raise TypeError("gconv.conv: complex tensors are not supported (use torch.nn.functional.conv*)")

@@ -44,22 +44,23 @@ _LIB.define(f"conv_bwd_data(Tensor dy, Tensor w, SymInt[] x_size, {_CONV}) -> Te
 _LIB.define(f"conv_bwd_weight(Tensor x, Tensor dy, SymInt[] w_size, {_CONV}) -> Tensor")
 
 
+# The implementations are run_conv inlined (one Python frame less a call).
 def fwd_impl(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor], stride: list[int],
              pad_lo: list[int], pad_hi: list[int], dilation: list[int], groups: int) -> torch.Tensor:
-    return run_conv("fwd", x, w, None, stride, pad_lo, pad_hi, dilation, groups, bias)
+    return _rt.execute(_rt.lookup("fwd", x, w, bias, None, stride, pad_lo, pad_hi, dilation, groups), x, w, bias)
 
 
 def bwd_data_impl(dy: torch.Tensor, w: torch.Tensor, x_size: list[int], stride: list[int], pad_lo: list[int],
                   pad_hi: list[int], dilation: list[int], groups: int) -> torch.Tensor:
-    return run_conv("bwd_data", dy, w, x_size, stride, pad_lo, pad_hi, dilation, groups)
+    return _rt.execute(_rt.lookup("bwd_data", dy, w, None, x_size, stride, pad_lo, pad_hi, dilation, groups), dy, w)
 
 
 def bwd_weight_impl(x: torch.Tensor, dy: torch.Tensor, w_size: list[int], stride: list[int], pad_lo: list[int],
                     pad_hi: list[int], dilation: list[int], groups: int) -> torch.Tensor:
-    return run_conv("bwd_weight", x, dy, w_size, stride, pad_lo, pad_hi, dilation, groups)
+    return _rt.execute(_rt.lookup("bwd_weight", x, dy, None, w_size, stride, pad_lo, pad_hi, dilation, groups), x, dy)
 
 
-# Every backend (a CPU tensor reaches run_conv, which says why it cannot run).
+# Every backend (a CPU tensor reaches the runtime's checks, which say why it cannot run).
 _LIB.impl("conv_fwd", fwd_impl, "CompositeExplicitAutograd")
 _LIB.impl("conv_bwd_data", bwd_data_impl, "CompositeExplicitAutograd")
 _LIB.impl("conv_bwd_weight", bwd_weight_impl, "CompositeExplicitAutograd")
@@ -123,13 +124,39 @@ class gconv_conv_fwd(torch.autograd.Function):  # noqa: N801 (grad_fn's name: gc
 _below_autograd = torch._C._AutoDispatchBelowAutograd
 _after_autograd = torch._C._after_autograd_keyset
 _grad_on = torch.is_grad_enabled
+# Keys below autograd that every dense tensor carries and that have no kernel
+# for these ops (the dispatcher falls through them).
+_FALLTHROUGH = (torch._C.DispatchKey.ADInplaceOrView, torch._C.DispatchKey.BackendSelect)
+_BACKENDS = (torch._C.DispatchKey.CUDA, torch._C.DispatchKey.CPU)  # where fwd_impl is the kernel
+_direct_keysets: dict = {}  # DispatchKeySet.raw_repr() -> the redispatch would reach fwd_impl at once
+
+
+def _goes_to_impl(keys) -> bool:
+    """True when a redispatch below autograd with these keys would go
+    straight to the backend kernel (fwd_impl): no dispatch mode, tensor
+    subclass (FakeTensor), functionalization, functorch layer or lazy
+    conj/neg view in between. Cached per key set: the key set test is a
+    few pybind calls, its raw bits one."""
+    raw = keys.raw_repr()
+    direct = _direct_keysets.get(raw)
+    if direct is None:
+        below = keys & _after_autograd
+        for k in _FALLTHROUGH:
+            below = below.remove(k)
+        direct = _direct_keysets[raw] = below.highestPriorityTypeId() in _BACKENDS
+    return direct
 
 
 def _fwd_autograd(keys, x, w, bias, stride, pad_lo, pad_hi, dilation, groups):
     if _grad_on() and (x.requires_grad or w.requires_grad or (bias is not None and bias.requires_grad)):
         return gconv_conv_fwd.apply(x, w, bias, stride, pad_lo, pad_hi, dilation, groups)
-    # Nothing to record: on to the kernel below autograd (a redispatch, not
-    # a second call from the top, ~0.5 us less).
+    # Nothing to record. When the next kernel is the backend's (plain CUDA
+    # tensors, as in a compiled graph), it is called here: a redispatch
+    # through the dispatcher into a second Python kernel costs ~5 us more
+    # (bench/torch_overhead_host.py). Otherwise (fake tensors, modes, ...)
+    # on to the kernel below autograd.
+    if _goes_to_impl(keys):
+        return fwd_impl(x, w, bias, stride, pad_lo, pad_hi, dilation, groups)
     return conv_fwd.redispatch(keys & _after_autograd, x, w, bias, stride, pad_lo, pad_hi, dilation, groups)
 
 
@@ -189,8 +216,14 @@ def eager_path_ok(x, w, bias=None) -> bool:
     """True when calling the implementations directly is equivalent to the ops."""
     if _is_compiling():  # first: dynamo folds it to True and traces nothing after it
         return False
-    if _dispatch_depth is None or _dispatch_depth() != 0 or _functorch_active is None or _functorch_active():
+    if type(x) not in _PLAIN or type(w) not in _PLAIN or not x.is_cuda or not w.is_cuda:
         return False
-    if type(x) not in _PLAIN or not x.is_cuda or type(w) not in _PLAIN or not w.is_cuda:
+    if _dispatch_depth() or _functorch_active():
         return False
     return bias is None or (type(bias) in _PLAIN and bias.is_cuda)
+
+
+if _dispatch_depth is None or _functorch_active is None:  # an older PyTorch: no telling, always the ops
+    def eager_path_ok(x, w, bias=None) -> bool:  # noqa: F811
+        """Always False: this PyTorch cannot tell dispatch modes and functorch transforms."""
+        return False

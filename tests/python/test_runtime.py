@@ -163,3 +163,56 @@ def test_backward_makes_only_the_entries_it_needs(lib):
     assert lib["entries"] == ["fwd", "bwd_weight"]  # no bwd_data plan: never selected nor compiled
     assert [k[11] for k in lib["plans"]] == ["fwd", "bwd_weight"]
     assert len(lib["runs"]) == 4
+
+
+def test_registered_op_runs_the_runtime_once_per_call(lib, monkeypatch):
+    # Without a gradient to record, the op's autograd kernel calls the
+    # implementation itself (no redispatch): one run a call, the bias added
+    # once; with one, the autograd node's forward runs it once too.
+    x, w, b = cl(2, 8, 5, 5), cl(6, 4, 3, 3), torch.randn(6)
+    lib["out_volume"] = 3 * 3
+    conv = ([1, 1], [0, 0], [0, 0], [1, 1], 2)
+
+    def no_redispatch(*args):
+        raise AssertionError("redispatched")
+
+    with torch.no_grad(), monkeypatch.context() as m:
+        m.setattr(ops, "conv_fwd", type("Op", (), {"redispatch": staticmethod(no_redispatch)})())
+        y = torch.ops.gconv.conv_fwd(x, w, b, *conv)
+    assert len(lib["runs"]) == 1 and rt.is_channels_last(y)
+    assert torch.equal(y, b.view(1, 6, 1, 1).expand(2, 6, 3, 3))
+    xg = x.clone().requires_grad_()
+    y = torch.ops.gconv.conv_fwd(xg, w, b, *conv)
+    assert len(lib["runs"]) == 2 and "conv_fwd" in y.grad_fn.name()
+    assert torch.equal(y.detach(), b.view(1, 6, 1, 1).expand(2, 6, 3, 3))
+
+
+def test_op_calls_its_implementation_only_straight_above_the_backend():
+    # The autograd kernel's shortcut: plain CPU / CUDA tensors go to the
+    # implementation; anything with a kernel between autograd and the
+    # backend (fake tensors, meta, a dispatch mode, a negative view) is
+    # redispatched as before.
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    keys = torch._C._dispatch_keys
+    x = torch.randn(2, 3)
+    assert ops._goes_to_impl(keys(x)) and ops._goes_to_impl(keys(torch.nn.Parameter(x)))
+    assert not ops._goes_to_impl(keys(x.to("meta")))
+    assert not ops._goes_to_impl(keys(x._neg_view()))
+    with FakeTensorMode() as mode:
+        assert not ops._goes_to_impl(keys(mode.from_tensor(x)))
+
+    seen = []
+
+    class Mode(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    # Under a mode the op reaches the mode (then the implementation, which
+    # rejects CPU tensors with its usual message).
+    x, w = torch.randn(1, 4, 5, 5), torch.randn(4, 4, 1, 1)
+    with Mode(), pytest.raises(RuntimeError, match="must be on a CUDA GPU"):
+        torch.ops.gconv.conv_fwd(x, w, None, [1, 1], [0, 0], [0, 0], [1, 1], 1)
+    assert seen == ["gconv.conv_fwd.default"]
