@@ -232,6 +232,17 @@ check_kernels() {
     echo "$tool: $(tail -n 1 "$OUT/${tag}san_$tool.txt") | $(cat /tmp/${tag}san_$tool/*.log 2>/dev/null | grep -h 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ' ')"
   done
 }
+# gpu_tests LABEL DIR LIMIT PATTERN [N]: scripts/gpu-test PATTERN under the caller's environment (test filter,
+# sample, TEST_TIMEOUT_S, ...), logs in DIR, the whole run cut at LIMIT seconds; prints LABEL with the result,
+# the pools' tallies and the first N (default 8) failure lines.
+gpu_tests() {
+  local label=$1 dir=$2 limit=$3 pattern=$4 n=${5:-8}
+  mkdir -p "$dir"
+  LOG_DIR=$dir timeout -k 5 "$limit" scripts/gpu-test .device "$pattern" > "$dir.txt" 2>&1
+  echo "$label: $(tail -n 1 "$dir.txt")"
+  cat "$dir"/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
+  cat "$dir"/*.log | grep -h -E "Failure|failed|crash|mismatch" | head -n "$n"
+}
 # bench_rows TAG FILTER SECONDS: selector rows of the kernels of FILTER on .device/TAG_train.txt and
 # .device/TAG_hold.txt (SECONDS each) -> $OUT/TAGrows_{train,hold}.csv.zst
 bench_rows() {
@@ -687,18 +698,11 @@ PY
       python3 bench/ab_sweeps.py --a /tmp/fx_0.csv --b /tmp/fx_on.csv --label-a three_launches --label-b fixup \
         | tee "$OUT/ab_all.txt" ;;
     fixup2)
-      L=/tmp/fx2logs; mkdir -p $L/fp16 $L/cap
+      L=/tmp/fx2logs
       GCONV_WGMMA_PERSISTENT=3 TEST_TIMEOUT_S=120 GCONV_GPU_TEST_FILTER='split_mode == serial && family == wgmma' \
-        GCONV_GPU_TEST_SAMPLE=${FIX_CAP_SAMPLE:-12} LOG_DIR=$L/cap timeout -k 5 130 \
-        scripts/gpu-test .device 'Pools/PoolCorrectness*bf16*' > "$L/cap.txt" 2>&1
-      echo "serial wgmma, grid capped at 3: $(tail -n 1 "$L/cap.txt")"
-      cat $L/cap/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
-      cat $L/cap/*.log | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
+        GCONV_GPU_TEST_SAMPLE=${FIX_CAP_SAMPLE:-12} gpu_tests "serial wgmma, grid capped at 3" $L/cap 130 'Pools/PoolCorrectness*bf16*'
       TEST_TIMEOUT_S=80 GCONV_GPU_TEST_FILTER='split_mode == serial' GCONV_GPU_TEST_SAMPLE=${FIX_FP16_SAMPLE:-6} \
-        LOG_DIR=$L/fp16 timeout -k 5 100 scripts/gpu-test .device 'Pools/PoolCorrectness*fp16*' > "$L/fp16.txt" 2>&1
-      echo "serial fp16 tests: $(tail -n 1 "$L/fp16.txt")"
-      cat $L/fp16/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
-      cat $L/fp16/*.log | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
+        gpu_tests "serial fp16 tests" $L/fp16 100 'Pools/PoolCorrectness*fp16*'
       for tool in memcheck synccheck racecheck; do
         mkdir -p $L/san_$tool
         GCONV_GPU_TEST_FILTER='split_mode == serial' GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=$L/san_$tool \
@@ -1004,34 +1008,19 @@ PY
       # tile and split factor (GCONV_PARALLEL_FIXUP_KB large), PF_SAMPLE (default 20) parallel kernels per bf16
       # pool against the reference, the wgmma ones again with the grid capped at 3 blocks, fp16 samples,
       # memcheck / racecheck / synccheck on 2 per bf16 2D pool.
-      L=/tmp/pflogs; mkdir -p $L/gc $L/bf16 $L/cap $L/fp16
+      L=/tmp/pflogs; mkdir -p $L/gc
       LOG_DIR=$L/gc timeout -k 5 120 scripts/gpu-test .device 'Launches/GraphCapture*' > "$L/gc.txt" 2>&1
       echo "graph capture: $(tail -n 1 "$L/gc.txt")"
       cat $L/gc/*.log | grep -h -E "Failure|Expected|Which is|nodes|deterministic" | head -n 20
       ( export GCONV_PARALLEL_FIXUP_KB=1048576
         TEST_TIMEOUT_S=150 GCONV_GPU_TEST_FILTER='split_mode == parallel' GCONV_GPU_TEST_SAMPLE=${PF_SAMPLE:-20} \
-          LOG_DIR=$L/bf16 timeout -k 5 "${PF_T_S:-170}" scripts/gpu-test .device 'Pools/PoolCorrectness*bf16*' > "$L/bf16.txt" 2>&1
-        echo "parallel bf16 tests: $(tail -n 1 "$L/bf16.txt")"
-        cat $L/bf16/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
-        cat $L/bf16/*.log | grep -h -E "Failure|failed|crash|mismatch" | head -n 12
+          gpu_tests "parallel bf16 tests" $L/bf16 "${PF_T_S:-170}" 'Pools/PoolCorrectness*bf16*' 12
         GCONV_WGMMA_PERSISTENT=3 TEST_TIMEOUT_S=90 GCONV_GPU_TEST_FILTER='split_mode == parallel && family == wgmma' \
-          GCONV_GPU_TEST_SAMPLE=${PF_CAP_SAMPLE:-8} LOG_DIR=$L/cap timeout -k 5 100 \
-          scripts/gpu-test .device 'Pools/PoolCorrectness*bf16*' > "$L/cap.txt" 2>&1
-        echo "parallel wgmma, grid capped at 3: $(tail -n 1 "$L/cap.txt")"
-        cat $L/cap/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
-        cat $L/cap/*.log | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
-        mkdir -p $L/det
+          GCONV_GPU_TEST_SAMPLE=${PF_CAP_SAMPLE:-8} gpu_tests "parallel wgmma, grid capped at 3" $L/cap 100 'Pools/PoolCorrectness*bf16*'
         TEST_TIMEOUT_S=90 GCONV_GPU_TEST_FAMILY=direct GCONV_GPU_TEST_FILTER='deterministic' \
-          GCONV_GPU_TEST_SAMPLE=${PF_DET_SAMPLE:-12} LOG_DIR=$L/det timeout -k 5 100 \
-          scripts/gpu-test .device 'Pools/PoolCorrectness*bwd_weight*' > "$L/det.txt" 2>&1
-        echo "direct _det tests: $(tail -n 1 "$L/det.txt")"
-        cat $L/det/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
-        cat $L/det/*.log | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
+          GCONV_GPU_TEST_SAMPLE=${PF_DET_SAMPLE:-12} gpu_tests "direct _det tests" $L/det 100 'Pools/PoolCorrectness*bwd_weight*'
         TEST_TIMEOUT_S=70 GCONV_GPU_TEST_FILTER='split_mode == parallel' GCONV_GPU_TEST_SAMPLE=${PF_FP16_SAMPLE:-4} \
-          LOG_DIR=$L/fp16 timeout -k 5 80 scripts/gpu-test .device 'Pools/PoolCorrectness*fp16*' > "$L/fp16.txt" 2>&1
-        echo "parallel fp16 tests: $(tail -n 1 "$L/fp16.txt")"
-        cat $L/fp16/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
-        cat $L/fp16/*.log | grep -h -E "Failure|failed|crash|mismatch" | head -n 8
+          gpu_tests "parallel fp16 tests" $L/fp16 80 'Pools/PoolCorrectness*fp16*'
         for tool in ${PF_SAN-memcheck racecheck synccheck}; do
           mkdir -p $L/san_$tool
           GCONV_GPU_TEST_FILTER='split_mode == parallel' GCONV_GPU_TEST_SAMPLE=2 SANITIZE=$tool LOG_DIR=$L/san_$tool \
