@@ -202,6 +202,31 @@ __device__ __forceinline__ void epilogue(const WarpMma<Cfg>& w, const IgemmParam
 // reduce several times slower than the splits' own sum (thirty-first session).
 constexpr int kReduceBatch = 8;
 
+__device__ __forceinline__ void add_to(float& a, float b) { a += b; }
+__device__ __forceinline__ void add_to(float4& a, const float4& b) {
+  a.x += b.x;
+  a.y += b.y;
+  a.z += b.z;
+  a.w += b.w;
+}
+
+// src[0] + src[slice] + ... + src[(S - 1) * slice], added in slice order,
+// kReduceBatch loads in flight.
+template <class V>
+__device__ __forceinline__ V sum_slices(const V* src, long long slice, int S) {
+  V a = src[0];
+  int s = 1;
+  for (; s + kReduceBatch <= S; s += kReduceBatch) {
+    V b[kReduceBatch];
+#pragma unroll
+    for (int j = 0; j < kReduceBatch; ++j) b[j] = src[(s + j) * slice];
+#pragma unroll
+    for (int j = 0; j < kReduceBatch; ++j) add_to(a, b[j]);
+  }
+  for (; s < S; ++s) add_to(a, src[s * slice]);
+  return a;
+}
+
 template <class Cfg>
 __device__ __forceinline__ void igemm_reduce(const IgemmParams& p) {
   typedef dev::Elem<Cfg::kDType> E;
@@ -214,40 +239,14 @@ __device__ __forceinline__ void igemm_reduce(const IgemmParams& p) {
   if ((p.out_elems & 3) == 0) {
     const int n4 = p.out_elems >> 2;
     const float4* ws4 = reinterpret_cast<const float4*>(ws);
-    const long long slice4 = slice >> 2;
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) {
-      float4 a = ws4[i];
-      int s = 1;
-      for (; s + kReduceBatch <= S; s += kReduceBatch) {
-        float4 b[kReduceBatch];
-#pragma unroll
-        for (int j = 0; j < kReduceBatch; ++j) b[j] = ws4[(s + j) * slice4 + i];
-#pragma unroll
-        for (int j = 0; j < kReduceBatch; ++j) {
-          a.x += b[j].x; a.y += b[j].y; a.z += b[j].z; a.w += b[j].w;
-        }
-      }
-      for (; s < S; ++s) {
-        const float4 b = ws4[s * slice4 + i];
-        a.x += b.x; a.y += b.y; a.z += b.z; a.w += b.w;
-      }
+      const float4 a = sum_slices(ws4 + i, slice >> 2, S);
       E::store2(out + 4 * i, a.x, a.y);
       E::store2(out + 4 * i + 2, a.z, a.w);
     }
   } else {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < p.out_elems; i += stride) {
-      float a = ws[i];
-      int s = 1;
-      for (; s + kReduceBatch <= S; s += kReduceBatch) {
-        float b[kReduceBatch];
-#pragma unroll
-        for (int j = 0; j < kReduceBatch; ++j) b[j] = ws[(s + j) * slice + i];
-#pragma unroll
-        for (int j = 0; j < kReduceBatch; ++j) a += b[j];
-      }
-      for (; s < S; ++s) a += ws[s * slice + i];
-      out[i] = E::from_f32(a);
-    }
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < p.out_elems; i += stride)
+      out[i] = E::from_f32(sum_slices(ws + i, slice, S));
   }
 }
 
