@@ -104,7 +104,7 @@ struct IgemmParams {
   // realign_x_run picks it; C/G elsewhere. (Last: see div_mul.)
   int xrun;
   // wgmma TMA fwd / bwd_data whose channels a tap (C/G, K/G) are not whole
-  // 64-channel blocks (wgmma/tma.hpp tap_padded): the GEMM's K per tap,
+  // 64-channel blocks (wgmma/tma.hpp tap_k): the GEMM's K per tap,
   // those channels rounded up to the block, so that every block of the K
   // walk lies inside one tap; the consumers skip the MMAs of the K steps
   // past the channels (wgmma.cuh consume). 0 elsewhere. (Last: see div_mul.)

@@ -59,19 +59,22 @@ bool tma_ok(const KernelTraits& t, const Problem& p, std::string* why) {
   if (!t.tma) return true;
   const int64_t cg = p.c_per_group(), kg = p.k_per_group();
   const bool flat = loads_flat(p), padded = tap_k(t, p) != 0;
-  const std::string padding = "; a tap's channels are padded to whole blocks only where they are a multiple of "
-                              "the MMA's K (" + std::to_string(t.dtype == DType::fp32 ? 8 : 16) +
-                              ") and a stage holds one block (tile_k " + std::to_string(block_k(t)) + ")";
+  // Built only for a refusal (can_implement runs on every selection).
+  const auto padding = [&] {
+    return "; a tap's channels are padded to whole blocks only where they are a multiple of the MMA's K (" +
+           std::to_string(t.dtype == DType::fp32 ? 8 : 16) + ") and a stage holds one block (tile_k " +
+           std::to_string(block_k(t)) + ")";
+  };
   switch (p.direction) {
     case Direction::fwd:
       if (cg % block_k(t) != 0 && !(flat && p.g == 1) && !padded)
         return fail(why, "tma: C/G (" + std::to_string(cg) + ") is not a multiple of " + std::to_string(block_k(t)) +
-                             ": a K block must be one filter tap's channels" + padding);
+                             ": a K block must be one filter tap's channels" + padding());
       break;
     case Direction::bwd_data:
       if (kg % 64 != 0 && !(flat && p.g == 1) && !padded)
         return fail(why, "tma: K/G (" + std::to_string(kg) + ") is not a multiple of 64: a K tile must be one tap's "
-                         "output channels" + padding);
+                         "output channels" + padding());
       if (!flat) {
         for (int d = p.first_slot(); d < 3; ++d)
           if (p.in[d] % p.stride[d] != 0)

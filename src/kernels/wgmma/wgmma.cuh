@@ -94,7 +94,7 @@ __device__ __forceinline__ void mma_blocks(WgAcc<Cfg>& acc, u32 st, int wg_row0)
 }
 
 // A K walk of whole channel blocks a tap (IgemmParams::tap_k, wgmma/tma.hpp
-// tap_padded): `chans` channels a tap, `tap_k` (0: not padded) their K
+// tap_k; TMA fwd / bwd_data kernels of one block a stage): `chans` channels a tap, `tap_k` (0: not padded) their K
 // positions rounded up to the block. The block that ends a tap holds
 // (chans - c) channels, a multiple of the MMA's K: its MMAs past them (the
 // next group's channels, or the map's zeros) are not issued.
@@ -102,11 +102,13 @@ struct TapSkip {
   int chans = 0, tap_k = 0;
 };
 template <class Cfg>
+inline constexpr bool kTapPadded = Cfg::kTma && Cfg::kKBlocks == 1 && Cfg::kDir != kBwdWeight;
+template <class Cfg>
 __device__ __forceinline__ TapSkip tap_skip(const IgemmParams& p) {
-  if constexpr (!Cfg::kTma || Cfg::kKBlocks != 1 || Cfg::kDir == kBwdWeight) {
-    return TapSkip{};
-  } else {
+  if constexpr (kTapPadded<Cfg>) {
     return TapSkip{Cfg::kDir == kFwd ? p.Cg : p.Kg, p.tap_k};
+  } else {
+    return TapSkip{};
   }
 }
 
@@ -151,7 +153,7 @@ __device__ __forceinline__ void consume(WgAcc<Cfg>& acc, int ktiles, int k0, int
     const u32 st = ring + rd.stage * Cfg::kStageBytes;
     // Each path is straight-line from fence to commit: a branch between the
     // wgmmas makes ptxas serialize them (C7520).
-    if constexpr (Cfg::kKBlocks == 1 && Cfg::kTma && Cfg::kDir != kBwdWeight) {
+    if constexpr (kTapPadded<Cfg>) {
       if (skip.tap_k == 0) {
         mma_blocks<Cfg, 1>(acc, st, wg_row0);
       } else {

@@ -303,9 +303,9 @@ Result<igemm::LaunchPlan> make_plan(const KernelTraits& t, const Problem& p) {
   if (!can_implement(t, p, &why)) return internal_error("wgmma make_plan: instance cannot run problem: " + why);
   igemm::LaunchPlan plan =
       staged(t) ? igemm::grid_plan(staged_base(t), plan_problem(p)) : igemm::grid_plan(t, p);
-  if (const int64_t tk = staged(t) ? 0 : tap_k(t, p)) {
+  if (const int64_t tk = tap_k(t, p)) {
     // The K walk of padded taps (bwd_data's kernel recomputes K per phase
-    // from tap_k).
+    // from tap_k; a staged instance reads padded copies: tap_k is 0).
     plan.params.tap_k = int(tk);
     if (p.direction == Direction::fwd) plan.params.gemm_k = int(p.filter_volume() * tk);
   }
