@@ -167,11 +167,15 @@ std::vector<Problem> realign_problems(Direction d, DType t) {
 // (288 = 3 x 96 = 2 x 144 = 192 + 96); G = 2 with whole 192-wide tiles (TMA
 // stores of a group's tile) and with partial ones; 1D, 3D (1x3x3 and
 // 3x3x3), a pointwise (flat TMA) load, C/G = 40 (cp.async only), stride 2,
-// and M over several 256-row tiles.
+// and M over several 256-row tiles. The bwd directions' 192-wide tiles
+// take the same list (bwd_weight's N = C/G x taps: 576 = three tiles, G = 2
+// with a tile a group), plus a reduction long enough (49 K tiles) that 22
+// serial splits all carry work, and K = 230 (staged dy, _tma_ra) in 3D.
 std::vector<Problem> wide_n_problems(Direction d, DType t) {
   return problems_of({"n2c64k288_h9w11_y3x3_p1", "n2c128k384g2_h7w9_y3x3_p1", "n1c64k576_d3h5w6_z1y3x3_p0,1,1",
                       "n2c64k960_w37_x3_p1", "n2c80k288g2_h9w9_y3x3_s2_p1", "n3c64k288_h9w11",
-                      "n2c128k288g2_d3h6w5_z3y3x3_p1", "n2c64k192_h20w21_y3x3_p1"},
+                      "n2c128k288g2_d3h6w5_z3y3x3_p1", "n2c64k192_h20w21_y3x3_p1", "n4c64k232_h28w28_y3x3_p1",
+                      "n2c128k230_d2h14w14_z1y3x3_p0,1,1"},
                      d, t);
 }
 

@@ -2,9 +2,10 @@
 // instruction per m64 block and K step; docs/wgmma.md "Tiles of 96, 144 and
 // 192 columns"): the pool entry's exact expansion, the shared memory and
 // plan of two of them, the epilogue they get (a staging area of their own,
-// TMA stores only for whole 128-byte rows), the bwd directions' refusal,
-// name round trips, and an NVRTC build of one kernel of every new shape
-// without spills or serialized wgmma.
+// TMA stores only for whole 128-byte rows), the bwd directions' 192-wide
+// tiles (three MN-major 64-column blocks; 96 and 144 refused), name round
+// trips, and an NVRTC build of one kernel of every new shape without spills
+// or serialized wgmma.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -61,6 +62,7 @@ std::set<Shape> wide_shapes(Direction d, DType dt, int ndim) {
   if (!pool.ok()) return out;
   for (const KernelTraits& t : *pool) {
     if (t.family != Family::wgmma || t.ndim != ndim || !wide(t.tile_n)) continue;
+    if (d == Direction::bwd_weight) continue;  // split variants: WeightGradientsOf192Columns
     EXPECT_EQ(t.split_mode, SplitKMode::none) << kernel_name(t);
     EXPECT_EQ(t.vec, dt == DType::fp32 ? 4 : 8) << kernel_name(t);
     EXPECT_TRUE(out.insert({t.tile_m, t.warps_m, t.tile_n, t.stages, t.tma}).second) << kernel_name(t);
@@ -92,10 +94,12 @@ TEST(WgmmaWideN, PoolEntriesExpandToTheseKernels) {
     EXPECT_EQ(wide_shapes(Direction::fwd, DType::bf16, nd), expect16) << nd << "d";
     EXPECT_EQ(wide_shapes(Direction::fwd, DType::fp16, nd), expect16) << nd << "d";
     EXPECT_EQ(wide_shapes(Direction::fwd, DType::fp32, nd), expect32) << nd << "d";
-    for (DType dt : {DType::bf16, DType::fp16}) {
-      EXPECT_TRUE(wide_shapes(Direction::bwd_data, dt, nd).empty());
-      EXPECT_TRUE(wide_shapes(Direction::bwd_weight, dt, nd).empty());
-    }
+    // bwd_data: 192 only (whole MN-major blocks), (64, 1) and (128, 2) at
+    // 4 and 5 stages, both producers.
+    std::set<Shape> bwd;
+    for (bool tma : {false, true})
+      for (int s : {4, 5}) bwd.insert({64, 1, 192, s, tma}), bwd.insert({128, 2, 192, s, tma});
+    for (DType dt : {DType::bf16, DType::fp16}) EXPECT_EQ(wide_shapes(Direction::bwd_data, dt, nd), bwd) << nd << "d";
   }
 }
 
@@ -219,10 +223,16 @@ TEST(WgmmaWideN, TmaStoresOnlyForWhole128ByteRows) {
 }
 
 // bwd_data and bwd_weight read B MN-major in 64-column blocks of 128 bytes:
-// they keep 32, 64, 128 and 256, and refuse the new widths with the reason.
-TEST(WgmmaWideN, BwdDirectionsRefuseTheNewWidths) {
+// they take 192 (three blocks) and refuse 96 and 144 with the reason.
+TEST(WgmmaWideN, BwdDirectionsRefuseWidthsOffWholeBlocks) {
+  for (Direction d : {Direction::bwd_data, Direction::bwd_weight}) {
+    KernelTraits t192 = fwd(DType::bf16, 2, 128, 192, 2, 4, true);
+    t192.direction = d;
+    std::string why192;
+    EXPECT_TRUE(wgmma::traits_ok(t192, &why192)) << kernel_name(t192) << ": " << why192;
+  }
   for (Direction d : {Direction::bwd_data, Direction::bwd_weight})
-    for (int tn : {96, 144, 192})
+    for (int tn : {96, 144})
       for (bool tma : {false, true}) {
         KernelTraits t = fwd(DType::bf16, 2, 64, tn, 1, 4, tma);
         t.direction = d;
@@ -256,7 +266,49 @@ TEST(WgmmaWideN, NamesRoundTrip) {
     EXPECT_TRUE(*r == k) << kernel_name(k);
     ++n;
   }
-  EXPECT_EQ(n, 3u * (32 + 32 + 16));
+  // fwd bf16 / fp16 / fp32, bwd_data bf16 / fp16 (8 a dimension), bwd_weight
+  // bf16 / fp16 (2 tiles x 12 splits plain, x 5 staged: 34 a dimension).
+  EXPECT_EQ(n, 3u * (32 + 32 + 16 + 2 * 8 + 2 * 34));
+}
+
+// bwd_weight's 192-wide tiles: the pool entries' exact expansion (64 x 192
+// on one consumer and 128 x 192 on two, 4 stages, TMA, twelve split counts,
+// five of them also over staged dy), and the plan of r2plus1d's K = 230 1x3x3 layer at
+// 16 x 28 x 28 outputs: N = 64 x 9 = 576 is three whole tiles, M = 230 two,
+// so 22 serial splits make 132 blocks, one full wave of an H100 / H200.
+TEST(WgmmaWideN, WeightGradientsOf192Columns) {
+  std::set<std::tuple<int, int, int, bool>> got, want;
+  for (int tm : {64, 128})
+    for (int sk : {1, 2, 3, 4, 5, 6, 8, 11, 14, 16, 22, 32})
+      for (bool ra : {false, true})
+        if (!ra || sk == 1 || sk == 2 || sk == 5 || sk == 11 || sk == 22) want.insert({tm, tm / 64, sk, ra});
+  auto pool = load_pool(sm90(), Direction::bwd_weight, DType::bf16, testing::source_configs());
+  ASSERT_TRUE(pool.ok()) << pool.status().to_string();
+  for (const KernelTraits& t : *pool) {
+    if (t.family != Family::wgmma || t.ndim != 3 || t.tile_n != 192) continue;
+    EXPECT_TRUE(t.tma && t.stages == 4 && t.vec == 8) << kernel_name(t);
+    EXPECT_EQ(t.split_mode, t.split_k == 1 ? SplitKMode::none : SplitKMode::serial) << kernel_name(t);
+    EXPECT_TRUE(got.insert({t.tile_m, t.warps_m, t.split_k, t.realign}).second) << kernel_name(t);
+  }
+  EXPECT_EQ(got, want);
+
+  KernelTraits t = fwd(DType::bf16, 3, 128, 192, 2, 4, true);
+  t.direction = Direction::bwd_weight;
+  t.split_mode = SplitKMode::serial;
+  t.split_k = 22;
+  std::string why;
+  ASSERT_TRUE(is_legal(sm90(), t, &why)) << why;
+  EXPECT_EQ(kernel_name(t), "wgmma_bwd_weight_bf16_3d_m128n192k64_c2_s4_sk22s_v8_tma");
+  const Problem p = spec("bwd_weight_bf16_n4c64k232g1_d16h56w56_z1y3x3_s1,2,2_p0,1,1_dil1");
+  ASSERT_TRUE(wgmma::can_implement(t, p, &why)) << why;
+  auto plan = wgmma::make_plan(t, p);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  EXPECT_EQ(plan->params.n_tiles, 3);
+  EXPECT_EQ(plan->params.m_tiles, 2);
+  EXPECT_EQ(plan->params.splits, 22);
+  EXPECT_EQ(plan->grid, 132u);
+  // 64 x 9 columns: the B blocks of a tile are taps 3j..3j+2 of 64 channels.
+  EXPECT_EQ(plan->params.gemm_n, 576);
 }
 
 // One kernel of every new (tile_m, consumers, tile_n) shape, dtypes,
@@ -278,6 +330,14 @@ TEST(WgmmaWideN, EveryNewShapeCompilesForSm90aWithoutSpills) {
   ts.push_back(fwd(DType::fp32, 2, 128, 96, 1, 4, true));
   ts.push_back(fwd(DType::fp32, 3, 128, 144, 2, 3));
   ts.push_back(fwd(DType::fp32, 1, 128, 192, 2, 4, true));
+  // The bwd directions' 192-wide tiles: bwd_data with both producers,
+  // bwd_weight with a serial split off the powers of two.
+  KernelTraits d1 = fwd(DType::bf16, 2, 64, 192, 1, 5), d2 = fwd(DType::fp16, 3, 128, 192, 2, 4, true);
+  KernelTraits w1 = fwd(DType::bf16, 3, 128, 192, 2, 4, true), w2 = fwd(DType::bf16, 2, 64, 192, 1, 4, true);
+  d1.direction = d2.direction = Direction::bwd_data;
+  w1.direction = w2.direction = Direction::bwd_weight;
+  w1.split_mode = SplitKMode::serial, w1.split_k = 22;
+  for (const KernelTraits& k : {d1, d2, w1, w2}) ts.push_back(k);
   std::vector<std::string> sources, names;
   for (const KernelTraits& t : ts) {
     std::string why;

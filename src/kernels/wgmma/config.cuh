@@ -228,8 +228,8 @@ struct WgmmaConfig {
   static_assert(kInstrN == 32 || kInstrN == 64 || kInstrN == 96 || kInstrN == 128 || kInstrN == 144 ||
                     kInstrN == 192 || kInstrN == 256,
                 "tile_n: 32, 64, 96, 128, 144, 192 or 256 (an MmaAsync specialization each)");
-  static_assert(DIR == kFwd || (TN & (TN - 1)) == 0,
-                "tile_n 96, 144, 192: fwd only (bwd_data / bwd_weight B tiles are MN-major in 64-column blocks)");
+  static_assert(DIR == kFwd || (TN & (TN - 1)) == 0 || TN % 64 == 0,
+                "tile_n 96, 144: fwd only (bwd_data / bwd_weight B tiles are MN-major in 64-column blocks; 192 is three)");
   static_assert(kNI * kInstrN == TN, "tile_n: whole instructions");
   static_assert(TK % kKStep == 0, "tile_k: a multiple of the MMA's K");
   static_assert(DT != dev::kFP32 || (kAKMajor && kBKMajor), "tf32 wgmma reads K-major operands only");

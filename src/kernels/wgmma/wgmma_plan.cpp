@@ -127,9 +127,11 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
       t.tile_n != 192 && t.tile_n != 256)
     return fail(why, "tile_n must be 32, 64, 96, 128, 144, 192 or 256 (the wgmma N of one instruction, or two "
                      "of 128 for 256 with GCONV_WGMMA_INSTR_N=128)");
-  if (!pow2(t.tile_n) && t.direction != Direction::fwd)
+  // MN-major B tiles are whole 64-column blocks of 128 bytes (or one
+  // narrower block): 192 is three blocks, 96 and 144 are not whole blocks.
+  if (!pow2(t.tile_n) && t.tile_n % 64 != 0 && t.direction != Direction::fwd)
     return fail(why, "tile_n " + std::to_string(t.tile_n) + " is for fwd only: bwd_data and bwd_weight read B "
-                     "MN-major in 64-column blocks of 128 bytes (tile_n 32, 64, 128 or 256)");
+                     "MN-major in 64-column blocks of 128 bytes (tile_n 32, 64, 128, 192 or 256)");
   if (wg_m * t.tile_n > 128 * 128)
     return fail(why, "accumulators: (tile_m / warps_m) * tile_n / 128 exceeds 128 registers per consumer thread");
   if (t.dtype == DType::fp32 && t.direction != Direction::fwd)

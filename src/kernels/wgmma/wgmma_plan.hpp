@@ -6,8 +6,9 @@
 // into the KernelFamily contract.
 //
 // Traits of a wgmma kernel (KernelTraits fields):
-//   tile_m, tile_n, tile_k   CTA tile (tile_n 32, 64, 128, 256; fwd also
-//                            96, 144, 192: one m64nN instruction of that N);
+//   tile_m, tile_n, tile_k   CTA tile (tile_n 32, 64, 128, 192, 256; fwd
+//                            also 96, 144: one m64nN instruction of that N;
+//                            MN-major B tiles are whole 64-column blocks);
 //                            tile_k * element bytes is the swizzle
 //                            width (32, 64 or 128 bytes) of K-major tiles, or
 //                            (16-bit TMA kernels) 256: a stage of two K
