@@ -130,9 +130,10 @@
 #   obrows    selector rows of those kernels on .device/ob_train.txt and .device/ob_hold.txt
 #   n192check the bwd directions' 192-wide wgmma tiles and bwd_weight's serial splits off the powers of two
 #             (N192_F): every bf16 kernel against the reference, fp16 samples, sanitizers on 2 a bf16 2D pool
-#   n192bench the public bwd_data / bwd_weight problems: the model's top N192_TOP (default 8) beside native
-#             cuDNN, then every N192_F kernel, then (dense >= 5 GFLOP) cuDNN through PyTorch and cuBLAS on the
-#             equivalent GEMM; compare_cudnn.py of both sweeps together
+#   n192bench the public dense bwd_data / bwd_weight problems of >= 5 GFLOP: the model's top N192_TOP (default
+#             16), then every N192_F kernel, then cuDNN through PyTorch and cuBLAS on the equivalent GEMM;
+#             compare_cudnn.py of the top alone and of both sweeps together
+#   n192rows  the N192_F kernels' selector rows (.device/n192_{train,hold}.csv with their _pairs.csv)
 #   cublas    dense public problems >= CB_GFLOP GFLOP: the model's top CB_TOP kernels + native cuDNN,
 #             then cuDNN and cuBLAS (torch.matmul on the equivalent GEMM) through PyTorch, compared
 #   policy    what a user gets: `gconv bench --policy heuristic --provider gconv,cudnn` (the shipped
@@ -1134,26 +1135,43 @@ PY
         GCONV_GPU_TEST_SAMPLE=${N192_CAP_SAMPLE:-8} TEST_TIMEOUT_S=90 \
         gpu_tests "n192 serial, grid capped at 3" /tmp/n192cap 120 'Pools/PoolCorrectness.*/bwd_weight_bf16*' ;;
     n192bench)
+      # Issue 16's cuBLAS target with the new kernels: the public dense bwd_data / bwd_weight problems of >= 5
+      # GFLOP, the model's top N192_TOP (default 16) and every N192_F kernel, then cuDNN (exhaustive) through
+      # PyTorch and cuBLAS on the equivalent GEMM, same call; compare_cudnn.py of both sweeps together.
       F=${N192_F:-"family == wgmma && direction != fwd && (tile_n == 192 || split_k == 3 || split_k == 5 || split_k == 6 || split_k == 11 || split_k == 14 || split_k == 22)"}
       python3 -c "import json,sys; l=[json.loads(x) for x in open('problems/cudnn_public_h200.jsonl') if x.strip()]; \
-        sys.stdout.write(''.join(json.dumps(r)+'\n' for r in l if 'about' not in r and r['direction'] != 'fwd'))" > /tmp/nb.jsonl
-      python3 -c "import json,sys; l=[json.loads(x) for x in open('/tmp/nb.jsonl')]; \
-        sys.stdout.write(''.join(json.dumps(r)+'\n' for r in l if r['G']==1 and r.get('gflop',0)>=5))" > /tmp/nb_dense.jsonl
-      echo "n192bench: $(wc -l < /tmp/nb.jsonl) problems, $(wc -l < /tmp/nb_dense.jsonl) dense >= 5 GFLOP"
+        sys.stdout.write(''.join(json.dumps(r)+'\n' for r in l if 'about' not in r and r['direction'] != 'fwd' \
+        and r['G']==1 and r.get('gflop',0)>=5))" > /tmp/nb_dense.jsonl
+      echo "n192bench: $(wc -l < /tmp/nb_dense.jsonl) dense bwd problems >= 5 GFLOP"
       rm -f /tmp/nb_top.csv /tmp/nb_new.csv
-      timeout -k 10 "${N192_S:-150}" .device/gconv bench --problems /tmp/nb.jsonl --policy "topk:${N192_TOP:-8}" \
-        --provider gconv,cudnn --out /tmp/nb_top.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 \
-        2> "$OUT/n192_top.log"
-      echo "top rc=$?: $(grep -v ETA "$OUT/n192_top.log" | tail -n 1)"
-      timeout -k 10 "${N192_S:-150}" .device/gconv bench --problems /tmp/nb.jsonl --filter "$F" \
+      timeout -k 10 "${N192_S:-150}" .device/gconv bench --problems /tmp/nb_dense.jsonl --policy "topk:${N192_TOP:-16}" \
+        --out /tmp/nb_top.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/n192_top.log"
+      echo "top rc=$?: $(grep -v ETA "$OUT/n192_top.log" | grep "rows (" | tail -n 1)"
+      timeout -k 10 "${N192_S:-150}" .device/gconv bench --problems /tmp/nb_dense.jsonl --filter "$F" \
         --out /tmp/nb_new.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/n192_new.log"
-      echo "new rc=$?: $(grep -v ETA "$OUT/n192_new.log" | tail -n 1)"
+      echo "new rc=$?: $(grep -v ETA "$OUT/n192_new.log" | grep "rows (" | tail -n 1)"
       pack /tmp/nb_top.csv "$OUT/n192_top.csv.zst"; pack /tmp/nb_new.csv "$OUT/n192_new.csv.zst"
       PYTHONUNBUFFERED=1 timeout -k 10 "${N192_TORCH_S:-150}" python3 bench/cudnn_torch.py --problems /tmp/nb_dense.jsonl \
         --out "$OUT/n192_torch.jsonl" --directions bwd_data,bwd_weight --gemm-gflop 5 --modes exh 2> "$OUT/n192_torch.log"
-      { cat /tmp/nb_top.csv; tail -n +2 /tmp/nb_new.csv; } > /tmp/nb_all.csv
-      python3 bench/compare_cudnn.py --sweep /tmp/nb_all.csv --cudnn "$OUT/n192_torch.jsonl" --by-family \
-        --per-problem "$OUT/n192_compare.csv" > "$OUT/n192_compare.txt"; tail -n 24 "$OUT/n192_compare.txt" ;;
+      for v in top all; do
+        if [ $v = all ]; then { cat /tmp/nb_top.csv; tail -n +2 /tmp/nb_new.csv; } > /tmp/nb_all.csv; else cp /tmp/nb_top.csv /tmp/nb_all.csv; fi
+        python3 bench/compare_cudnn.py --sweep /tmp/nb_all.csv --cudnn "$OUT/n192_torch.jsonl" --by-family \
+          --per-problem "$OUT/n192_compare_$v.csv" > "$OUT/n192_compare_$v.txt"
+        echo "== $v"; grep -A4 "cuBLAS on the" "$OUT/n192_compare_$v.txt"
+      done ;;
+    n192rows)
+      # Selector rows of the N192_F kernels: the analytic top 6 of them per bwd problem of the bf16 training sweep
+      # (.device/n192_train.csv + n192_train_pairs.csv) and of the holdout (.device/n192_hold.csv + _pairs), made
+      # on the development machine (gconv select --arch sm_90a --policy analytic --top 6 --filter ... --json |
+      # bench/sweep_problems.py --pairs)
+      for set in train hold; do
+        rm -f /tmp/n192rows_$set.csv
+        timeout -k 10 "${N192R_S:-200}" .device/gconv bench --problems .device/n192_$set.csv --pairs .device/n192_${set}_pairs.csv \
+          --out /tmp/n192rows_$set.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 \
+          2> "$OUT/n192rows_$set.log"
+        echo "n192rows $set rc=$?: $(grep -v ETA "$OUT/n192rows_$set.log" | grep "rows (" | tail -n 1)"
+        pack /tmp/n192rows_$set.csv "$OUT/n192rows_$set.csv.zst"
+      done ;;
     cublas)
       # Issue 16's cuBLAS target: the public dense problems of >= CB_GFLOP (default 5) GFLOP, the
       # shipped model's top CB_TOP (default 8) kernels each with native cuDNN beside them, then
