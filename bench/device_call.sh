@@ -134,6 +134,7 @@
 #             16), then every N192_F kernel, then cuDNN through PyTorch and cuBLAS on the equivalent GEMM;
 #             compare_cudnn.py of the top alone and of both sweeps together
 #   n192rows  the N192_F kernels' selector rows (.device/n192_{train,hold}.csv with their _pairs.csv)
+#   n192top   the shipped model's top N192T_TOP on the same problems (rows of one device)
 #   cublas    dense public problems >= CB_GFLOP GFLOP: the model's top CB_TOP kernels + native cuDNN,
 #             then cuDNN and cuBLAS (torch.matmul on the equivalent GEMM) through PyTorch, compared
 #   policy    what a user gets: `gconv bench --policy heuristic --provider gconv,cudnn` (the shipped
@@ -1158,6 +1159,17 @@ PY
         python3 bench/compare_cudnn.py --sweep /tmp/nb_all.csv --cudnn "$OUT/n192_torch.jsonl" --by-family \
           --per-problem "$OUT/n192_compare_$v.csv" > "$OUT/n192_compare_$v.txt"
         echo "== $v"; grep -A4 "cuBLAS on the" "$OUT/n192_compare_$v.txt"
+      done ;;
+    n192top)
+      # As pwtop for the problems of n192rows (.device/n192_{train,hold}.csv): the shipped model's top N192T_TOP
+      # (default 16), so that the new kernels' rows meet rows of the same device -> $OUT/n192top_{train,hold}.csv.zst
+      for set in train hold; do
+        rm -f /tmp/n192top_$set.csv
+        timeout -k 10 "${N192T_S:-200}" .device/gconv bench --problems .device/n192_$set.csv --policy "topk:${N192T_TOP:-16}" \
+          --out /tmp/n192top_$set.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 \
+          2> "$OUT/n192top_$set.log"
+        echo "n192top $set rc=$?: $(grep -v ETA "$OUT/n192top_$set.log" | grep "rows (" | tail -n 1)"
+        pack /tmp/n192top_$set.csv "$OUT/n192top_$set.csv.zst"
       done ;;
     n192rows)
       # Selector rows of the N192_F kernels: the analytic top 6 of them per bwd problem of the bf16 training sweep
