@@ -135,6 +135,7 @@
 #             compare_cudnn.py of the top alone and of both sweeps together
 #   n192rows  the N192_F kernels' selector rows (.device/n192_{train,hold}.csv with their _pairs.csv)
 #   n192top   the shipped model's top N192T_TOP on the same problems (rows of one device)
+#   rtop      the shipped model's top RT_TOP on the other bf16 training / holdout problems (.device/rt_*.csv)
 #   cublas    dense public problems >= CB_GFLOP GFLOP: the model's top CB_TOP kernels + native cuDNN,
 #             then cuDNN and cuBLAS (torch.matmul on the equivalent GEMM) through PyTorch, compared
 #   policy    what a user gets: `gconv bench --policy heuristic --provider gconv,cudnn` (the shipped
@@ -249,6 +250,19 @@ gpu_tests() {
   echo "$label: $(tail -n 1 "$dir.txt")"
   cat "$dir"/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
   cat "$dir"/*.log | grep -h -E "Failure|failed|crash|mismatch" | head -n "$n"
+}
+# top_rows TAG K SECONDS: the shipped model's top K of each problem of .device/TAG_train.csv and
+# .device/TAG_hold.csv (SECONDS each; TOP_SETS="train" or "hold" for one of them) -> $OUT/TAGtop_{train,hold}.csv.zst
+top_rows() {
+  local tag=$1 set
+  for set in ${TOP_SETS:-train hold}; do
+    rm -f /tmp/${tag}top_$set.csv
+    timeout -k 10 "$3" .device/gconv bench --problems .device/${tag}_$set.csv --policy "topk:$2" \
+      --out /tmp/${tag}top_$set.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 \
+      2> "$OUT/${tag}top_$set.log"
+    echo "${tag}top $set rc=$?: $(grep -v ETA "$OUT/${tag}top_$set.log" | grep "rows (" | tail -n 1)"
+    pack /tmp/${tag}top_$set.csv "$OUT/${tag}top_$set.csv.zst"
+  done
 }
 # bench_rows TAG FILTER SECONDS: selector rows of the kernels of FILTER on .device/TAG_train.txt and
 # .device/TAG_hold.txt (SECONDS each) -> $OUT/TAGrows_{train,hold}.csv.zst
@@ -1163,14 +1177,11 @@ PY
     n192top)
       # As pwtop for the problems of n192rows (.device/n192_{train,hold}.csv): the shipped model's top N192T_TOP
       # (default 16), so that the new kernels' rows meet rows of the same device -> $OUT/n192top_{train,hold}.csv.zst
-      for set in train hold; do
-        rm -f /tmp/n192top_$set.csv
-        timeout -k 10 "${N192T_S:-200}" .device/gconv bench --problems .device/n192_$set.csv --policy "topk:${N192T_TOP:-16}" \
-          --out /tmp/n192top_$set.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 \
-          2> "$OUT/n192top_$set.log"
-        echo "n192top $set rc=$?: $(grep -v ETA "$OUT/n192top_$set.log" | grep "rows (" | tail -n 1)"
-        pack /tmp/n192top_$set.csv "$OUT/n192top_$set.csv.zst"
-      done ;;
+      top_rows n192 "${N192T_TOP:-16}" "${N192T_S:-200}" ;;
+    rtop)
+      # The same for the rest of the bf16 training / holdout problems (.device/rt_{train,hold}.csv): one device's
+      # rows of every problem's likely winners, where older rows are partly H100 rows relabelled
+      top_rows rt "${RT_TOP:-16}" "${RT_S:-240}" ;;
     n192rows)
       # Selector rows of the N192_F kernels: the analytic top 6 of them per bwd problem of the bf16 training sweep
       # (.device/n192_train.csv + n192_train_pairs.csv) and of the holdout (.device/n192_hold.csv + _pairs), made
