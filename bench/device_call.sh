@@ -251,13 +251,14 @@ gpu_tests() {
   cat "$dir"/*.log | grep -h "^TALLY" | grep -v "kernels=0" | sort
   cat "$dir"/*.log | grep -h -E "Failure|failed|crash|mismatch" | head -n "$n"
 }
-# top_rows TAG K SECONDS: the shipped model's top K of each problem of .device/TAG_train.csv and
-# .device/TAG_hold.csv (SECONDS each; TOP_SETS="train" or "hold" for one of them) -> $OUT/TAGtop_{train,hold}.csv.zst
+# top_rows TAG K SECONDS [FILES]: the shipped model's top K of each problem of the train and hold problem
+# files (FILES, a printf pattern of the set name, default .device/TAG_%s.csv; SECONDS each; TOP_SETS="train"
+# or "hold" for one of them) -> $OUT/TAGtop_{train,hold}.csv.zst
 top_rows() {
-  local tag=$1 set
+  local tag=$1 files=${4:-.device/${1}_%s.csv} set
   for set in ${TOP_SETS:-train hold}; do
     rm -f /tmp/${tag}top_$set.csv
-    timeout -k 10 "$3" .device/gconv bench --problems .device/${tag}_$set.csv --policy "topk:$2" \
+    timeout -k 10 "$3" .device/gconv bench --problems "$(printf "$files" "$set")" --policy "topk:$2" \
       --out /tmp/${tag}top_$set.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 \
       2> "$OUT/${tag}top_$set.log"
     echo "${tag}top $set rc=$?: $(grep -v ETA "$OUT/${tag}top_$set.log" | grep "rows (" | tail -n 1)"
@@ -290,6 +291,9 @@ ab_env() {
     pack "/tmp/${tag}_$mode.csv" "$OUT/${tag}_$mode.csv.zst"
   done
 }
+# The thirty-third session's kernels (n192check, n192bench): the bwd directions' 192-wide wgmma tiles and
+# bwd_weight's serial splits off the powers of two.
+N192_F=${N192_F:-"family == wgmma && direction != fwd && (tile_n == 192 || split_k == 3 || split_k == 5 || split_k == 6 || split_k == 11 || split_k == 14 || split_k == 22)"}
 ngpu=$(nvidia-smi -L | wc -l); ncpu=$(nproc)
 export GPUS=$ngpu GCONV_GPU_TEST_JOBS=$(( ncpu / ngpu )) GCONV_CLI=$PWD/.device/gconv
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | sort | uniq -c; echo "cpus $ncpu"
@@ -1088,26 +1092,12 @@ PY
       # As tpadtop for the pw family's problems (.device/pw_{train,hold}top.txt: the problems of
       # h200_train_pw_s30 / h200_bf16_holdout_pw_s30, whose pw rows are H200 rows among older H100 ones):
       # the shipped model's top PWT_TOP (default 16) -> $OUT/pwtop_{train,hold}.csv.zst
-      for set in train hold; do
-        rm -f /tmp/pwtop_$set.csv
-        timeout -k 10 "${PWT_S:-200}" .device/gconv bench --problems .device/pw_${set}top.txt --policy "topk:${PWT_TOP:-16}" \
-          --out /tmp/pwtop_$set.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 \
-          2> "$OUT/pwtop_$set.log"
-        echo "pwtop $set rc=$?"; grep -v ETA "$OUT/pwtop_$set.log" | grep "rows (" | tail -n 1
-        pack /tmp/pwtop_$set.csv "$OUT/pwtop_$set.csv.zst"
-      done ;;
+      top_rows pw "${PWT_TOP:-16}" "${PWT_S:-200}" .device/pw_%stop.txt ;;
     tpadtop)
       # The same problems' other candidates on this GPU (the shipped model's top TPT_TOP, default 16), so
       # that the tap-padded kernels' rows meet rows of the same device (the older training rows of these
       # problems are partly H100 rows): -> $OUT/tpadtop_{train,hold}.csv.zst
-      for set in train hold; do
-        rm -f /tmp/tpadtop_$set.csv
-        timeout -k 10 "${TPT_S:-150}" .device/gconv bench --problems .device/tpad_$set.txt --policy "topk:${TPT_TOP:-16}" \
-          --out /tmp/tpadtop_$set.csv --warmup 1 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" --progress-s 60 \
-          2> "$OUT/tpadtop_$set.log"
-        echo "tpadtop $set rc=$?"; grep -v ETA "$OUT/tpadtop_$set.log" | grep "rows (" | tail -n 1
-        pack /tmp/tpadtop_$set.csv "$OUT/tpadtop_$set.csv.zst"
-      done ;;
+      top_rows tpad "${TPT_TOP:-16}" "${TPT_S:-150}" .device/tpad_%s.txt ;;
     pfixab)
       # The one launch against main + reduce: .device/pfix_pairs.csv (each public problem's analytic best
       # parallel kernel per family and split factor) timed with GCONV_PARALLEL_FIXUP_KB=0 (reduce kernel)
@@ -1141,19 +1131,17 @@ PY
       # holdout sweeps with a channel count 8 does not divide (.device/ob_train.txt, ob_hold.txt), OBR_S s each.
       bench_rows ob "${OBR_FILTER:-direction==bwd_weight && ((family==wgmma && vec<8 && split_k>1 && split_mode!=parallel) || (family==igemm && realign))}" "${OBR_S:-150}" ;;
     n192check)
-      F=${N192_F:-"family == wgmma && direction != fwd && (tile_n == 192 || split_k == 3 || split_k == 5 || split_k == 6 || split_k == 11 || split_k == 14 || split_k == 22)"}
-      check_kernels n192 wgmma "$F" 'Pools/PoolCorrectness.*/bwd_*' \
+      check_kernels n192 wgmma "$N192_F" 'Pools/PoolCorrectness.*/bwd_*' \
         'Pools/PoolCorrectness.*/bwd_data_bf16_2d:Pools/PoolCorrectness.*/bwd_weight_bf16_2d'
-      GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_FILTER="$F" GCONV_GPU_TEST_SAMPLE=${N192_FP16_SAMPLE:-8} TEST_TIMEOUT_S=90 \
+      GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_FILTER="$N192_F" GCONV_GPU_TEST_SAMPLE=${N192_FP16_SAMPLE:-8} TEST_TIMEOUT_S=90 \
         gpu_tests "n192 fp16 sample" /tmp/n192fp16 120 'Pools/PoolCorrectness.*/bwd_*fp16*'
-      GCONV_WGMMA_PERSISTENT=3 GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_FILTER="$F && split_mode == serial" \
+      GCONV_WGMMA_PERSISTENT=3 GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_FILTER="$N192_F && split_mode == serial" \
         GCONV_GPU_TEST_SAMPLE=${N192_CAP_SAMPLE:-8} TEST_TIMEOUT_S=90 \
         gpu_tests "n192 serial, grid capped at 3" /tmp/n192cap 120 'Pools/PoolCorrectness.*/bwd_weight_bf16*' ;;
     n192bench)
       # Issue 16's cuBLAS target with the new kernels: the public dense bwd_data / bwd_weight problems of >= 5
       # GFLOP, the model's top N192_TOP (default 16) and every N192_F kernel, then cuDNN (exhaustive) through
       # PyTorch and cuBLAS on the equivalent GEMM, same call; compare_cudnn.py of both sweeps together.
-      F=${N192_F:-"family == wgmma && direction != fwd && (tile_n == 192 || split_k == 3 || split_k == 5 || split_k == 6 || split_k == 11 || split_k == 14 || split_k == 22)"}
       python3 -c "import json,sys; l=[json.loads(x) for x in open('problems/cudnn_public_h200.jsonl') if x.strip()]; \
         sys.stdout.write(''.join(json.dumps(r)+'\n' for r in l if 'about' not in r and r['direction'] != 'fwd' \
         and r['G']==1 and r.get('gflop',0)>=5))" > /tmp/nb_dense.jsonl
@@ -1162,7 +1150,7 @@ PY
       timeout -k 10 "${N192_S:-150}" .device/gconv bench --problems /tmp/nb_dense.jsonl --policy "topk:${N192_TOP:-16}" \
         --out /tmp/nb_top.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/n192_top.log"
       echo "top rc=$?: $(grep -v ETA "$OUT/n192_top.log" | grep "rows (" | tail -n 1)"
-      timeout -k 10 "${N192_S:-150}" .device/gconv bench --problems /tmp/nb_dense.jsonl --filter "$F" \
+      timeout -k 10 "${N192_S:-150}" .device/gconv bench --problems /tmp/nb_dense.jsonl --filter "$N192_F" \
         --out /tmp/nb_new.csv --warmup 2 --repeats 5 --check none --jobs "$ncpu" --progress-s 60 2> "$OUT/n192_new.log"
       echo "new rc=$?: $(grep -v ETA "$OUT/n192_new.log" | grep "rows (" | tail -n 1)"
       pack /tmp/nb_top.csv "$OUT/n192_top.csv.zst"; pack /tmp/nb_new.csv "$OUT/n192_new.csv.zst"
