@@ -136,6 +136,12 @@
 #   n192rows  the N192_F kernels' selector rows (.device/n192_{train,hold}.csv with their _pairs.csv)
 #   n192top   the shipped model's top N192T_TOP on the same problems (rows of one device)
 #   rtop      the shipped model's top RT_TOP on the other bf16 training / holdout problems (.device/rt_*.csv)
+#   pkcheck   the packed wgmma bwd_weight kernels (PK_F; wgmma/packed.hpp): every bf16 one against the
+#             reference (odd + packed problems), an fp16 sample, a sample with the grid capped at 3
+#             blocks, sanitizers on 2 of the bf16 2D pool
+#   pkbench   grouped bwd_weight layers they take (.device/pk_hold.txt: held-out shapes, .device/pk_train.txt):
+#             the model's top PK_TOP (default 8) without them beside native cuDNN (hold only), then every
+#             PK_F kernel; class_report.py of hold, before (top alone) and after (both sweeps)
 #   cublas    dense public problems >= CB_GFLOP GFLOP: the model's top CB_TOP kernels + native cuDNN,
 #             then cuDNN and cuBLAS (torch.matmul on the equivalent GEMM) through PyTorch, compared
 #   policy    what a user gets: `gconv bench --policy heuristic --provider gconv,cudnn` (the shipped
@@ -293,6 +299,8 @@ ab_env() {
 }
 # The thirty-third session's kernels (n192check, n192bench): the bwd directions' 192-wide wgmma tiles and
 # bwd_weight's serial splits off the powers of two.
+# The thirty-fourth session's packed wgmma weight gradients (pkcheck, pkbench).
+PK_F=${PK_F:-"family == wgmma && packed"}
 N192_F=${N192_F:-"family == wgmma && direction != fwd && (tile_n == 192 || split_k == 3 || split_k == 5 || split_k == 6 || split_k == 11 || split_k == 14 || split_k == 22)"}
 ngpu=$(nvidia-smi -L | wc -l); ncpu=$(nproc)
 export GPUS=$ngpu GCONV_GPU_TEST_JOBS=$(( ncpu / ngpu )) GCONV_CLI=$PWD/.device/gconv
@@ -1166,6 +1174,33 @@ PY
       # As pwtop for the problems of n192rows (.device/n192_{train,hold}.csv): the shipped model's top N192T_TOP
       # (default 16), so that the new kernels' rows meet rows of the same device -> $OUT/n192top_{train,hold}.csv.zst
       top_rows n192 "${N192T_TOP:-16}" "${N192T_S:-200}" ;;
+    pkcheck)
+      check_kernels pk wgmma "$PK_F" 'Pools/PoolCorrectness.*/bwd_weight_bf16*' \
+        'Pools/PoolCorrectness.*/bwd_weight_bf16_2d'
+      GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_FILTER="$PK_F" GCONV_GPU_TEST_SAMPLE=${PK_FP16_SAMPLE:-8} TEST_TIMEOUT_S=90 \
+        gpu_tests "pk fp16 sample" /tmp/pkfp16 150 'Pools/PoolCorrectness.*/bwd_weight_fp16*'
+      GCONV_WGMMA_PERSISTENT=3 GCONV_GPU_TEST_FAMILY=wgmma GCONV_GPU_TEST_FILTER="$PK_F && split_mode != cluster" \
+        GCONV_GPU_TEST_SAMPLE=${PK_CAP_SAMPLE:-8} TEST_TIMEOUT_S=90 \
+        gpu_tests "pk grid capped at 3" /tmp/pkcap 120 'Pools/PoolCorrectness.*/bwd_weight_bf16*' ;;
+    pkbench)
+      for set in hold train; do
+        prov=gconv; [ "$set" = hold ] && prov=gconv,cudnn
+        rm -f /tmp/pk_${set}_top.csv /tmp/pk_${set}_new.csv
+        timeout -k 10 "${PK_S:-150}" .device/gconv bench --problems .device/pk_$set.txt --policy "topk:${PK_TOP:-8}" \
+          --filter "!($PK_F)" --provider $prov --out /tmp/pk_${set}_top.csv --warmup 2 --repeats 5 --check none \
+          --timeout-s 60 --jobs "$ncpu" --progress-s 60 2> "$OUT/pk_${set}_top.log"
+        echo "pk $set top rc=$?: $(grep -v ETA "$OUT/pk_${set}_top.log" | grep "rows (" | tail -n 1)"
+        timeout -k 10 "${PK_S:-150}" .device/gconv bench --problems .device/pk_$set.txt --filter "$PK_F" \
+          --out /tmp/pk_${set}_new.csv --warmup 2 --repeats 5 --check none --timeout-s 60 --jobs "$ncpu" \
+          --progress-s 60 2> "$OUT/pk_${set}_new.log"
+        echo "pk $set new rc=$?: $(grep -v ETA "$OUT/pk_${set}_new.log" | grep "rows (" | tail -n 1)"
+        pack /tmp/pk_${set}_top.csv "$OUT/pk_${set}_top.csv.zst"; pack /tmp/pk_${set}_new.csv "$OUT/pk_${set}_new.csv.zst"
+      done
+      python3 bench/class_report.py --sweep /tmp/pk_hold_top.csv > "$OUT/pk_class_before.txt" 2>&1
+      tail -n +2 /tmp/pk_hold_new.csv > /tmp/pk_hold_new_body.csv
+      cat /tmp/pk_hold_top.csv /tmp/pk_hold_new_body.csv > /tmp/pk_hold_both.csv
+      python3 bench/class_report.py --sweep /tmp/pk_hold_both.csv > "$OUT/pk_class_after.txt" 2>&1
+      grep -A4 -i "small_cpg" "$OUT/pk_class_before.txt" | head -n 8; grep -A4 -i "small_cpg" "$OUT/pk_class_after.txt" | head -n 8 ;;
     rtop)
       # The same for the rest of the bf16 training / holdout problems (.device/rt_{train,hold}.csv): one device's
       # rows of every problem's likely winners, where older rows are partly H100 rows relabelled

@@ -157,8 +157,9 @@ Status parse_igemm(NameParser& p, KernelTraits* t) {
   return Status::Ok();
 }
 
-// The name has no warps_n or groups_per_block: a wgmma kernel has one column
-// of consumer warpgroups and one group per block, as expansion builds it.
+// The name has no warps_n: a wgmma kernel has one column of consumer
+// warpgroups, as expansion builds it; groups_per_block is 1 unless the name
+// ends in _pk<groups_per_block> (packed).
 Status parse_wgmma(NameParser& p, KernelTraits* t) {
   t->warps_n = 1;
   t->groups_per_block = 1;
@@ -172,6 +173,10 @@ Status parse_wgmma(NameParser& p, KernelTraits* t) {
   GCONV_RETURN_IF_ERROR(p.number("vec", &t->vec));
   t->tma = p.accept("_tma");
   t->realign = p.accept("_ra");  // after _tma: staged operands (wgmma/staged.hpp)
+  if (p.accept("_pk")) {  // packed bwd_weight (wgmma/packed.hpp): _pk<groups_per_block>
+    t->packed = true;
+    GCONV_RETURN_IF_ERROR(p.number("groups_per_block", &t->groups_per_block));
+  }
   return Status::Ok();
 }
 
@@ -266,8 +271,10 @@ std::string kernel_name(const KernelTraits& t) {
                               t.vec, t.groups_per_block, t.packed ? "_pk" : t.realign ? "_ra" : "");
   }
   if (t.family == Family::wgmma) {
-    return head + fmt::format("m{}n{}k{}_c{}_s{}_sk{}{}_v{}{}", t.tile_m, t.tile_n, t.tile_k, t.warps_m, t.stages,
-                              t.split_k, split_suffix(t.split_mode), t.vec, t.tma ? (t.realign ? "_tma_ra" : "_tma") : t.realign ? "_ra" : "");
+    return head + fmt::format("m{}n{}k{}_c{}_s{}_sk{}{}_v{}{}{}", t.tile_m, t.tile_n, t.tile_k, t.warps_m, t.stages,
+                              t.split_k, split_suffix(t.split_mode), t.vec,
+                              t.tma ? (t.realign ? "_tma_ra" : "_tma") : t.realign ? "_ra" : "",
+                              t.packed ? fmt::format("_pk{}", t.groups_per_block) : std::string());
   }
   if (t.family == Family::tinyc) return head + fmt::format("t{}x{}_w{}", t.block_h, t.block_w, t.warps_m);
   if (t.family == Family::pw)

@@ -187,8 +187,12 @@ bool canonical(const KernelTraits& t, std::string* why) {
     *why = "canonical: only direct kernels have a register window";
     return false;
   }
-  if (t.packed && t.family != Family::igemm) {
-    *why = "canonical: only igemm kernels are packed";
+  if (t.packed && t.family != Family::igemm && !(t.family == Family::wgmma && t.direction == Direction::bwd_weight)) {
+    *why = "canonical: only igemm kernels and wgmma bwd_weight kernels are packed";
+    return false;
+  }
+  if (t.family == Family::wgmma && t.groups_per_block != 1 && !t.packed) {
+    *why = "canonical: a wgmma kernel of several groups per block is packed";
     return false;
   }
   if (t.realign && !(t.family == Family::igemm && !t.packed && t.groups_per_block == 1 && !t.tma) &&

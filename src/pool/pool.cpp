@@ -118,7 +118,8 @@ Status read_group(const JsonReader& r, const json& v, const std::string& path, F
   } else if (family == Family::wgmma) {
     GCONV_RETURN_IF_ERROR(r.check_object(
         v, path,
-        {"tile_m", "tile_n", "tile_k", "consumers", "stages", "split", "vec", "tma", "realign", "ndims", "exclude"},
+        {"tile_m", "tile_n", "tile_k", "consumers", "stages", "split", "vec", "tma", "realign", "groups_per_block",
+         "ndims", "exclude"},
         {"tile_m", "tile_n", "tile_k", "consumers", "stages", "split", "vec"}));
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_m"], join(path, "tile_m"), &g->tile_m));
     GCONV_RETURN_IF_ERROR(r.read_int_list(v["tile_n"], join(path, "tile_n"), &g->tile_n));
@@ -132,6 +133,11 @@ Status read_group(const JsonReader& r, const json& v, const std::string& path, F
     g->realign = {false};
     if (v.contains("realign"))
       GCONV_RETURN_IF_ERROR(r.read_bool_list(v["realign"], join(path, "realign"), &g->realign));
+    // A wgmma group of several groups per block is packed (wgmma/packed.hpp).
+    g->groups_per_block = {1};
+    if (v.contains("groups_per_block"))
+      GCONV_RETURN_IF_ERROR(
+          r.read_int_list(v["groups_per_block"], join(path, "groups_per_block"), &g->groups_per_block));
   } else if (family == Family::pw) {
     GCONV_RETURN_IF_ERROR(r.check_object(v, path, {"tile_m", "tile_n", "tile_k", "warps", "stages", "ndims", "exclude", "description"},
                                          {"tile_m", "tile_n", "tile_k", "warps", "stages"}));
@@ -254,18 +260,20 @@ std::vector<KernelTraits> candidates(const PoolConfig& c, DType dt, const PoolGr
               for (auto [mode, sk] : g.split)
                 for (int v : g.vec)
                   for (bool tma : g.tma)
-                    for (bool ra : g.realign) {
-                      KernelTraits t = base;
-                      t.tile_m = tm, t.tile_n = tn, t.tile_k = tk;
-                      t.warps_m = cw, t.warps_n = 1;  // as parse_kernel_name reads a wgmma name
-                      t.groups_per_block = 1;
-                      t.stages = st;
-                      t.split_mode = mode, t.split_k = sk;
-                      t.vec = v;
-                      t.tma = tma;
-                      t.realign = ra;
-                      out.push_back(t);
-                    }
+                    for (bool ra : g.realign)
+                      for (int gpb : g.groups_per_block) {
+                        KernelTraits t = base;
+                        t.tile_m = tm, t.tile_n = tn, t.tile_k = tk;
+                        t.warps_m = cw, t.warps_n = 1;  // as parse_kernel_name reads a wgmma name
+                        t.groups_per_block = gpb;
+                        t.packed = gpb > 1;
+                        t.stages = st;
+                        t.split_mode = mode, t.split_k = sk;
+                        t.vec = v;
+                        t.tma = tma;
+                        t.realign = ra;
+                        out.push_back(t);
+                      }
   } else if (c.family == Family::pw) {
     for (int tm : g.tile_m)
       for (int tn : g.tile_n)

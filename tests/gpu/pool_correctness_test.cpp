@@ -99,7 +99,14 @@ std::vector<Problem> packed_problems(Direction d, DType t) {
                         "n1c64k64g8_h9w9_y3x3_p2_dil2", "n2c32k32g8_h7w9_y1x7_p0,3", "n2c20k20g5_h8w8_y3x3_p1",
                         "n2c16k16g8_h6w7_y3x3_p1", "n2c64k64g4_h5w6_y3x3_p1", "n2c32k32g8_d4h6w6_z3y3x3_p1",
                         "n1c40k80g10_d3h5w6_z3y3x3_s1,2,2_p1", "n2c16k16g8_d3h5w5_z3y3x3_p1", "n2c32k32g8_w40_x3_p1", "n2c80k80g20_w37_x5_s2_p2",
-                        "n2c48k48g12_w33_x3_s3_p1_dil2"},
+                        "n2c48k48g12_w33_x3_s3_p1_dil2",
+                        // Packed wgmma bwd_weight (gpb * C/G whole 64-channel blocks, gpb * K/G <= 64
+                        // rows): C/G 16, 32 and 8 with several group blocks, K/G != C/G, stride 2
+                        // with asymmetric padding, dilation, 3D, 1D, grouped pointwise (loaded flat)
+                        // and a reduction long enough for every split.
+                        "n2c128k128g8_h9w11_y3x3_p1", "n2c128k64g4_h8w8_y3x3_s2_p1,0", "n1c64k64g8_h9w9_y3x3_p2_dil2",
+                        "n2c128k128g4_h7w9_y3x3_p2_dil2", "n2c64k64g4_d4h5w6_z3y3x3_p1", "n2c128k64g8_w40_x5_s2_p2",
+                        "n2c96k96g12_h7w7_y1x1", "n4c64k32g8_h24w24_y3x3_p1"},
                      d, t);
 }
 

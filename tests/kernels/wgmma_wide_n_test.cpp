@@ -260,7 +260,7 @@ TEST(WgmmaWideN, NamesRoundTrip) {
   EXPECT_TRUE(*back == fwd(DType::fp32, 3, 128, 96, 1, 3));
   size_t n = 0;
   for (const KernelTraits& k : testing::all_pool_kernels()) {
-    if (k.family != Family::wgmma || !wide(k.tile_n)) continue;
+    if (k.family != Family::wgmma || !wide(k.tile_n) || k.packed) continue;  // packed: wgmma_packed_test.cpp
     auto r = parse_kernel_name(kernel_name(k));
     ASSERT_TRUE(r.ok()) << kernel_name(k) << ": " << r.status().to_string();
     EXPECT_TRUE(*r == k) << kernel_name(k);
@@ -285,7 +285,7 @@ TEST(WgmmaWideN, WeightGradientsOf192Columns) {
   auto pool = load_pool(sm90(), Direction::bwd_weight, DType::bf16, testing::source_configs());
   ASSERT_TRUE(pool.ok()) << pool.status().to_string();
   for (const KernelTraits& t : *pool) {
-    if (t.family != Family::wgmma || t.ndim != 3 || t.tile_n != 192) continue;
+    if (t.family != Family::wgmma || t.ndim != 3 || t.tile_n != 192 || t.packed) continue;
     EXPECT_TRUE(t.tma && t.stages == 4 && t.vec == 8) << kernel_name(t);
     EXPECT_EQ(t.split_mode, t.split_k == 1 ? SplitKMode::none : SplitKMode::serial) << kernel_name(t);
     EXPECT_TRUE(got.insert({t.tile_m, t.warps_m, t.split_k, t.realign}).second) << kernel_name(t);

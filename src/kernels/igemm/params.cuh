@@ -109,6 +109,13 @@ struct IgemmParams {
   // walk lies inside one tap; the consumers skip the MMAs of the K steps
   // past the channels (wgmma.cuh consume). 0 elsewhere. (Last: see div_mul.)
   int tap_k;
+  // Packed wgmma bwd_weight (wgmma/wgmma_plan.hpp packed_problem,
+  // docs/packed.md "wgmma"): the kernel runs the problem of G / gpb groups
+  // of gpb * C/G and gpb * K/G channels (the fields above), one
+  // block-diagonal GEMM per group block, and keeps only the diagonal blocks:
+  // these are the problem's own C/G and K/G (0 when not packed; wgmma
+  // epilogue.cuh PackedOut). (Last: see div_mul.)
+  int pk_cg, pk_kg;
 };
 
 // bwd_weight with an odd C/G (realigned x: config.cuh OddCgConfig): GEMM

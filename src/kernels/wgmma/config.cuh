@@ -76,9 +76,15 @@ constexpr int kWarpgroup = 128;
 // ISSUERS: the TMA producer's issuing threads (wgmma_plan.cpp
 // tma_issuers): 1, or 2 (lane 0 of warp 0 issues A's loads, lane 0 of warp 1
 // B's, each arming the stage's full barrier with its own bytes).
+// PKG: packed bwd_weight (groups_per_block > 1; wgmma_plan.hpp
+// packed_problem): the instance runs the problem of G / PKG groups of PKG
+// times the channels and its epilogue stores only the diagonal blocks
+// (epilogue.cuh PackedOut), never through TMA (its rows are not an affine
+// map of the output's).
 template <int DIR, int DT, int NDIM, int TM, int TN, int TK, int CWG, int STAGES, int SPLIT, int VEC, bool TMA = false,
-          int EPI_MIN = 128 * 128, int MAX_N = 256, int ISSUERS = 1>
+          int EPI_MIN = 128 * 128, int MAX_N = 256, int ISSUERS = 1, int PKG = 1>
 struct WgmmaConfig {
+  static constexpr bool kPackedOut = PKG > 1;
   static constexpr int kDir = DIR, kDType = DT, kNdim = NDIM;
   // The producer: TMA loads issued by kIssuers threads (fwd: im2col A, tiled
   // B), or the whole warpgroup gathering with cp.async.
@@ -191,7 +197,7 @@ struct WgmmaConfig {
   // buffers of its own (two where they fit, so one pass is staged while the
   // previous one is still read; one when a tile has an odd number of
   // passes), from the first 1024-byte boundary of the area on.
-  static constexpr bool kTmaStore = kEpiSep && TN % kStoreCols == 0;
+  static constexpr bool kTmaStore = kEpiSep && TN % kStoreCols == 0 && !kPackedOut;
   static constexpr int kStorePasses = TN / kStoreCols;
   static constexpr int kStoreBufBytes = kWgM * 128;
   static constexpr int kStoreOffset = round_up(kEpiOffset, 1024);
@@ -236,6 +242,8 @@ struct WgmmaConfig {
   static_assert(kMI * kNI * kAccPerInstr <= 128, "at most 128 accumulators per consumer thread");
   static_assert(STAGES >= 2 && STAGES <= 8, "2..8 stages");
   static_assert(ISSUERS == 1 || ISSUERS == 2, "one or two TMA issuers");
+  static_assert(!kPackedOut || (DIR == kBwdWeight && SPLIT != igemm::kSplitParallel),
+                "packed: bwd_weight, unsplit or with serial / cluster split-K (one slice in dw's own layout)");
   static_assert(!kCluster || kStaged, "cluster split-K: the fp32 partial tile must fit the ring");
   static_assert(!TMA || TK * kElemBytes == 128 || (TK * kElemBytes == 256 && kElemBytes == 2),
                 "TMA producer: one or (16-bit types) two 128-byte K blocks a stage");

@@ -25,6 +25,29 @@ struct WgAcc {
   float d[Cfg::kMI][Cfg::kNI][Cfg::kAccPerInstr];
 };
 
+// Packed bwd_weight (Cfg::kPackedOut; docs/packed.md "wgmma"): the kernel
+// runs G / gpb groups of Cg' = gpb * C/G input and Kg' = gpb * K/G output
+// channels (p.Cg, p.Kg), so the tile of group block g0 holds gpb x gpb
+// blocks of which only the diagonal ones are weights. GEMM row m is output
+// channel k = g0 * Kg' + m, of the block's group j = m / (K/G); column n =
+// tap * Cg' + c is the block's input channel c, of group c / (C/G). Weight
+// (k, tap, c - j * C/G) sits at (k * F - j) * C/G + tap * C/G + c of dw
+// (K x F x C/G): a row part plus a column part, kept where the column's
+// group is the row's. With C/G a multiple of 8 (wgmma_plan.cpp) the 2-, 4-
+// and 8-column vectors of the epilogues lie in one (tap, group) run, which
+// is contiguous in dw.
+struct PackedOut {
+  __device__ __forceinline__ static int row(const IgemmParams& p, int g0, int m, int& j) {
+    j = m / p.pk_kg;
+    return ((g0 * p.Kg + m) * p.filt_vol - j) * p.pk_cg;
+  }
+  __device__ __forceinline__ static int col(const IgemmParams& p, int n, int& j) {
+    const int tap = n / p.Cg, c = n - tap * p.Cg;
+    j = c / p.pk_cg;
+    return tap * p.pk_cg + c;
+  }
+};
+
 // Stores one consumer thread's results: out[row_off(m) + g0 * col_stride + n]
 // through igemm's store_pair (output dtype, workspace slice or atomics).
 template <class Cfg, class Ops>
@@ -40,14 +63,22 @@ __device__ __forceinline__ void store(const WgAcc<Cfg>& acc, const IgemmParams& 
     for (int h = 0; h < 2; ++h) {
       const int m = m0 + wg_row0 + mi * 64 + warp * 16 + h * 8 + (lane >> 2);
       if (m >= ops.gemm_m) continue;
-      const int roff = ops.row_off(p, m) + goff;
+      int jr = 0;
+      const int roff = Cfg::kPackedOut ? PackedOut::row(p, b.g0, m, jr) : ops.row_off(p, m) + goff;
 #pragma unroll
       for (int ni = 0; ni < Cfg::kNI; ++ni)
 #pragma unroll
         for (int j = 0; j < Cfg::kInstrN / 8; ++j) {
           const int n = n0 + ni * Cfg::kInstrN + j * 8 + 2 * (lane & 3);
-          igemm::store_pair<Cfg>(p, b.split, roff + n, acc.d[mi][ni][4 * j + 2 * h], acc.d[mi][ni][4 * j + 2 * h + 1],
-                                 n < gemm_n, n + 1 < gemm_n, role);
+          const float v0 = acc.d[mi][ni][4 * j + 2 * h], v1 = acc.d[mi][ni][4 * j + 2 * h + 1];
+          if constexpr (Cfg::kPackedOut) {
+            int jc;
+            const int c = PackedOut::col(p, n, jc);
+            const bool ok = n < gemm_n && jc == jr;  // the pair lies in one (tap, group) run
+            igemm::store_pair<Cfg>(p, b.split, roff + c, v0, v1, ok, ok, role);
+          } else {
+            igemm::store_pair<Cfg>(p, b.split, roff + n, v0, v1, n < gemm_n, n + 1 < gemm_n, role);
+          }
         }
     }
 }
@@ -102,7 +133,8 @@ __device__ __forceinline__ void stage_rows(const WgAcc<Cfg>& acc, const IgemmPar
   if (c0 == 0) {
     for (int r = ctid; r < Cfg::kWgM; r += kWarpgroup) {
       const int m = m0 + row0 + r;
-      rows[row0 + r] = m < ops.gemm_m ? ops.row_off(p, m) : -1;
+      // Packed: the GEMM row itself (store_rows maps it with its columns).
+      rows[row0 + r] = m < ops.gemm_m ? (Cfg::kPackedOut ? m : ops.row_off(p, m)) : -1;
     }
   }
   stage_pairs<Cfg, CW>(acc, c0, ctid, [&](int r, int byte) { return ring + (row0 + r) * P + byte; });
@@ -140,7 +172,13 @@ __device__ __forceinline__ void store_rows(const IgemmParams& p, const Ops& ops,
     const int row = row0 + v / VPR, col = (v % VPR) * V;
     const int roff = rows[row], n = n0 + c0 + col;
     if (roff < 0 || n >= gemm_n) continue;
-    const long long idx = roff + goff + n;
+    long long idx = roff + goff + n;
+    if constexpr (Cfg::kPackedOut) {
+      int jr, jc;
+      const int r = PackedOut::row(p, b.g0, roff, jr), c = PackedOut::col(p, n, jc);
+      if (jc != jr) continue;  // off the diagonal blocks
+      idx = r + c;
+    }
     const uint4 val = *reinterpret_cast<const uint4*>(ring + row * P + col * OB);
     if constexpr (Cfg::kSplit == igemm::kSplitSerial) {
       // Fixup roles (igemm/fixup.cuh): the only split converts; otherwise
@@ -313,6 +351,14 @@ __device__ __forceinline__ void reduce_cluster_batched(const IgemmParams& p, con
       n[j] = n0 + col;
       ok[j] = roff >= 0 && n[j] < gemm_n;
       idx[j] = roff + goff + n[j];
+      if constexpr (Cfg::kPackedOut) {
+        if (ok[j]) {
+          int jr, jc;
+          const int r = PackedOut::row(p, b.g0, roff, jr), c = PackedOut::col(p, n[j], jc);
+          ok[j] = jc == jr;
+          idx[j] = r + c;
+        }
+      }
       if (ok[j]) {
         const u32 local = ring + row * P + col * 4;
 #pragma unroll
@@ -364,6 +410,13 @@ __device__ __forceinline__ void reduce_cluster(const IgemmParams& p, const Ops& 
     const int row = r0 + v / VPR, col = (v % VPR) * 4;
     const int roff = rows[row], n = n0 + col;
     if (roff < 0 || n >= gemm_n) continue;
+    long long at = roff + goff + n;
+    if constexpr (Cfg::kPackedOut) {
+      int jr, jc;
+      const int r = PackedOut::row(p, b.g0, roff, jr), c = PackedOut::col(p, n, jc);
+      if (jc != jr) continue;
+      at = r + c;
+    }
     const u32 local = ring + row * P + col * 4;
 #ifdef GCONV_WGMMA_CLUSTER_SERIAL
     // The earlier loop, each load added before the next is issued
@@ -396,7 +449,7 @@ __device__ __forceinline__ void reduce_cluster(const IgemmParams& p, const Ops& 
         s.w += u[q].w;
       }
 #endif
-    store_sum4<Cfg>(out, roff + goff + n, n, gemm_n, s);
+    store_sum4<Cfg>(out, at, n, gemm_n, s);
   }
 }
 

@@ -212,6 +212,29 @@ struct WgFixup {
   template <bool ZERO>
   __device__ __forceinline__ void pass(int ctid, int slices = 1) const {
     const int gemm_n = ops.gemm_n(p);
+    if constexpr (Cfg::kPackedOut) {
+      // The diagonal blocks only (epilogue.cuh PackedOut): a 4-column vector
+      // lies in one (tap, group) run.
+      igemm::fixup_pass<Cfg::kDType, ZERO, igemm::kFixBatch>(
+          p, m0, Cfg::kTileM, ops.gemm_m, Cfg::kTileN, Cfg::kTileN,
+          [&](int m) {
+            int j;
+            return PackedOut::row(p, b.g0, m, j);
+          },
+          [&](int c, bool& ok) {
+            int j;
+            ok = n0 + c < gemm_n;
+            return PackedOut::col(p, n0 + c, j);
+          },
+          [&](int m, int c) {
+            int jr, jc;
+            PackedOut::row(p, b.g0, m, jr);
+            PackedOut::col(p, n0 + c, jc);
+            return jr == jc;
+          },
+          ctid, kCT, slices);
+      return;
+    }
     const int goff = b.g0 * ops.col_stride(p);  // element offsets fit int32 (igemm/params.cuh)
     igemm::fixup_pass<Cfg::kDType, ZERO, Cfg::kSplit == igemm::kSplitParallel ? igemm::kFixSumBatch : igemm::kFixBatch>(
         p, m0, Cfg::kTileM, ops.gemm_m, Cfg::kTileN, Cfg::kTileN, [&](int m) { return ops.row_off(p, m); },

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "jit/env.hpp"
+#include "kernels/wgmma/packed.hpp"
 #include "kernels/wgmma/staged.hpp"
 #include "kernels/wgmma/tma.hpp"
 
@@ -106,7 +107,8 @@ bool epilogue_separate(const KernelTraits& t) {
 }
 
 bool tma_store(const KernelTraits& t) {
-  return epilogue_separate(t) && t.tile_n % int(128 / out_bytes(t)) == 0;  // WgmmaConfig::kStoreCols
+  // WgmmaConfig::kStoreCols; a packed kernel's rows are not an affine map of dw's.
+  return epilogue_separate(t) && t.tile_n % int(128 / out_bytes(t)) == 0 && !t.packed;
 }
 
 size_t smem_bytes(const KernelTraits& t) {
@@ -119,7 +121,18 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
   if (t.ndim < 1 || t.ndim > 3) return fail(why, "ndim must be 1, 2 or 3");
   if (t.warps_m != 1 && t.warps_m != 2) return fail(why, "consumer warpgroups (warps_m) must be 1 or 2");
   if (t.warps_n != 1) return fail(why, "warps_n must be 1 for wgmma kernels");
-  if (t.groups_per_block != 1) return fail(why, "groups_per_block must be 1 for wgmma kernels");
+  if (t.packed) {
+    // Packed weight gradients (packed.hpp): the group block's channels in
+    // one GEMM, the diagonal blocks stored in dw's layout.
+    if (t.direction != Direction::bwd_weight) return fail(why, "packed: bwd_weight only");
+    if (t.groups_per_block != 2 && t.groups_per_block != 4 && t.groups_per_block != 8)
+      return fail(why, "packed: groups_per_block must be 2, 4 or 8");
+    if (t.split_mode == SplitKMode::parallel)
+      return fail(why, "packed: no parallel split-K (its slices and reduce kernel use the unpacked layout)");
+    if (t.realign) return fail(why, "packed: not with staged operands (realign)");
+  } else if (t.groups_per_block != 1) {
+    return fail(why, "groups_per_block must be 1 for wgmma kernels that are not packed");
+  }
   const int wg_m = t.tile_m / t.warps_m;
   if (t.tile_m % t.warps_m != 0 || (wg_m != 64 && wg_m != 128))
     return fail(why, "tile_m / warps_m (rows per consumer warpgroup) must be 64 or 128");
@@ -186,6 +199,7 @@ bool can_implement(const KernelTraits& t, const igemm::ProblemFacts& f, std::str
 
 bool problem_ok(const KernelTraits& t, const igemm::ProblemFacts& f, std::string* why) {
   if (staged(t)) return f.valid && staged_ok(t, *f.problem, why);
+  if (packed(t)) return f.valid && packed_ok(t, *f.problem, why);
   return igemm::problem_ok(t, f, why) && (!t.tma || tma_ok(t, *f.problem, why));
 }
 
@@ -204,10 +218,13 @@ int instr_n_max() {
 // A staged instance: the copies first, then the TMA kernel's own workspace.
 size_t workspace_bytes(const KernelTraits& t, const Problem& p) {
   if (staged(t)) return staged_copies(p).bytes + igemm::workspace_bytes(staged_base(t), plan_problem(p));
+  // Packed: the unpacked kernel's on the group blocks' problem (its serial
+  // slice is gpb times dw; the diagonal blocks use their own part of it).
+  if (packed(t)) return igemm::workspace_bytes(packed_base(t), packed_problem(t, p));
   return igemm::workspace_bytes(t, p);
 }
 size_t workspace_bytes(const KernelTraits& t, const igemm::ProblemFacts& f) {
-  if (staged(t)) return workspace_bytes(t, *f.problem);
+  if (staged(t) || packed(t)) return workspace_bytes(t, *f.problem);
   return igemm::workspace_bytes(t, f);
 }
 
@@ -256,7 +273,8 @@ std::string instance_source(const KernelTraits& t) {
        std::to_string(t.tile_n) + ", " + std::to_string(t.tile_k) + ", " + std::to_string(t.warps_m) + ", " +
        std::to_string(t.stages) + ", " + std::to_string(split_id(t.split_mode)) + ", " + std::to_string(t.vec) +
        (t.tma ? ", true" : ", false") + ", " + std::to_string(epilogue_min_outputs()) + ", " +
-       std::to_string(instr_n_max()) + ", " + std::to_string(tma_issuers()) + "> Cfg;\n";
+       std::to_string(instr_n_max()) + ", " + std::to_string(tma_issuers()) +
+       (t.packed ? ", " + std::to_string(t.groups_per_block) : std::string()) + "> Cfg;\n";
   // The launch's dynamic shared memory is the host's mirror of the config.
   s += "static_assert(Cfg::kSmemBytes == " + std::to_string(smem_bytes(t)) +
        ", \"wgmma_plan.cpp smem_bytes mirrors WgmmaConfig::kSmemBytes\");\n";
@@ -303,8 +321,14 @@ std::vector<std::string> entry_points(const KernelTraits& t) {
 Result<igemm::LaunchPlan> make_plan(const KernelTraits& t, const Problem& p) {
   std::string why;
   if (!can_implement(t, p, &why)) return internal_error("wgmma make_plan: instance cannot run problem: " + why);
-  igemm::LaunchPlan plan =
-      staged(t) ? igemm::grid_plan(staged_base(t), plan_problem(p)) : igemm::grid_plan(t, p);
+  igemm::LaunchPlan plan = staged(t)   ? igemm::grid_plan(staged_base(t), plan_problem(p))
+                           : packed(t) ? igemm::grid_plan(packed_base(t), packed_problem(t, p))
+                                       : igemm::grid_plan(t, p);
+  if (packed(t)) {
+    // The diagonal blocks' own extents (epilogue.cuh PackedOut).
+    plan.params.pk_cg = int(p.c_per_group());
+    plan.params.pk_kg = int(p.k_per_group());
+  }
   if (const int64_t tk = tap_k(t, p)) {
     // The K walk of padded taps (bwd_data's kernel recomputes K per phase
     // from tap_k; a staged instance reads padded copies: tap_k is 0).
