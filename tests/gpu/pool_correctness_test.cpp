@@ -106,7 +106,11 @@ std::vector<Problem> packed_problems(Direction d, DType t) {
                         // and a reduction long enough for every split.
                         "n2c128k128g8_h9w11_y3x3_p1", "n2c128k64g4_h8w8_y3x3_s2_p1,0", "n1c64k64g8_h9w9_y3x3_p2_dil2",
                         "n2c128k128g4_h7w9_y3x3_p2_dil2", "n2c64k64g4_d4h5w6_z3y3x3_p1", "n2c128k64g8_w40_x5_s2_p2",
-                        "n2c96k96g12_h7w7_y1x1", "n4c64k32g8_h24w24_y3x3_p1"},
+                        "n2c96k96g12_h7w7_y1x1", "n4c64k32g8_h24w24_y3x3_p1",
+                        // ... with a last group block partly empty and taps padded to 64-channel boxes
+                        // (RegNet's C/G = 8 at G = 13), C/G = 24, 3D, 1D, pointwise past C.
+                        "n2c48k48g3_h9w9_y3x3_p1", "n2c104k104g13_h8w8_y3x3_s2_p1", "n1c48k48g6_d3h5w6_z3y3x3_p1",
+                        "n2c72k72g9_w33_x3_s2_p1", "n2c96k96g4_h7w7_y3x3_p1", "n2c40k40g5_h7w7_y1x1"},
                      d, t);
 }
 

@@ -113,28 +113,70 @@ TEST(WgmmaPacked, TraitRulesNameTheirReason) {
   EXPECT_TRUE(is_legal(sm90(), packed_kernel(192, SplitKMode::cluster, 4, 8), &why)) << why;
 }
 
-// Problem rules: G a multiple of gpb, C/G of 8, the block's rows within the
-// tile, and the base kernel's own (TMA: the block's channels whole 64-channel
-// boxes unless pointwise).
+// Problem rules: C/G a multiple of 8, K of 8, the block's rows within the
+// tile, at most half of a block's groups empty, and the base kernel's own on
+// the planned problem.
 TEST(WgmmaPacked, ProblemRulesNameTheirReason) {
   const KernelTraits t = packed_kernel(192, SplitKMode::serial, 4, 4);
   std::string why;
   EXPECT_TRUE(wgmma::can_implement(t, spec("bwd_weight_bf16_n32c512k512g32_h14w14_y3x3_s1_p1_dil1"), &why)) << why;
-  EXPECT_FALSE(wgmma::can_implement(t, spec("bwd_weight_bf16_n2c96k96g6_h8w8_y3x3_s1_p1_dil1"), &why));
-  EXPECT_NE(why.find("not a multiple of groups_per_block"), std::string::npos) << why;
   EXPECT_FALSE(wgmma::can_implement(t, spec("bwd_weight_bf16_n2c128k128g32_h8w8_y3x3_s1_p1_dil1"), &why));
   EXPECT_NE(why.find("C/G (4)"), std::string::npos) << why;
   EXPECT_FALSE(wgmma::can_implement(t, spec("bwd_weight_bf16_n2c64k128g4_h8w8_y3x3_s1_p1_dil1"), &why));
   EXPECT_NE(why.find("exceeds tile_m"), std::string::npos) << why;
-  // gpb 4 of C/G = 8: 32 channels a block, off the 64-channel im2col box...
-  EXPECT_FALSE(wgmma::can_implement(t, spec("bwd_weight_bf16_n2c64k64g8_h8w8_y3x3_s1_p1_dil1"), &why));
-  EXPECT_NE(why.find("multiple of 64"), std::string::npos) << why;
-  // ... which a pointwise layer loads flat; and gpb 8 makes the 64.
-  EXPECT_TRUE(wgmma::can_implement(t, spec("bwd_weight_bf16_n2c64k64g8_h8w8_y1x1_s1_p0_dil1"), &why)) << why;
-  EXPECT_TRUE(wgmma::can_implement(packed_kernel(192, SplitKMode::serial, 4, 8),
-                                   spec("bwd_weight_bf16_n2c64k64g8_h8w8_y3x3_s1_p1_dil1"), &why))
-      << why;
+  EXPECT_FALSE(wgmma::can_implement(packed_kernel(192, SplitKMode::serial, 4, 8),
+                                    spec("bwd_weight_bf16_n2c32k32g4_h8w8_y3x3_s1_p1_dil1"), &why));
+  EXPECT_NE(why.find("more than half"), std::string::npos) << why;
   EXPECT_FALSE(wgmma::can_implement(t, spec("fwd_bf16_n32c512k512g32_h14w14_y3x3_s1_p1_dil1"), &why));
+  // A last block partly empty (G = 6 of 4 a block), taps padded (C/G = 8:
+  // 32 channels a block, one 64-channel box a tap), 3D and 1D.
+  for (const char* s : {"bwd_weight_bf16_n2c96k96g6_h8w8_y3x3_s1_p1_dil1", "bwd_weight_bf16_n2c64k64g8_h8w8_y3x3_s1_p1_dil1",
+                        "bwd_weight_bf16_n1c48k48g6_d3h5w6_z3y3x3_s1_p1_dil1", "bwd_weight_bf16_n2c72k72g9_w33_x3_s2_p1_dil1"}) {
+    const Problem p = spec(s);
+    KernelTraits k = t;
+    k.ndim = p.ndim;
+    EXPECT_TRUE(wgmma::can_implement(k, p, &why)) << s << ": " << why;
+  }
+}
+
+// RegNet's C/G = 8 at G = 13 on gpb 4: four group blocks (the last of one
+// group), 32 channels a block padded to one 64-column box a tap; the kernel
+// reads the tensors' own 104 channels.
+TEST(WgmmaPacked, PlanPadsTapsAndLeavesTheLastBlockPartlyEmpty) {
+  const KernelTraits t = packed_kernel(128, SplitKMode::none, 1, 4);
+  const Problem p = spec("bwd_weight_bf16_n16c104k104g13_h28w28_y3x3_s2_p1_dil1");
+  std::string why;
+  ASSERT_TRUE(wgmma::can_implement(t, p, &why)) << why;
+  EXPECT_EQ(wgmma::packed_tap_width(t, p), 64);
+  const Problem q = wgmma::packed_problem(t, p);
+  EXPECT_EQ(q.g, 4);
+  EXPECT_EQ(q.c, 4 * 64);
+  EXPECT_EQ(q.k, 4 * 32);
+  auto plan = wgmma::make_plan(t, p);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  const igemm::IgemmParams& a = plan->params;
+  EXPECT_EQ(a.C, 104);
+  EXPECT_EQ(a.K, 104);
+  EXPECT_EQ(a.G, 4);
+  EXPECT_EQ(a.Cg, 32);
+  EXPECT_EQ(a.Kg, 32);
+  EXPECT_EQ(a.pk_tw, 64);
+  EXPECT_EQ(a.pk_cg, 8);
+  EXPECT_EQ(a.pk_kg, 8);
+  EXPECT_EQ(a.gemm_n, 9 * 64);
+  EXPECT_EQ(a.n_tiles, 5);  // 576 columns in tiles of 128
+  EXPECT_EQ(a.g_blocks, 4);
+  EXPECT_EQ(plan->grid, 20u);
+  // Pointwise layers load x flat: no padding (columns past the block's
+  // channels are past the GEMM).
+  const Problem pw = spec("bwd_weight_bf16_n2c40k40g5_h7w7_y1x1_s1_p0_dil1");
+  ASSERT_TRUE(wgmma::can_implement(t, pw, &why)) << why;
+  EXPECT_EQ(wgmma::packed_tap_width(t, pw), 32);
+  auto pplan = wgmma::make_plan(t, pw);
+  ASSERT_TRUE(pplan.ok()) << pplan.status().to_string();
+  EXPECT_EQ(pplan->params.pk_tw, 0);
+  EXPECT_EQ(pplan->params.gemm_n, 32);
+  EXPECT_EQ(pplan->params.g_blocks, 2);
 }
 
 // ResNeXt-50's c512 g32 3x3 layer at 14 x 14, batch 32: 8 blocks of 4

@@ -1,3 +1,8 @@
+"""Per problem: cuDNN best (native provider), the model's top 8 without the packed
+kernels ('old'), every packed kernel ('pk'), from one call's sweeps.
+
+    python3 pk_compare.py CALL SET... (CALL 1 or 2; SET hold, train)
+"""
 import csv,gzip,sys,math
 def load(f):
     return [r for r in csv.DictReader(gzip.open(f,'rt')) if r['status']=='ok']
@@ -8,8 +13,9 @@ def best(rows, pred):
         t=float(r['latency_ms']); s=r['spec']
         if s not in b or t<b[s][0]: b[s]=(t,r['kernel'] or r['provider'])
     return b
-for set_ in sys.argv[1:]:
-    top=load(f'call1_pk_{set_}_top.csv.gz'); new=load(f'call1_pk_{set_}_new.csv.gz')
+CALL=sys.argv[1]
+for set_ in sys.argv[2:]:
+    top=load(f'call{CALL}_pk_{set_}_top.csv.gz'); new=load(f'call{CALL}_pk_{set_}_new.csv.gz')
     cud=best(top, lambda r: r['provider']!='gconv')
     old=best(top, lambda r: r['provider']=='gconv')
     pk=best(new, lambda r: True)

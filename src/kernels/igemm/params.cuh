@@ -109,13 +109,15 @@ struct IgemmParams {
   // walk lies inside one tap; the consumers skip the MMAs of the K steps
   // past the channels (wgmma.cuh consume). 0 elsewhere. (Last: see div_mul.)
   int tap_k;
-  // Packed wgmma bwd_weight (wgmma/wgmma_plan.hpp packed_problem,
-  // docs/packed.md "wgmma"): the kernel runs the problem of G / gpb groups
-  // of gpb * C/G and gpb * K/G channels (the fields above), one
-  // block-diagonal GEMM per group block, and keeps only the diagonal blocks:
-  // these are the problem's own C/G and K/G (0 when not packed; wgmma
-  // epilogue.cuh PackedOut). (Last: see div_mul.)
-  int pk_cg, pk_kg;
+  // Packed wgmma bwd_weight (wgmma/packed.hpp, docs/packed.md "wgmma"):
+  // the kernel runs ceil(G / gpb) group blocks of gpb * C/G and gpb * K/G
+  // channels (G, Cg, Kg above; C and K stay the tensors'), one
+  // block-diagonal GEMM per block, and keeps only the diagonal blocks: these
+  // are the problem's own C/G and K/G (0 when not packed; wgmma
+  // epilogue.cuh PackedOut). pk_tw: GEMM columns per filter tap where a
+  // block's channels are padded to whole 64-channel boxes (columns past Cg
+  // are never stored), else 0 (Cg). (Last: see div_mul.)
+  int pk_cg, pk_kg, pk_tw;
 };
 
 // bwd_weight with an odd C/G (realigned x: config.cuh OddCgConfig): GEMM

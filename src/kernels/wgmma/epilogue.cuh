@@ -26,23 +26,27 @@ struct WgAcc {
 };
 
 // Packed bwd_weight (Cfg::kPackedOut; docs/packed.md "wgmma"): the kernel
-// runs G / gpb groups of Cg' = gpb * C/G input and Kg' = gpb * K/G output
+// runs group blocks of Cg' = gpb * C/G input and Kg' = gpb * K/G output
 // channels (p.Cg, p.Kg), so the tile of group block g0 holds gpb x gpb
 // blocks of which only the diagonal ones are weights. GEMM row m is output
-// channel k = g0 * Kg' + m, of the block's group j = m / (K/G); column n =
-// tap * Cg' + c is the block's input channel c, of group c / (C/G). Weight
+// channel k = g0 * Kg' + m, of the block's group j = m / (K/G) (none past
+// K: a last block partly empty); column n = tap * TW + c is the block's
+// input channel c, of group c / (C/G), where TW (p.pk_tw, else Cg') is the
+// tap's columns (c >= Cg' is padding: a group past the block's). Weight
 // (k, tap, c - j * C/G) sits at (k * F - j) * C/G + tap * C/G + c of dw
 // (K x F x C/G): a row part plus a column part, kept where the column's
-// group is the row's. With C/G a multiple of 8 (wgmma_plan.cpp) the 2-, 4-
-// and 8-column vectors of the epilogues lie in one (tap, group) run, which
-// is contiguous in dw.
+// group is the row's. With C/G a multiple of 8 (packed.cpp) the 2-, 4- and
+// 8-column vectors of the epilogues lie in one (tap, group) run, which is
+// contiguous in dw.
 struct PackedOut {
   __device__ __forceinline__ static int row(const IgemmParams& p, int g0, int m, int& j) {
-    j = m / p.pk_kg;
-    return ((g0 * p.Kg + m) * p.filt_vol - j) * p.pk_cg;
+    const int k = g0 * p.Kg + m;
+    j = k < p.K ? m / p.pk_kg : -1;
+    return (k * p.filt_vol - j) * p.pk_cg;
   }
   __device__ __forceinline__ static int col(const IgemmParams& p, int n, int& j) {
-    const int tap = n / p.Cg, c = n - tap * p.Cg;
+    const int tw = p.pk_tw ? p.pk_tw : p.Cg;
+    const int tap = n / tw, c = n - tap * tw;
     j = c / p.pk_cg;
     return tap * p.pk_cg + c;
   }

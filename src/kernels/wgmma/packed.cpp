@@ -1,7 +1,9 @@
-// Packed wgmma weight gradients: the rules and the problem the kernel runs
-// (packed.hpp). The epilogue's diagonal blocks: wgmma/epilogue.cuh PackedOut.
+// Packed wgmma weight gradients: the rules and the problem the kernel is
+// planned on (packed.hpp). The epilogue's diagonal blocks:
+// wgmma/epilogue.cuh PackedOut; the plan's fields: wgmma_plan.cpp make_plan.
 #include "kernels/wgmma/packed.hpp"
 
+#include "core/int_math.hpp"
 #include "kernels/fixup.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
 #include "kernels/wgmma/tma.hpp"
@@ -19,9 +21,16 @@ bool fail(std::string* why, std::string msg) {
 
 bool packed(const KernelTraits& t) { return t.family == Family::wgmma && t.packed; }
 
+int64_t packed_tap_width(const KernelTraits& t, const Problem& p) {
+  const int64_t cgp = t.groups_per_block * p.c_per_group();
+  return cgp % 64 == 0 || loads_flat(p) ? cgp : ceil_div(cgp, int64_t{64}) * 64;
+}
+
 Problem packed_problem(const KernelTraits& t, const Problem& p) {
   Problem q = p;
-  q.g = p.g / t.groups_per_block;
+  q.g = ceil_div(p.g, int64_t{t.groups_per_block});
+  q.c = q.g * packed_tap_width(t, p);
+  q.k = q.g * t.groups_per_block * p.k_per_group();
   return q;
 }
 
@@ -35,18 +44,19 @@ KernelTraits packed_base(const KernelTraits& t) {
 bool packed_ok(const KernelTraits& t, const Problem& p, std::string* why) {
   const int gpb = t.groups_per_block;
   if (p.direction != Direction::bwd_weight) return fail(why, "packed wgmma kernels are bwd_weight only");
-  if (p.g % gpb != 0)
-    return why ? fail(why, "packed: G (" + std::to_string(p.g) + ") is not a multiple of groups_per_block (" +
-                               std::to_string(gpb) + ")")
-               : false;
   const int64_t cg = p.c_per_group(), kg = p.k_per_group();
   if (cg % 8 != 0)
     return why ? fail(why, "packed: C/G (" + std::to_string(cg) +
                                ") is not a multiple of 8: the epilogue's vectors must lie in one group's channels")
                : false;
+  if (p.k % 8 != 0) return fail(why, "packed: K must be a multiple of 8 (16-byte rows of dy)");
   if (kg * gpb > t.tile_m)
     return why ? fail(why, "packed: groups_per_block x K/G (" + std::to_string(gpb) + " x " + std::to_string(kg) +
                                ") exceeds tile_m (" + std::to_string(t.tile_m) + ")")
+               : false;
+  if (2 * p.g <= gpb)
+    return why ? fail(why, "packed: groups_per_block (" + std::to_string(gpb) + ") leaves more than half of the "
+                               "block's groups empty (G = " + std::to_string(p.g) + ")")
                : false;
   if (t.split_mode == SplitKMode::serial && !splitk_fixup_enabled())
     return fail(why, "packed: serial split-K converts its diagonal blocks inside the launch only "

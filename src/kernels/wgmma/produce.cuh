@@ -446,12 +446,15 @@ __device__ __forceinline__ void produce_tma_bwd_weight(const IgemmParams& p, con
   constexpr int kNB = Cfg::kTileN / 64;
   int bch[kNB];
   unsigned short boff[kNB][3] = {};
+  // A packed kernel's taps may be padded to whole boxes (p.pk_tw columns a
+  // tap, epilogue.cuh PackedOut).
+  const int tw = p.pk_tw ? p.pk_tw : p.Cg;
   const auto block_coords = [&] {
 #pragma unroll
     for (int j = 0; j < kNB; ++j) {
       const int col = n0 + 64 * j;
-      const int tap = col / p.Cg;
-      bch[j] = b.g0 * p.Cg + col - tap * p.Cg;
+      const int tap = col / tw;
+      bch[j] = b.g0 * p.Cg + col - tap * tw;
       if (part != 0 && !b3 && !flat && j < nblocks) tap_offsets<Cfg::kNdim>(p, tap, boff[j]);
     }
   };

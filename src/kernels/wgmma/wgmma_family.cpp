@@ -181,11 +181,11 @@ class WgmmaFamily final : public KernelFamily {
     wgmma::TensorMap& tc = out.tc;
     tc = wgmma::TensorMap{};
     if (t.tma) {
-      // A packed instance's maps are its base kernel's on the group blocks'
-      // problem (packed.hpp).
+      // A packed instance's maps are its base kernel's on the problem's own
+      // tensors, one box per 64-channel block (packed.hpp).
       const bool pk = wgmma::packed(t);
       const KernelTraits mt = pk ? wgmma::packed_base(t) : t;
-      const Problem mp = pk ? wgmma::packed_problem(t, p) : p;
+      const Problem& mp = p;
       if (!args.a || !args.b) return invalid_argument("wgmma launch: null tensor pointer");
       if (reinterpret_cast<uintptr_t>(args.a) % 16 != 0 || reinterpret_cast<uintptr_t>(args.b) % 16 != 0)
         return invalid_argument("wgmma launch: tensor-map operands must be 16-byte aligned");
@@ -216,7 +216,7 @@ class WgmmaFamily final : public KernelFamily {
         }
         return s.ok();
       };
-      const bool on = tma_blocks_enabled();
+      const bool on = tma_blocks_enabled() && !pk;
       // A staged instance reads its padded copies (launch): A's map (dy, or
       // fwd's x) has rows of the padded count; so has fwd's B (w); the bwd
       // directions' B (x, or w with its K rows: the padded channels read

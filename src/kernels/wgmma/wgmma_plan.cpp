@@ -130,6 +130,7 @@ bool traits_ok(const KernelTraits& t, std::string* why) {
     if (t.split_mode == SplitKMode::parallel)
       return fail(why, "packed: no parallel split-K (its slices and reduce kernel use the unpacked layout)");
     if (t.realign) return fail(why, "packed: not with staged operands (realign)");
+    if (!t.tma) return fail(why, "packed: TMA producer only (its boxes read the group blocks' channels)");
   } else if (t.groups_per_block != 1) {
     return fail(why, "groups_per_block must be 1 for wgmma kernels that are not packed");
   }
@@ -325,9 +326,19 @@ Result<igemm::LaunchPlan> make_plan(const KernelTraits& t, const Problem& p) {
                            : packed(t) ? igemm::grid_plan(packed_base(t), packed_problem(t, p))
                                        : igemm::grid_plan(t, p);
   if (packed(t)) {
-    // The diagonal blocks' own extents (epilogue.cuh PackedOut).
-    plan.params.pk_cg = int(p.c_per_group());
-    plan.params.pk_kg = int(p.k_per_group());
+    // Planned on packed_problem (grid, GEMM extents, workspace); the kernel
+    // reads the tensors' own channels (C, K; the maps are the problem's)
+    // at gpb * C/G a block, taps of pk_tw columns where padded, and stores
+    // the diagonal blocks of the problem's own C/G x K/G (epilogue.cuh
+    // PackedOut).
+    igemm::IgemmParams& q = plan.params;
+    const int64_t cgp = t.groups_per_block * p.c_per_group(), tw = packed_tap_width(t, p);
+    q.C = int(p.c);
+    q.K = int(p.k);
+    q.Cg = int(cgp);
+    q.pk_tw = tw == cgp ? 0 : int(tw);
+    q.pk_cg = int(p.c_per_group());
+    q.pk_kg = int(p.k_per_group());
   }
   if (const int64_t tk = tap_k(t, p)) {
     // The K walk of padded taps (bwd_data's kernel recomputes K per phase
