@@ -19,7 +19,9 @@
 //   wgmma group:  tile_m tile_n tile_k [ints], consumers [ints] (consumer
 //                 warpgroups: warps_m), stages [ints], split [...], vec [ints],
 //                 tma [bools] (optional, default [false]: the producer gathers
-//                 with cp.async) (warps_n and groups_per_block are 1)
+//                 with cp.async), groups_per_block [ints] (optional, default
+//                 [1]; above 1 the kernel is packed: wgmma/packed.hpp)
+//                 (warps_n is 1)
 //   direct group: tile ["8x16",...], per_thread [ints], vec [ints],
 //                 deterministic [bools] (optional, default [false]),
 //                 window ["3s1",...] (optional: register-window kernels),

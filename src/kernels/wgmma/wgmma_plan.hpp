@@ -25,7 +25,9 @@
 //   tma                      the producer is one thread issuing TMA loads
 //                            (fwd: im2col A, tiled B; wgmma/tma.hpp) instead
 //                            of the warpgroup's cp.async gathers
-//   groups_per_block         1
+//   groups_per_block         1, or 2 / 4 / 8 with packed (bwd_weight: the
+//                            group blocks as one block-diagonal GEMM whose
+//                            diagonal blocks are stored; packed.hpp)
 // threads = 128 * (warps_m + 1): one producer warpgroup, then the consumers.
 #pragma once
 
