@@ -67,7 +67,12 @@ constexpr int kWgmmaRealignClass = kRealignClass + 1;
 // The pw family (pointwise streaming GEMM), one class (appended, as above):
 // its estimate is a model of its own, not comparable in error to gemm_ms.
 constexpr int kPwClass = kWgmmaRealignClass + 1;
-constexpr int kClasses = kPwClass + 1;
+// Packed wgmma weight gradients (wgmma/packed.hpp), one class (appended):
+// the estimate charges them gpb times the MMA work like the packed igemm
+// kernels, but they read whole TMA boxes where those gather, so the two
+// compete unevenly in analytic order.
+constexpr int kWgmmaPackedClass = kPwClass + 1;
+constexpr int kClasses = kWgmmaPackedClass + 1;
 
 }  // namespace
 
@@ -82,7 +87,7 @@ int kernel_class(const KernelTraits& t) {
   }
   if (t.family == Family::tinyc) return kTinycClass;
   if (t.family == Family::pw) return kPwClass;
-  if (t.packed) return kPackedFirst + vec_index(t.vec);
+  if (t.packed) return t.family == Family::wgmma ? kWgmmaPackedClass : kPackedFirst + vec_index(t.vec);
   if (t.realign) return t.family == Family::wgmma ? kWgmmaRealignClass : kRealignClass;
   const int large = t.tile_m * t.tile_n >= 128 * 128 ? 1 : 0;
   if (t.split_mode == SplitKMode::cluster) return kClusterFirst + large * 5 + vec_index(t.vec);

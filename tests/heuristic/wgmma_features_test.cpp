@@ -46,6 +46,8 @@ TEST(WgmmaClasses, FollowIgemmsAndKeepItsIds) {
       const int c = kernel_class(t);
       if (t.family == Family::wgmma && t.realign) {
         EXPECT_EQ(c, 91) << kernel_name(t);  // realigned wgmma kernels: one class, after igemm's
+      } else if (t.family == Family::wgmma && t.packed) {
+        EXPECT_EQ(c, 93) << kernel_name(t);  // packed wgmma kernels: one class, after pw's
       } else if (t.family == Family::wgmma) {
         EXPECT_GE(c, 31) << kernel_name(t);
         // Cluster split-K classes come after the other wgmma classes.

@@ -119,7 +119,7 @@ TEST(WgmmaRules, ReadsTheArchSection) {
   EXPECT_EQ(w.directions[int(DType::bf16)].size(), 3u);
   EXPECT_EQ(w.stages_min, 2);
   EXPECT_EQ(w.stages_max, 8);
-  EXPECT_EQ(w.groups_per_block, (std::vector<int>{1}));
+  EXPECT_EQ(w.groups_per_block, (std::vector<int>{1, 2, 4, 8}));  // above 1: packed bwd_weight (packed.hpp)
   EXPECT_EQ(w.accumulators_max, 128);
 }
 
@@ -164,8 +164,12 @@ TEST(WgmmaRules, RejectsWithTheReason) {
   w.warps_n = 2;
   testing::expect_illegal(w, "warps", "warps_n 1");
   w = wgmma(128, 128, 1, 4);
-  w.groups_per_block = 2;
-  testing::expect_illegal(w, "groups_per_block");
+  w.groups_per_block = 2;  // several groups a block only packed
+  testing::expect_illegal(w, "canonical", "packed");
+  w.groups_per_block = 16;
+  w.packed = true;
+  w.direction = Direction::bwd_weight;
+  testing::expect_illegal(w, "groups_per_block", "not in");
   w = wgmma(128, 128, 1, 4);
   w.block_h = 4;  // a direct field
   testing::expect_illegal(w, "canonical", "wgmma family");
