@@ -3,6 +3,8 @@
 // wgmma/epilogue.cuh PackedOut; the plan's fields: wgmma_plan.cpp make_plan.
 #include "kernels/wgmma/packed.hpp"
 
+#include <array>
+
 #include "core/int_math.hpp"
 #include "kernels/fixup.hpp"
 #include "kernels/igemm/igemm_plan.hpp"
@@ -41,6 +43,43 @@ KernelTraits packed_base(const KernelTraits& t) {
   return b;
 }
 
+namespace {
+
+// The group blocks' problem and its facts for the last few (problem, gpb)
+// pairs of this thread: a selection tests every packed kernel of a pool (54
+// a pool and ndim, three values of gpb) against one problem, and measuring
+// the planned problem for each of them added ~40% to a grouped weight
+// gradient's selection (`gconv select --bench`, thirty-fourth session).
+struct PackedFacts {
+  bool valid = false;
+  Problem p;
+  int gpb = 0;
+  Problem q;               // packed_problem(t, p)
+  igemm::ProblemFacts f;   // check_problem(q); points at q
+};
+
+const PackedFacts& packed_facts(const KernelTraits& t, const Problem& p) {
+  constexpr int kEntries = 4;
+  thread_local std::array<PackedFacts, kEntries> memo;
+  thread_local int next = 0;
+  for (const PackedFacts& e : memo)
+    if (e.valid && e.gpb == t.groups_per_block && e.p == p) return e;
+  PackedFacts& e = memo[size_t(next)];
+  next = (next + 1) % kEntries;
+  e.valid = true;
+  e.p = p;
+  e.gpb = t.groups_per_block;
+  e.q = packed_problem(t, p);
+  e.f = igemm::check_problem(e.q);
+  return e;
+}
+
+}  // namespace
+
+size_t packed_workspace_bytes(const KernelTraits& t, const Problem& p) {
+  return igemm::workspace_bytes(packed_base(t), packed_facts(t, p).f);
+}
+
 bool packed_ok(const KernelTraits& t, const Problem& p, std::string* why) {
   const int gpb = t.groups_per_block;
   if (p.direction != Direction::bwd_weight) return fail(why, "packed wgmma kernels are bwd_weight only");
@@ -61,9 +100,9 @@ bool packed_ok(const KernelTraits& t, const Problem& p, std::string* why) {
   if (t.split_mode == SplitKMode::serial && !splitk_fixup_enabled())
     return fail(why, "packed: serial split-K converts its diagonal blocks inside the launch only "
                      "(GCONV_SPLITK_FIXUP=0 is set)");
-  const Problem q = packed_problem(t, p);
+  const PackedFacts& e = packed_facts(t, p);
   const KernelTraits b = packed_base(t);
-  return igemm::problem_ok(b, igemm::check_problem(q), why) && tma_ok(b, q, why);
+  return igemm::problem_ok(b, e.f, why) && tma_ok(b, e.q, why);
 }
 
 }  // namespace gconv::wgmma

@@ -14,6 +14,7 @@
 // slice, converted inside the launch) or cluster split-K. TMA producer only.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -38,6 +39,11 @@ Problem packed_problem(const KernelTraits& t, const Problem& p);
 
 // The unpacked kernel that runs it (packed off, one group per block).
 KernelTraits packed_base(const KernelTraits& t);
+
+// workspace_bytes of the packed kernel: its base kernel's on packed_problem
+// (the serial slice is up to gpb times dw; the diagonal blocks use their
+// part of it).
+size_t packed_workspace_bytes(const KernelTraits& t, const Problem& p);
 
 // The packed rules: bwd_weight, C/G a multiple of 8 (the epilogue's vectors
 // stay in one group's run), K of 8 (dy's rows whole 16 bytes), the block's

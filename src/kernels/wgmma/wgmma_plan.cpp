@@ -221,7 +221,7 @@ size_t workspace_bytes(const KernelTraits& t, const Problem& p) {
   if (staged(t)) return staged_copies(p).bytes + igemm::workspace_bytes(staged_base(t), plan_problem(p));
   // Packed: the unpacked kernel's on the group blocks' problem (its serial
   // slice is gpb times dw; the diagonal blocks use their own part of it).
-  if (packed(t)) return igemm::workspace_bytes(packed_base(t), packed_problem(t, p));
+  if (packed(t)) return packed_workspace_bytes(t, p);
   return igemm::workspace_bytes(t, p);
 }
 size_t workspace_bytes(const KernelTraits& t, const igemm::ProblemFacts& f) {
