@@ -503,7 +503,7 @@ void kernel_features(const ProblemTerms& pt, const KernelTraits& t, const Kernel
   flag(k_family_direct, t.family == Family::direct);
   flag(k_family_wgmma, t.family == Family::wgmma);
   flag(k_family_tinyc, t.family == Family::tinyc);
-  flag(k_packed, t.packed);  // canonical traits: igemm only
+  flag(k_packed, t.packed);  // canonical traits: igemm kernels and wgmma bwd_weight kernels (wgmma/packed.hpp)
   flag(k_realign, t.realign);
   flag(k_tma, t.tma);  // canonical traits: wgmma and register-window kernels only
   flag(k_split_cluster, is_gemm && t.split_mode == SplitKMode::cluster);
