@@ -181,18 +181,13 @@ class WgmmaFamily final : public KernelFamily {
     wgmma::TensorMap& tc = out.tc;
     tc = wgmma::TensorMap{};
     if (t.tma) {
-      // A packed instance's maps are its base kernel's on the problem's own
-      // tensors, one box per 64-channel block (packed.hpp).
-      const bool pk = wgmma::packed(t);
-      const KernelTraits mt = pk ? wgmma::packed_base(t) : t;
-      const Problem& mp = p;
       if (!args.a || !args.b) return invalid_argument("wgmma launch: null tensor pointer");
       if (reinterpret_cast<uintptr_t>(args.a) % 16 != 0 || reinterpret_cast<uintptr_t>(args.b) % 16 != 0)
         return invalid_argument("wgmma launch: tensor-map operands must be 16-byte aligned");
       // ConvArgs: fwd a = x, b = w; bwd_data a = dy, b = w; bwd_weight a = x,
       // b = dy, while the GEMM's A is dy and B is x there.
       const bool swap = p.direction == Direction::bwd_weight;
-      const bool flat = wgmma::loads_flat(mp);
+      const bool flat = wgmma::loads_flat(p);
       const void* a_ptr = swap ? args.b : args.a;
       const void* b_ptr = swap ? args.a : args.b;
       plan->params.tma_flat = flat ? 1 : 0;
@@ -216,26 +211,28 @@ class WgmmaFamily final : public KernelFamily {
         }
         return s.ok();
       };
-      const bool on = tma_blocks_enabled() && !pk;
+      // A packed instance (packed.hpp) loads one box per 64-channel block: its
+      // group blocks need not align with the multi-block maps' blocks.
+      const bool on = tma_blocks_enabled() && !wgmma::packed(t);
       // A staged instance reads its padded copies (launch): A's map (dy, or
       // fwd's x) has rows of the padded count; so has fwd's B (w); the bwd
       // directions' B (x, or w with its K rows: the padded channels read
       // zeros) is the problem's own.
       const bool st = wgmma::staged(t);
-      const Problem pa = st ? wgmma::padded_problem(mp) : mp;
-      const Problem pb = st && p.direction == Direction::fwd ? pa : mp;
-      if (on && wgmma::dy_blocks_ok(mt, pa) && blocks(wgmma::blocks_args(mt, pa, pa.k, t.tile_m / 64), a_ptr, &ta))
+      const Problem pa = st ? wgmma::padded_problem(p) : p;
+      const Problem pb = st && p.direction == Direction::fwd ? pa : p;
+      if (on && wgmma::dy_blocks_ok(t, pa) && blocks(wgmma::blocks_args(t, pa, pa.k, t.tile_m / 64), a_ptr, &ta))
         plan->params.tma_blocks |= 1;
       else
-        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::a_args(mt, pa, flat), p.dtype, a_ptr, &ta));
-      if (on && wgmma::x_blocks_ok(mt, pb, flat) && blocks(wgmma::blocks_args(mt, pb, pb.c, t.tile_n / 64), b_ptr, &tb))
+        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::a_args(t, pa, flat), p.dtype, a_ptr, &ta));
+      if (on && wgmma::x_blocks_ok(t, pb, flat) && blocks(wgmma::blocks_args(t, pb, pb.c, t.tile_n / 64), b_ptr, &tb))
         plan->params.tma_blocks |= 2;
-      else if (on && wgmma::w_blocks_ok(mt, pb) && blocks(wgmma::w_blocks_args(mt, pb), b_ptr, &tb))
+      else if (on && wgmma::w_blocks_ok(t, pb) && blocks(wgmma::w_blocks_args(t, pb), b_ptr, &tb))
         plan->params.tma_blocks |= 2;
       else if (mcast)
-        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_multicast_args(mt, pb), p.dtype, b_ptr, &tb));
+        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_multicast_args(t, pb), p.dtype, b_ptr, &tb));
       else
-        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_args(mt, pb, flat), p.dtype, b_ptr, &tb));
+        GCONV_RETURN_IF_ERROR(wgmma::encode_tensor_map(wgmma::b_args(t, pb, flat), p.dtype, b_ptr, &tb));
     }
     if (wgmma::tma_store(t)) {
       // Zeros, with p.out_map unset, where the output cannot be written
