@@ -174,7 +174,8 @@ TEST(WgmmaCompile, EveryDirectionDtypeAndDimensionCompilesForSm90aWithoutSpills)
 
 // The study switches of wgmma_plan.cpp, which only take effect through the
 // environment (read once per process): traced instances (GCONV_WGMMA_TRACE)
-// whose TMA producers arm stages without loading them (GCONV_WGMMA_NOLOAD).
+// whose TMA producers arm stages without loading them (GCONV_WGMMA_NOLOAD),
+// and with only the marks outside the mainloop (GCONV_WGMMA_TRACE_LIGHT).
 TEST(WgmmaCompile, StudySwitchesCompileWithoutSpillsOrSerializedWgmma) {
   std::vector<KernelTraits> ts;
   KernelTraits small = make(Direction::bwd_data, DType::bf16, 2, {64, 64, 1, 4}, SplitKMode::none, 1, 8);
@@ -186,7 +187,8 @@ TEST(WgmmaCompile, StudySwitchesCompileWithoutSpillsOrSerializedWgmma) {
   ts.push_back(tf32);
   ts.push_back(make(Direction::bwd_weight, DType::bf16, 2, {128, 128, 2, 4}, SplitKMode::cluster, 2, 8));
   std::vector<std::string> sources, names;
-  for (const char* defines : {"#define GCONV_WGMMA_TRACE 4\n#define GCONV_WGMMA_NOLOAD 1\n"})
+  for (const char* defines : {"#define GCONV_WGMMA_TRACE 4\n#define GCONV_WGMMA_NOLOAD 1\n",
+                              "#define GCONV_WGMMA_TRACE 4\n#define GCONV_WGMMA_TRACE_LIGHT 1\n"})
     for (const auto& t : ts) {
       std::string why;
       ASSERT_TRUE(wgmma::traits_ok(t, &why)) << kernel_name(t) << ": " << why;

@@ -24,6 +24,12 @@ __device__ __forceinline__ long long* buf() {
   return b;
 }
 __device__ __forceinline__ void mark(int slot) {
+#ifdef GCONV_WGMMA_TRACE_LIGHT
+  // GCONV_WGMMA_TRACE_LIGHT (wgmma_plan.cpp): no per-stage marks after the
+  // first, so the mainloop runs as untraced (first full to consumed).
+  if ((slot > kIssue && slot < kFull) || (slot > kFull && slot < kConsumed) || slot == kPreIssue || slot >= kRelease)
+    return;
+#endif
   long long* b = buf();
   if (b[slot] == 0) b[slot] = clock64() - b[kEntry] + 1;
 }

@@ -255,6 +255,12 @@ std::string instance_source(const KernelTraits& t) {
   // the consumers' own pace (the outputs are garbage: a latency study only).
   static const bool noload = jit::process_env_int("GCONV_WGMMA_NOLOAD", 0, 1).value_or(0) == 1;
   if (noload && trace_blocks() > 0 && t.tma) s += "#define GCONV_WGMMA_NOLOAD 1\n";
+  // GCONV_WGMMA_TRACE_LIGHT=1 with GCONV_WGMMA_TRACE (read once): only the
+  // phase marks outside the mainloop (first issue, first full, consumed,
+  // stored, end), so that a stage's pace is (consumed - first full) over the
+  // stages without the per-stage marks' own cost.
+  static const bool light = jit::process_env_int("GCONV_WGMMA_TRACE_LIGHT", 0, 1).value_or(0) == 1;
+  if (light && trace_blocks() > 0) s += "#define GCONV_WGMMA_TRACE_LIGHT 1\n";
   // GCONV_WGMMA_TAPWALK=0 (read once): the fwd and bwd_weight TMA producers
   // divide their K coordinates per stage again (wgmma/produce.cuh TapWalk),
   // for A/B runs (bwd_data's PhaseTapWalk always steps).
