@@ -22,6 +22,7 @@
 
 #include "wgmma/mma_async.cuh"
 #include "wgmma/sm90.cuh"
+#include "wgmma/wgmma.cuh"
 
 
 namespace {
@@ -254,6 +255,74 @@ void run_ring(const char* label, long long* out, float* sink, int grid) {
   std::printf("%-44s grid %3d: %6.1f cycles a stage (%d wgmmas)\n", label, grid, cyc, 4 * kb);
 }
 
+// The kernels' own consumer loop (wg::consume<Cfg>, the code gconv_main
+// runs) on the ring probe's producer without loads (thread 0 arms each full
+// barrier once the stage is released): the same protocol as `ring`, so a
+// difference between the two is the consumer's code (thirty-fifth session:
+// the kernels' untraced stage of a 64-row tile took ~575 cycles where `ring`
+// takes 327-362). PEER: -1 as a constant, or (1) -1 that the compiler cannot
+// see (as in gconv_main, whose multicast partner is a launch parameter: the
+// remote release stays in the loop, predicated off).
+template <class Cfg, int PEER>
+__global__ void __launch_bounds__(Cfg::kThreads) own_consume(long long* out, float* sink) {
+  using namespace gconv::wg;
+  extern __shared__ __align__(1024) unsigned char smem[];
+  constexpr int S = Cfg::kStages;
+  const u32 ring = (static_cast<u32>(__cvta_generic_to_shared(smem)) + 1023u) & ~1023u;
+  const u32 full = ring + Cfg::kBarOffset, empty = full + 8 * S;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbar_init(full + 8 * s, 1);
+      mbar_init(empty + 8 * s, 4 * Cfg::kConsumers);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  if (threadIdx.x < kWarpgroup) {
+    if (threadIdx.x == 0) {
+#pragma unroll 1
+      for (int k = 0; k < kIters; ++k) {
+        const int s = k % S;
+        if (k >= S) mbar_wait(empty + 8 * s, ((k / S) - 1) & 1);
+        mbar_arrive(full + 8 * s);
+      }
+    }
+    return;
+  }
+  const int ctid = threadIdx.x - kWarpgroup;
+  const int peer = PEER == 0 ? -1 : (sink[0] == 12345.f ? 0 : -1);
+  WgAcc<Cfg> acc;
+  RingPos<S> rd, rel;
+  const long long t0 = clock64();
+  consume<Cfg>(acc, kIters, 0, kIters * Cfg::kTileK, ring, full, empty, (ctid / kWarpgroup) * Cfg::kWgM, ctid & 31,
+               rd, rel, peer, TapSkip{});
+  const long long t1 = clock64();
+  float sum = 0;
+#pragma unroll
+  for (int mi = 0; mi < Cfg::kMI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < Cfg::kNI; ++ni)
+#pragma unroll
+      for (int r = 0; r < Cfg::kAccPerInstr; ++r) sum += acc.d[mi][ni][r];
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+  if (ctid == 0) out[blockIdx.x * 2] = t1 - t0;
+}
+
+template <class Cfg, int PEER>
+void run_own(const char* label, long long* out, float* sink, int grid) {
+  const size_t smem = Cfg::kBarOffset + 16 * Cfg::kStages + 1024;
+  const double cyc =
+      probe_median(clocks_per_unit(own_consume<Cfg, PEER>, grid, Cfg::kThreads, smem, out, sink, 1, kIters));
+  std::printf("%-44s grid %3d: %6.1f cycles a stage\n", label, grid, cyc);
+}
+
+// The fwd bf16 2D TMA configs of the thirty-fifth session's traces
+// (wgmma_plan.cpp instance_source: DIR, DT, NDIM, TM, TN, TK, CWG, STAGES,
+// SPLIT, VEC, TMA, EPI_MIN, MAX_N, ISSUERS).
+typedef gconv::wg::WgmmaConfig<0, 0, 2, 64, 64, 64, 1, 6, 0, 8, true, 16384, 256, 2> OwnM64N64;
+typedef gconv::wg::WgmmaConfig<0, 0, 2, 64, 128, 64, 1, 6, 0, 8, true, 16384, 256, 2> OwnM64N128;
+typedef gconv::wg::WgmmaConfig<0, 0, 2, 64, 256, 64, 1, 4, 0, 8, true, 16384, 256, 2> OwnM64N256;
+
 }  // namespace
 
 int main() {
@@ -265,6 +334,11 @@ int main() {
   CK(cudaMalloc(&out, sizeof(long long) * 2 * 1024));
   CK(cudaMalloc(&sink, sizeof(float) * 256 * 1024));
   for (int grid : {1, 132}) {
+    run_own<OwnM64N64, 0>("own consume m64n64 s6", out, sink, grid);
+    run_own<OwnM64N64, 1>("own consume m64n64 s6, runtime peer", out, sink, grid);
+    run_own<OwnM64N128, 0>("own consume m64n128 s6", out, sink, grid);
+    run_own<OwnM64N128, 1>("own consume m64n128 s6, runtime peer", out, sink, grid);
+    run_own<OwnM64N256, 0>("own consume m64n256 s4", out, sink, grid);
     run<64, 1, 0, 1>("m64n64k16, 1 chain, B K-major", out, sink, grid);
     run<64, 2, 0, 1>("m64n64k16, 2 chains, B K-major", out, sink, grid);
     run<64, 4, 0, 1>("m64n64k16, 4 chains, B K-major", out, sink, grid);
