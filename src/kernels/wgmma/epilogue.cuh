@@ -50,6 +50,16 @@ struct PackedOut {
     j = c / p.pk_cg;
     return tap * p.pk_cg + c;
   }
+  // GEMM row m, column n of group block g0: their offset in dw (idx), and
+  // whether they lie in one of the diagonal blocks (a weight; idx means
+  // nothing otherwise).
+  template <class I>
+  __device__ __forceinline__ static bool at(const IgemmParams& p, int g0, int m, int n, I& idx) {
+    int jr, jc;
+    const int r = row(p, g0, m, jr), c = col(p, n, jc);
+    idx = r + c;
+    return jc == jr;
+  }
 };
 
 // Stores one consumer thread's results: out[row_off(m) + g0 * col_stride + n]
@@ -178,10 +188,7 @@ __device__ __forceinline__ void store_rows(const IgemmParams& p, const Ops& ops,
     if (roff < 0 || n >= gemm_n) continue;
     long long idx = roff + goff + n;
     if constexpr (Cfg::kPackedOut) {
-      int jr, jc;
-      const int r = PackedOut::row(p, b.g0, roff, jr), c = PackedOut::col(p, n, jc);
-      if (jc != jr) continue;  // off the diagonal blocks
-      idx = r + c;
+      if (!PackedOut::at(p, b.g0, roff, n, idx)) continue;  // off the diagonal blocks
     }
     const uint4 val = *reinterpret_cast<const uint4*>(ring + row * P + col * OB);
     if constexpr (Cfg::kSplit == igemm::kSplitSerial) {
@@ -356,12 +363,7 @@ __device__ __forceinline__ void reduce_cluster_batched(const IgemmParams& p, con
       ok[j] = roff >= 0 && n[j] < gemm_n;
       idx[j] = roff + goff + n[j];
       if constexpr (Cfg::kPackedOut) {
-        if (ok[j]) {
-          int jr, jc;
-          const int r = PackedOut::row(p, b.g0, roff, jr), c = PackedOut::col(p, n[j], jc);
-          ok[j] = jc == jr;
-          idx[j] = r + c;
-        }
+        if (ok[j]) ok[j] = PackedOut::at(p, b.g0, roff, n[j], idx[j]);
       }
       if (ok[j]) {
         const u32 local = ring + row * P + col * 4;
@@ -416,10 +418,7 @@ __device__ __forceinline__ void reduce_cluster(const IgemmParams& p, const Ops& 
     if (roff < 0 || n >= gemm_n) continue;
     long long at = roff + goff + n;
     if constexpr (Cfg::kPackedOut) {
-      int jr, jc;
-      const int r = PackedOut::row(p, b.g0, roff, jr), c = PackedOut::col(p, n, jc);
-      if (jc != jr) continue;
-      at = r + c;
+      if (!PackedOut::at(p, b.g0, roff, n, at)) continue;
     }
     const u32 local = ring + row * P + col * 4;
 #ifdef GCONV_WGMMA_CLUSTER_SERIAL
